@@ -61,5 +61,82 @@ RepoOption = Annotated[
 # (render, schema, new are defined below; guard, lint, verify each keep to their own section.)
 
 
+@app.command()
+def render(
+    values: Annotated[list[Path], typer.Argument(help="Values files, one per cluster.", show_default=False)],
+    repo: RepoOption = Path("."),
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
+) -> None:
+    """Render overlays/<platform>/<cluster>/ and the Flux objects for each values file.
+
+    Everything is rendered and validated in memory first; any error leaves every file as it
+    was. Files an earlier render generated and this one does not are removed. Exit codes:
+    0 ok, 1 drift (--check), 2 bad input, 3 tool failure.
+    """
+    from gen.project import render_files
+    from gen.writer import diff_plan, plan_tree, write_tree
+
+    repo = repo.resolve()
+    paths = [p if p.is_absolute() else Path.cwd() / p for p in values]
+
+    def run() -> int:
+        files = render_files(paths, repo)
+        plan = plan_tree(files, repo)
+        if check:
+            if plan.clean:
+                typer.echo(f"ok: {len(files)} generated files match {len(values)} values file(s)", err=True)
+                return 0
+            _out(diff_plan(plan, repo))
+            changed = sorted([*map(str, plan.writes), *map(str, plan.deletes)])
+            typer.echo(f"drift: {len(changed)} generated file(s) differ from the values: {', '.join(changed)}"
+                       "\n  fix: run `coredns-gen render` with the same values files and commit the result", err=True)
+            return 1
+        write_tree(plan, repo)
+        for rel in plan.writes:
+            typer.echo(f"wrote {rel}", err=True)
+        for rel in plan.deletes:
+            typer.echo(f"removed {rel} (no longer generated)", err=True)
+        typer.echo(f"{len(plan.writes)} written, {len(plan.deletes)} removed, {len(plan.unchanged)} unchanged", err=True)
+        return 0
+
+    raise typer.Exit(_run(run))
+
+
+@app.command()
+def schema() -> None:
+    """Print the values JSON Schema (Draft 2020-12)."""
+    import json
+
+    from gen.values import SCHEMA
+
+    _out(json.dumps(SCHEMA, indent=2) + "\n")
+
+
+@app.command()
+def new(
+    platform: Annotated[str, typer.Option("--platform", help="talos, k3s or aks.", show_default=False)],
+    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here instead of stdout (never overwrites).")] = None,
+) -> None:
+    """Write a commented starter values file with the platform's defaults filled in."""
+    from gen.starter import starter_values
+
+    def run() -> int:
+        text = starter_values(platform, cluster)
+        if output is None:
+            _out(text)
+        elif output.exists():
+            from gen.errors import UsageError
+
+            raise UsageError(f"{output} already exists", hint="choose another --output or remove the file")
+        else:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+            typer.echo(f"wrote {output}", err=True)
+        return 0
+
+    raise typer.Exit(_run(run))
+
+
 def main() -> None:
     app()

@@ -1,0 +1,82 @@
+"""Upstream address checks: a malformed IP or port must fail at the values file, not in CoreDNS.
+
+Accepted: `IPv4`, `IPv4:port`, `IPv6`, `[IPv6]:port`; fallbacks may also be an absolute path to a
+resolv.conf-style file (CoreDNS `forward` accepts both, FACTS.md §3).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any, Iterator
+
+from gen.errors import Problem
+from gen.schema_errors import key_path, locate
+
+_SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/-]+$")
+EXAMPLE = "e.g. 10.0.0.10 or 10.0.0.10:5353"
+
+
+def split_address(text: str) -> tuple[str, int | None]:
+    """Return (ip, port); raise ValueError with a user-facing reason."""
+    host, port = text, None
+    if text.startswith("["):
+        if "]" not in text:
+            raise ValueError("has an unclosed '['")
+        host, rest = text[1:].split("]", 1)
+        if rest:
+            if not rest.startswith(":"):
+                raise ValueError("has text after ']'")
+            port = _port(rest[1:])
+    elif text.count(":") == 1:
+        host, p = text.split(":")
+        port = _port(p)
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(f"{host!r} is not an IP address") from None
+    return host, port
+
+
+def _port(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"port {text!r} is not a number")
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"port {port} is out of range")
+    return port
+
+
+def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
+    lists: list[tuple[list[Any], bool]] = []
+    up = data.get("upstream") or {}
+    lists.append((["upstream", "resolvers"], False))
+    lists.append((["upstream", "fallback"], True))
+    for i, _ in enumerate(data.get("zones") or []):
+        lists.append((["zones", i, "upstreams"], False))
+        lists.append((["zones", i, "fallback"], True))
+    del up
+    for path, files_ok in lists:
+        node: Any = data
+        for part in path:
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                node = None
+                break
+        for i, item in enumerate(node or []):
+            text = str(item)
+            if files_ok and text.startswith("/"):
+                if not _SAFE_PATH.match(text):
+                    line, col = locate(data, [*path, i])
+                    yield Problem(f"{text!r} is not a plain file path", file=shown, line=line, col=col,
+                                  key=key_path([*path, i]), hint="use an absolute path such as /etc/resolv.conf")
+                continue
+            try:
+                split_address(text)
+            except ValueError as err:
+                line, col = locate(data, [*path, i])
+                fix = "use 1–65535, " + EXAMPLE if "out of range" in str(err) else "write an IP address or IP:port, " + EXAMPLE
+                if files_ok:
+                    fix += ", or a file such as /etc/resolv.conf"
+                yield Problem(str(err), file=shown, line=line, col=col, key=key_path([*path, i]), hint=fix)

@@ -1,0 +1,75 @@
+"""The Flux objects that deliver an overlay: a Kustomization, and a source when it lives elsewhere.
+
+Defaults follow `flux bootstrap`: the GitRepository `flux-system` in namespace `flux-system`.
+`prune: true` is deliberate: the DNS ConfigMaps themselves carry `prune: disabled`, so Flux
+can still garbage-collect the HPA or PDB when they leave git, but never the Corefile.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any, Callable
+
+from gen import yamlio
+from gen.errors import Problem, ValuesError
+from gen.objects import validate_object
+from gen.render import header
+
+_REF_KEYS = {"GitRepository": {"branch", "tag", "semver", "commit"}, "OCIRepository": {"tag", "semver", "digest"}}
+
+
+def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+    problems = []
+    output = PurePosixPath(values.flux.output)
+    if output.is_absolute() or ".." in output.parts or not output.parts:
+        problems.append(at(["flux", "output"], f"{values.flux.output} is outside the repository",
+                           "give a path relative to the repository root, e.g. clusters/prod/coredns.yaml"))
+    elif output.suffix not in {".yaml", ".yml"}:
+        problems.append(at(["flux", "output"], f"{values.flux.output} is not a .yaml file", "end the path with .yaml"))
+    elif output.parts[0] == "overlays":
+        problems.append(at(["flux", "output"], "the Flux objects cannot live inside overlays/",
+                           "write them where Flux looks for cluster objects, e.g. clusters/<cluster>/coredns.yaml"))
+    src = values.flux.source
+    if src is not None:
+        allowed = _REF_KEYS[src.kind]
+        for key, _ in src.ref:
+            if key not in allowed:
+                problems.append(at(["flux", "source", "ref", key], f"a {src.kind} ref cannot be a {key}",
+                                   f"use one of {', '.join(sorted(allowed))}"))
+        is_oci = src.url.startswith("oci://")
+        if is_oci != (src.kind == "OCIRepository"):
+            problems.append(at(["flux", "source", "url"], f"{src.url} does not fit kind {src.kind}",
+                               "OCIRepository takes oci:// URLs; GitRepository takes https:// or ssh://"))
+    return problems
+
+
+def objects(values: Any) -> list[dict[str, Any]]:
+    f = values.flux
+    meta = {"name": f.name, "namespace": f.namespace}
+    docs: list[dict[str, Any]] = []
+    source_ref = {"kind": "GitRepository", "name": "flux-system"}
+    if f.source is not None:
+        spec: dict[str, Any] = {"interval": f.source.interval, "url": f.source.url}
+        if f.source.ref:
+            spec["ref"] = dict(f.source.ref)
+        if f.source.secret_ref:
+            spec["secretRef"] = {"name": f.source.secret_ref}
+        docs.append({"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": f.source.kind,
+                     "metadata": {"name": f.source.name, "namespace": f.namespace}, "spec": spec})
+        source_ref = {"kind": f.source.kind, "name": f.source.name}
+    spec = {"interval": f.interval, "retryInterval": f.retry_interval, "timeout": f.timeout,
+            "path": f.path, "prune": True, "wait": f.wait, "sourceRef": source_ref}
+    if f.depends_on:
+        spec["dependsOn"] = [{"name": n, **({"namespace": ns} if ns else {})} for n, ns in f.depends_on]
+    docs.append({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "metadata": meta, "spec": spec})
+    return docs
+
+
+def render_flux(values: Any) -> dict[PurePosixPath, str]:
+    """The Flux file for one cluster, validated against the Flux CRD schemas."""
+    path = PurePosixPath(values.flux.output)
+    docs = objects(values)
+    problems = [p for d in docs for p in validate_object(d, file=str(path))]
+    if problems:
+        raise ValuesError(problems)
+    return {path: header(values) + yamlio.dump_all(docs)}

@@ -1,0 +1,53 @@
+"""The `coredns-custom` ConfigMap shared by k3s and AKS: `<zone>.server` and `<name>.override` keys.
+
+Both platforms mount every key under /etc/coredns/custom and import `*.server` at the top level
+and `*.override` inside the default `.:53` block; any other suffix is mounted but never loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from gen.errors import Problem
+from gen.render import render_template
+
+_ROOT_FORWARD = re.compile(r"^\s*forward\s+\.(\s|$)")
+
+
+def root_forward_overrides(values: Any) -> list[tuple[int, int]]:
+    """(override index, line index) of every `forward .` line in the overrides."""
+    return [(i, j) for i, o in enumerate(values.overrides) for j, line in enumerate(o.lines) if _ROOT_FORWARD.match(line)]
+
+
+def check_override_names(values: Any, at: Callable[..., Problem], reserved: set[str]) -> list[Problem]:
+    problems = []
+    seen: set[str] = set()
+    for i, o in enumerate(values.overrides):
+        if o.name in seen:
+            problems.append(at(["overrides", i, "name"], f"override {o.name} is listed twice", "merge the two entries"))
+        if o.name in reserved:
+            problems.append(at(["overrides", i, "name"], f"override name {o.name} is generated from other values",
+                               "pick another name"))
+        seen.add(o.name)
+    return problems
+
+
+def custom_data(values: Any, extra_overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """Keys sorted, so the ConfigMap is byte-stable whatever order the values list them in."""
+    data: dict[str, str] = {}
+    for zone in values.zones:
+        data[f"{zone.zone}.server"] = render_template("common/zone.server.j2", zone=zone, indent="    ", step="    ")
+    for override in values.overrides:
+        data[f"{override.name}.override"] = render_template("common/override.j2", override=override)
+    data.update(extra_overrides or {})
+    return dict(sorted(data.items()))
+
+
+def configmap(values: Any, annotations: dict[str, str], extra_overrides: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "coredns-custom", "namespace": "kube-system", "annotations": dict(sorted(annotations.items()))},
+        "data": custom_data(values, extra_overrides),
+    }

@@ -1,0 +1,146 @@
+"""k3s: k3s owns the coredns Deployment and ConfigMap and re-applies them on every restart.
+
+So the repo never touches them. It adds objects k3s does not own: an HPA that holds the replica
+floor through `/scale` (seed 002), a PodDisruptionBudget so a drain cannot take both replicas,
+`coredns-custom` (k3s mounts it optionally and imports its `*.server` / `*.override` keys), and
+optionally a PrometheusRule for the gap seed 002 left open (no alert at one replica).
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any, Callable
+
+from gen import yamlio
+from gen.errors import Problem
+from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
+from gen.render import render_template
+from gen.versions import Version, k3s_coredns, k3s_override_after_forward, parse_version
+
+NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
+ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.override before their own forward "
+              "(k3s PR #12980); until then forward specific domains with `zones:`")
+
+
+def default_coredns(version: Version) -> Version | None:
+    return k3s_coredns(version)
+
+
+def kubernetes_version(values: Any) -> str | None:
+    return str(values.platform_version)
+
+
+def check_version(values: Any) -> tuple[str, str] | None:
+    v = parse_version(values.platform_version)
+    if v.major != 1 or not 25 <= v.minor <= 40 or "k3s" not in values.platform_version:
+        return (f"unknown k3s version {values.platform_version}", "write the k3s release as `k3s --version` prints it, e.g. v1.34.9+k3s1")
+    return None
+
+
+def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+    problems = []
+    order = k3s_override_after_forward(parse_version(values.platform_version))
+    order_problem = {True: f"k3s {values.platform_version} imports *.override after its own forward, so this forward is never reached",
+                     None: f"k3s {values.platform_version}'s override order is unverified (FACTS.md: release-1.33 unread)"}
+    if values.upstream is not None:
+        if order is not False:
+            problems.append(at(["upstream"], order_problem[order], ORDER_HINT, key="upstream"))
+        if values.upstream.fallback != ("/etc/resolv.conf",):
+            problems.append(at(["upstream", "fallback"], "on k3s the fallback is k3s's own `forward . /etc/resolv.conf`",
+                               "remove `fallback:` (k3s's forward is the second stanza)"))
+    for i, j in root_forward_overrides(values):
+        if order is not False:
+            problems.append(at(["overrides", i, "lines", j], order_problem[order], ORDER_HINT))
+        elif values.upstream is not None:
+            problems.append(at(["overrides", i, "lines", j], "a root `forward .` override next to `upstream:` adds a second forward",
+                               "keep one: `upstream:` renders the forward for you"))
+    if values.autoscaling.max_replicas < values.autoscaling.min_replicas:
+        problems.append(at(["autoscaling", "maxReplicas"], f"maxReplicas {values.autoscaling.max_replicas} is below minReplicas "
+                           f"{values.autoscaling.min_replicas}", "set maxReplicas ≥ minReplicas"))
+    problems += check_override_names(values, at, reserved={"upstream"} if values.upstream else set())
+    return problems
+
+
+@functools.lru_cache(maxsize=None)
+def _stock(name: str) -> str:
+    text = resources.files("gen").joinpath(f"data/k3s/{name}").read_text(encoding="utf-8")
+    for doc in yamlio.load_all_safe(text):
+        if doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "coredns":
+            return str(doc["data"]["Corefile"])
+    raise RuntimeError(f"no coredns ConfigMap in {name}")
+
+
+def base_corefile(values: Any) -> str:
+    """k3s's bundled Corefile for that release (old or new override order)."""
+    v = parse_version(values.platform_version)
+    if k3s_override_after_forward(v):
+        name = "k3s-v1.32.9+k3s1-coredns.yaml"
+    else:
+        name = "k3s-v1.36.3+k3s1-coredns.yaml" if (v.major, v.minor) >= (1, 36) else "k3s-v1.34.9+k3s1-coredns.yaml"
+    return _stock(name).replace("%{CLUSTER_DOMAIN}%", values.cluster_domain)
+
+
+def _hpa(values: Any) -> dict[str, Any]:
+    a = values.autoscaling
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "coredns", "namespace": "kube-system"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "coredns"},
+            "minReplicas": a.min_replicas,
+            "maxReplicas": a.max_replicas,
+            # A floor-holder, not an autoscaler: autoscaling/v2 needs one metric to be valid.
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": a.cpu_utilization}}}],
+            "behavior": {
+                "scaleDown": {"stabilizationWindowSeconds": a.scale_down_window_seconds},
+                "scaleUp": {"stabilizationWindowSeconds": 0},
+            },
+        },
+    }
+
+
+def _pdb() -> dict[str, Any]:
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "coredns", "namespace": "kube-system"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"k8s-app": "kube-dns"}}},
+    }
+
+
+def _rule(values: Any) -> dict[str, Any]:
+    floor = values.autoscaling.min_replicas
+    available = 'kube_deployment_status_replicas_available{namespace="kube-system",deployment="coredns"}'
+    inert = ('kube_horizontalpodautoscaler_status_condition{namespace="kube-system",horizontalpodautoscaler="coredns",'
+             'condition="ScalingActive",status="false"}')
+    labels = {"severity": values.alert.severity}
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": {"name": "coredns-replicas", "namespace": "kube-system", **({"labels": dict(values.alert.labels)} if values.alert.labels else {})},
+        "spec": {"groups": [{"name": "coredns-availability", "rules": [
+            {"alert": "CoreDNSReplicasBelowFloor", "expr": f"(max({available}) or on() vector(0)) < {floor}",
+             "for": values.alert.for_, "labels": labels,
+             "annotations": {"summary": f"CoreDNS has fewer than {floor} available replicas",
+                             "description": "One node drain away from a cluster-wide DNS outage. Check `kubectl -n kube-system describe hpa coredns`."}},
+            {"alert": "CoreDNSAutoscalerInactive", "expr": f"max({inert}) == 1",
+             "for": values.alert.for_, "labels": labels,
+             "annotations": {"summary": "The coredns HPA cannot read its metric and no longer holds the replica floor",
+                             "description": "ScalingActive=False (FailedGetResourceMetric): check metrics-server."}},
+        ]}]},
+    }
+
+
+def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
+    extra = {"upstream.override": render_template("k3s/upstream.override.j2", upstream=values.upstream)} if values.upstream else {}
+    out = [
+        ("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, extra)),
+        ("coredns-hpa.yaml", _hpa(values)),
+        ("coredns-pdb.yaml", _pdb()),
+    ]
+    if values.alert.enabled:
+        out.append(("coredns-prometheusrule.yaml", _rule(values)))
+    return out

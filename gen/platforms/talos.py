@@ -1,0 +1,116 @@
+"""Talos: the repo owns kube-system/coredns, a verbatim copy of Talos's own Corefile.
+
+Talos creates its bootstrap manifests once (re-synced only by `talosctl upgrade-k8s`), so after
+bootstrap nobody but Flux maintains the Corefile: deleting it from git deletes cluster DNS
+config and Talos does not recreate it. Hence `prune: disabled`, and hence we start from the
+exact text Talos generates for that release and change only the `forward` (seed 000).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from typing import Any, Callable
+
+from gen.errors import Problem
+from gen.render import render_template
+from gen.versions import Version, parse_version, talos_coredns
+
+NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
+             "cluster.coreDNS.image, set `corednsVersion:` to that tag (≥ 1.11.4)")
+
+# Talos's default forward: one line, or a block with options (v1.9+: max_concurrent 1000).
+_FORWARD = re.compile(r"^(?P<indent>[ \t]+)forward \. /etc/resolv\.conf(?: \{\n(?P<body>(?:.*\n)*?)(?P=indent)\})?\n", re.M)
+
+
+def _known() -> dict[tuple[int, int], str]:
+    files = resources.files("gen").joinpath("data/talos")
+    out = {}
+    for entry in files.iterdir():
+        m = re.fullmatch(r"talos-(\d+)\.(\d+)\.Corefile", entry.name)
+        if m:
+            out[(int(m[1]), int(m[2]))] = entry.name
+    return dict(sorted(out.items()))
+
+
+KNOWN = _known()
+
+
+def known_versions() -> str:
+    return ", ".join(f"v{a}.{b}.x" for a, b in KNOWN)
+
+
+def default_coredns(version: Version) -> Version | None:
+    return talos_coredns(version)
+
+
+def kubernetes_version(values: Any) -> str | None:
+    return None  # Talos does not pin Kubernetes; validate against the newest schemas
+
+
+def check_version(values: Any) -> tuple[str, str] | None:
+    v = parse_version(values.platform_version)
+    if (v.major, v.minor) not in KNOWN:
+        return (f"unknown Talos version {values.platform_version}",
+                f"use one of {known_versions()} (the Corefile Talos generates is vendored per minor release)")
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def stock_corefile(minor: tuple[int, int]) -> str:
+    """Talos's generated Corefile for that minor release, for cluster domain cluster.local."""
+    return resources.files("gen").joinpath(f"data/talos/{KNOWN[minor]}").read_text(encoding="utf-8")
+
+
+def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+    problems = []
+    if values.upstream is None:
+        problems.append(at([], "missing key 'upstream'", "add `upstream: {resolvers: [10.96.0.53]}`: Talos's own forward "
+                           "is replaced by your resolvers with /etc/resolv.conf behind them", key="upstream"))
+    for key, why in (("overrides", "Talos's Corefile has no coredns-custom import; put zones under `zones:`"),
+                     ("autoscaling", "Talos deploys coredns with 2 replicas and the repo never touches the Deployment"),
+                     ("alert", "the replica alert is for k3s, whose Deployment starts at 1 replica")):
+        if key in data:
+            problems.append(at([key], f"'{key}' does not apply to Talos", f"remove it ({why})", key=key))
+    return problems
+
+
+def corefile(values: Any) -> str:
+    """Talos's Corefile with the forward pair of seed 000 and the extra zones appended."""
+    v = parse_version(values.platform_version)
+    text = stock_corefile((v.major, v.minor))
+    if values.cluster_domain != "cluster.local":
+        text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", values.cluster_domain, text)
+    match = _FORWARD.search(text)
+    if match is None:  # the vendored files are tested; this guards a bad re-vendor
+        raise RuntimeError(f"no `forward . /etc/resolv.conf` in the Talos {v.major}.{v.minor} Corefile")
+    indent = match["indent"]
+    body = match["body"] or ""
+    options = [line.strip() for line in body.splitlines() if line.strip()]
+    step = (re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):] if body else "   ")  # type: ignore[index]
+    stanzas = render_template("talos/forward.j2", upstream=values.upstream, talos_options=options, indent=indent, step=step)
+    text = text[: match.start()] + stanzas + text[match.end():]
+    for zone in values.zones:
+        text += "\n" + render_template("common/zone.server.j2", zone=zone, indent=indent, step=step)
+    return text
+
+
+def base_corefile(values: Any) -> str:
+    return corefile(values)
+
+
+def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
+    configmap = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "coredns",
+            "namespace": "kube-system",
+            # Flux must never delete this object, even when the file leaves git: Talos
+            # would not put it back and the cluster would lose its DNS config.
+            "annotations": {"kustomize.toolkit.fluxcd.io/prune": "disabled"},
+        },
+        "data": {"Corefile": corefile(values)},
+    }
+    return [("coredns-configmap.yaml", configmap)]

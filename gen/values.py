@@ -1,0 +1,249 @@
+"""Load a values file (ruamel round-trip, so every problem has a line), validate it, freeze it.
+
+Schema-expressible checks live in schema/values.schema.json; cross-field and platform checks
+(known versions, the `next` gate, addresses) live here. Every problem in a file is reported at
+once, one `file:line:col: key: problem — fix` line each, then the load fails with ValuesError.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterator
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+
+from gen import addresses
+from gen.errors import Problem, ValuesError
+from gen.schema_errors import SchemaChecker, locate
+
+SCHEMA: dict[str, Any] = json.loads(
+    resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
+)
+_CHECKER = SchemaChecker(SCHEMA)
+
+
+@dataclass(frozen=True)
+class Upstream:
+    resolvers: tuple[str, ...]
+    fallback: tuple[str, ...] = ("/etc/resolv.conf",)
+    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
+
+
+@dataclass(frozen=True)
+class Zone:
+    zone: str
+    upstreams: tuple[str, ...]
+    policy: str = "sequential"
+    kind: str = "stub"
+    fallback: tuple[str, ...] = ()
+    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
+    cache: int = 30
+
+
+@dataclass(frozen=True)
+class Override:
+    name: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Autoscaling:
+    min_replicas: int = 2
+    max_replicas: int = 3
+    cpu_utilization: int = 80
+    scale_down_window_seconds: int = 600
+
+
+@dataclass(frozen=True)
+class Alert:
+    enabled: bool = False
+    for_: str = "5m"
+    severity: str = "critical"
+    labels: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class FluxSource:
+    kind: str
+    name: str
+    url: str
+    interval: str = "5m"
+    secret_ref: str | None = None
+    ref: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Flux:
+    output: str
+    name: str = "coredns"
+    namespace: str = "flux-system"
+    path: str = ""
+    interval: str = "10m"
+    timeout: str = "5m"
+    retry_interval: str = "2m"
+    wait: bool = True
+    depends_on: tuple[tuple[str, str | None], ...] = ()
+    source: FluxSource | None = None
+    output_line: int | None = None  # where `flux.output` sits, for cross-file errors
+
+
+@dataclass(frozen=True)
+class Values:
+    """One cluster's validated settings; the rest of the code never touches raw YAML."""
+
+    source: str  # the values file, relative to the repo root (POSIX), as users name it
+    cluster: str
+    platform: str
+    platform_version: str
+    coredns_version: str
+    cluster_domain: str
+    flux: Flux
+    upstream: Upstream | None = None
+    zones: tuple[Zone, ...] = ()
+    overrides: tuple[Override, ...] = ()
+    autoscaling: Autoscaling = field(default_factory=Autoscaling)
+    alert: Alert = field(default_factory=Alert)
+
+    @property
+    def overlay_dir(self) -> str:
+        return f"overlays/{self.platform}/{self.cluster}"
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _shared_nodes(data: Any) -> Iterator[Any]:
+    """Yield containers reached twice: the mark of YAML aliases (and of alias bombs)."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                yield node
+                return
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+
+
+def read_document(path: Path, shown: str) -> Any:
+    """Read one YAML document with positions; raise ValuesError for anything not a mapping."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValuesError(Problem("file not found", file=shown, hint="check the path; run `coredns-gen new` to start one")) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValuesError(Problem(f"cannot read: {err}", file=shown)) from None
+    if not text.strip() or all(l.strip().startswith("#") or not l.strip() for l in text.splitlines()):
+        raise ValuesError(Problem("file is empty", file=shown, line=1, col=1, hint="start from `coredns-gen new --platform talos --cluster NAME`"))
+    try:
+        docs = list(_yaml().load_all(text))
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        what = (err.problem or err.context or "invalid YAML").strip()
+        hint = "YAML forbids repeating a key; keep one" if "duplicate" in what else "fix the YAML syntax"
+        raise ValuesError(Problem(f"invalid YAML: {what}", file=shown,
+                                  line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None, hint=hint)) from None
+    docs = [d for d in docs if d is not None]
+    if len(docs) != 1:
+        raise ValuesError(Problem(f"expected one YAML document, found {len(docs)}", file=shown, line=1, col=1,
+                                  hint="keep one cluster per values file"))
+    data = docs[0]
+    for node in _shared_nodes(data):
+        line, col = (node.lc.line + 1, node.lc.col + 1) if hasattr(node, "lc") else (None, None)
+        raise ValuesError(Problem("anchors and aliases are not supported in values files", file=shown, line=line, col=col,
+                                  hint="write the values out in full"))
+    if not isinstance(data, dict):
+        raise ValuesError(Problem(f"the document is a {type(data).__name__}, not a mapping", file=shown, line=1, col=1,
+                                  hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
+    return data
+
+
+def load_values(path: Path, *, repo: Path) -> Values:
+    """Load, validate and freeze one values file.
+
+    Raises:
+        ValuesError: with every problem found in the file (exit 2).
+    """
+    from gen.platforms import check_values  # platform rules need the platform registry
+
+    shown = _shown(path, repo)
+    data = read_document(path, shown)
+    problems = _CHECKER.problems(data, shown)
+    if problems:
+        raise ValuesError(sorted(problems, key=Problem.sort_key))
+    problems = list(addresses.check_addresses(data, shown))
+    values = _freeze(data, shown)
+    problems += check_values(values, data)
+    if problems:
+        raise ValuesError(sorted(problems, key=Problem.sort_key))
+    return values
+
+
+def _shown(path: Path, repo: Path) -> str:
+    try:
+        return path.resolve().relative_to(repo.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _tuple(items: Any) -> tuple[str, ...]:
+    return tuple(str(i) for i in items)
+
+
+def _freeze(d: Any, shown: str) -> Values:
+    from gen.platforms import default_coredns_version
+
+    up = d.get("upstream")
+    upstream = None
+    if up is not None:
+        upstream = Upstream(
+            resolvers=_tuple(up["resolvers"]),
+            fallback=_tuple(up.get("fallback", ["/etc/resolv.conf"])),
+            fallback_on=_tuple(up.get("fallbackOn", ["SERVFAIL", "REFUSED"])),
+        )
+    zones = tuple(
+        Zone(zone=str(z["zone"]).rstrip(".").lower(), upstreams=_tuple(z["upstreams"]), policy=str(z.get("policy", "sequential")),
+             kind=str(z.get("kind", "stub")), fallback=_tuple(z.get("fallback", [])),
+             fallback_on=_tuple(z.get("fallbackOn", ["SERVFAIL", "REFUSED"])), cache=int(z.get("cache", 30)))
+        for z in d.get("zones", [])
+    )
+    overrides = tuple(Override(name=str(o["name"]), lines=_tuple(o["lines"])) for o in d.get("overrides", []))
+    a = d.get("autoscaling", {})
+    autoscaling = Autoscaling(int(a.get("minReplicas", 2)), int(a.get("maxReplicas", 3)),
+                              int(a.get("cpuUtilization", 80)), int(a.get("scaleDownWindowSeconds", 600)))
+    al = d.get("alert", {})
+    alert = Alert(bool(al.get("enabled", False)), str(al.get("for", "5m")), str(al.get("severity", "critical")),
+                  tuple(sorted((str(k), str(v)) for k, v in al.get("labels", {}).items())))
+    cluster, platform = str(d["cluster"]), str(d["platform"])
+    f = d.get("flux", {})
+    src = f.get("source")
+    source = None
+    if src is not None:
+        source = FluxSource(kind=str(src["kind"]), name=str(src.get("name", f"coredns-{cluster}")), url=str(src["url"]),
+                            interval=str(src.get("interval", "5m")), secret_ref=src.get("secretRef"),
+                            ref=tuple((str(k), str(v)) for k, v in src.get("ref", {}).items()))
+    flux = Flux(
+        output=str(f.get("output", f"clusters/{cluster}/coredns.yaml")),
+        name=str(f.get("name", "coredns")), namespace=str(f.get("namespace", "flux-system")),
+        path=str(f.get("path", f"./overlays/{platform}/{cluster}")),
+        interval=str(f.get("interval", "10m")), timeout=str(f.get("timeout", "5m")),
+        retry_interval=str(f.get("retryInterval", "2m")), wait=bool(f.get("wait", True)),
+        depends_on=tuple((str(x["name"]), x.get("namespace")) for x in f.get("dependsOn", [])),
+        source=source,
+        output_line=locate(d, ["flux", "output"])[0] if "output" in f else None,
+    )
+    version = d.get("corednsVersion")
+    coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))
+    return Values(
+        source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
+        coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
+        flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
+    )
