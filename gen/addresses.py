@@ -49,13 +49,12 @@ def _port(text: str) -> int:
 
 def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
     lists: list[tuple[list[Any], bool]] = []
-    up = data.get("upstream") or {}
     lists.append((["upstream", "resolvers"], False))
     lists.append((["upstream", "fallback"], True))
-    for i, _ in enumerate(data.get("zones") or []):
+    zones = data.get("zones")
+    for i, _ in enumerate(zones if isinstance(zones, list) else []):
         lists.append((["zones", i, "upstreams"], False))
         lists.append((["zones", i, "fallback"], True))
-    del up
     for path, files_ok in lists:
         node: Any = data
         for part in path:
@@ -64,8 +63,12 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
             except (KeyError, IndexError, TypeError):
                 node = None
                 break
-        for i, item in enumerate(node or []):
-            text = str(item)
+        if not isinstance(node, list):
+            continue  # the schema reports the wrong type
+        for i, item in enumerate(node):
+            if not isinstance(item, str):
+                continue
+            text = item
             if files_ok and text.startswith("/"):
                 if not _SAFE_PATH.match(text):
                     line, col = locate(data, [*path, i])

@@ -19,7 +19,7 @@ _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a numbe
                "array": "a list", "object": "a mapping", "null": "null"}
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, int):
@@ -107,7 +107,7 @@ class SchemaChecker:
         elif v == "type":
             want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
             names = " or ".join(_TYPE_NAMES.get(w, w) for w in want)
-            yield Problem(f"expected {names}, got {_kind(inst)}", file=shown, line=line, col=col, key=key,
+            yield Problem(f"expected {names}, got {kind_of(inst)}", file=shown, line=line, col=col, key=key,
                           hint=schema.get("x-hint") or f"write {names}")
         elif v == "enum":
             options = ", ".join(str(o) for o in err.validator_value)

@@ -18,7 +18,7 @@ from ruamel.yaml.error import MarkedYAMLError
 
 from gen import addresses
 from gen.errors import Problem, ValuesError
-from gen.schema_errors import SchemaChecker, locate
+from gen.schema_errors import SchemaChecker, kind_of, locate
 
 SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
@@ -161,7 +161,7 @@ def read_document(path: Path, shown: str) -> Any:
         raise ValuesError(Problem("anchors and aliases are not supported in values files", file=shown, line=line, col=col,
                                   hint="write the values out in full"))
     if not isinstance(data, dict):
-        raise ValuesError(Problem(f"the document is a {type(data).__name__}, not a mapping", file=shown, line=1, col=1,
+        raise ValuesError(Problem(f"the document is {kind_of(data)}, not a mapping", file=shown, line=1, col=1,
                                   hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
     return data
 
@@ -176,10 +176,9 @@ def load_values(path: Path, *, repo: Path) -> Values:
 
     shown = _shown(path, repo)
     data = read_document(path, shown)
-    problems = _CHECKER.problems(data, shown)
+    problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
     if problems:
         raise ValuesError(sorted(problems, key=Problem.sort_key))
-    problems = list(addresses.check_addresses(data, shown))
     values = _freeze(data, shown)
     problems += check_values(values, data)
     if problems:

@@ -30,6 +30,17 @@ def check_override_names(values: Any, at: Callable[..., Problem], reserved: set[
             problems.append(at(["overrides", i, "name"], f"override name {o.name} is generated from other values",
                                "pick another name"))
         seen.add(o.name)
+        depth = 0
+        for j, line in enumerate(o.lines):
+            depth += line.count("{") - line.count("}")
+            if depth < 0:
+                problems.append(at(["overrides", i, "lines", j], "closes a block it did not open, which would end the default "
+                                   "server block early (Corefile injection)", "remove the stray '}'"))
+                break
+        else:
+            if depth:
+                problems.append(at(["overrides", i, "lines"], f"leaves {depth} block(s) open",
+                                   "close every '{' with a '}' line inside the same override"))
     return problems
 
 
