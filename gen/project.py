@@ -42,7 +42,7 @@ def _collisions(loaded: list[Values]) -> list[Problem]:
         out = str(PurePosixPath(v.flux.output))
         if out in output:
             problems.append(Problem(f"writes its Flux objects to {out}, which {output[out].source} writes too",
-                                    file=v.source, line=v.flux.output_line, key="flux.output",
+                                    file=v.source, line=v.flux.output_line, col=v.flux.output_col, key="flux.output",
                                     hint="give each cluster its own flux.output"))
         output.setdefault(out, v)
     return problems

@@ -89,6 +89,7 @@ class Flux:
     depends_on: tuple[tuple[str, str | None], ...] = ()
     source: FluxSource | None = None
     output_line: int | None = None  # where `flux.output` sits, for cross-file errors
+    output_col: int | None = None
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,7 @@ def _freeze(d: Any, shown: str) -> Values:
         depends_on=tuple((str(x["name"]), x.get("namespace")) for x in f.get("dependsOn", [])),
         source=source,
         output_line=locate(d, ["flux", "output"])[0] if "output" in f else None,
+        output_col=locate(d, ["flux", "output"])[1] if "output" in f else None,
     )
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))

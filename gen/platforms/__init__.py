@@ -12,7 +12,7 @@ from typing import Any
 from gen import flux
 from gen.errors import Problem
 from gen.platforms import aks, k3s, talos
-from gen.schema_errors import locate
+from gen.schema_errors import key_path, locate
 from gen.versions import MULTI_FORWARD_MIN, NEXT_MIN, Version, parse_version
 
 PLATFORMS: dict[str, ModuleType] = {"talos": talos, "k3s": k3s, "aks": aks}
@@ -48,7 +48,7 @@ def check_values(values: Any, data: Any) -> list[Problem]:
 
     def at(path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem:
         line, col = locate(data, path)
-        return Problem(problem, file=shown, line=line, col=col, key=key or ".".join(str(p) for p in path), hint=hint)
+        return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
 
     version_problem = platform.check_version(values)
     if version_problem:

@@ -1,0 +1,91 @@
+"""Golden overlays: examples/<platform>.yaml -> overlays/ + examples/clusters/, and tests/cases/*.
+
+The committed render is the product reviewers read. When a change to the render is intended,
+refresh every golden file with
+
+    python3 -m pytest --update-golden
+
+then review `git diff overlays examples/clusters tests/cases` before committing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from gen.project import render_files
+from gen.writer import diff_plan, plan_tree, write_tree
+from tests.conftest import REPO_ROOT
+
+EXAMPLES = ["talos", "k3s", "aks"]
+CASES = sorted(p.name for p in (REPO_ROOT / "tests/cases").iterdir() if (p / "values.yaml").is_file())
+REFRESH = "refresh with `python3 -m pytest --update-golden`, then review `git diff overlays examples/clusters tests/cases`"
+
+
+def _compare(files: dict[PurePosixPath, str], root: Path, update: bool, owned: list[Path]) -> None:
+    """Exact file set and bytes under the folders this render owns."""
+    if update:
+        for folder in owned:
+            shutil.rmtree(folder, ignore_errors=True)
+        write_tree(plan_tree(files, root), root)
+        return
+    plan = plan_tree(files, root)
+    assert plan.clean, f"rendered files differ from the golden files:\n{diff_plan(plan, root)}\n{REFRESH}"
+    on_disk = {PurePosixPath(p.relative_to(root).as_posix()) for folder in owned if folder.exists() for p in folder.rglob("*") if p.is_file()}
+    assert on_disk == set(files), f"golden folders hold files the render does not make: {sorted(on_disk - set(files))}; {REFRESH}"
+
+
+@pytest.mark.parametrize("platform", EXAMPLES, ids=EXAMPLES)
+def test_example_matches_committed_overlay(platform: str, update_golden: bool) -> None:
+    files = render_files([REPO_ROOT / f"examples/{platform}.yaml"], REPO_ROOT)
+    overlay = next(p for p in files if p.parts[0] == "overlays").parent
+    flux_dir = next(p for p in files if p.parts[0] == "examples").parent
+    _compare(files, REPO_ROOT, update_golden, [REPO_ROOT / str(overlay), REPO_ROOT / str(flux_dir)])
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASES)
+def test_case_matches_expected(case: str, tmp_path: Path, update_golden: bool) -> None:
+    folder = REPO_ROOT / "tests/cases" / case
+    shutil.copy(folder / "values.yaml", tmp_path / "values.yaml")
+    files = render_files([tmp_path / "values.yaml"], tmp_path)
+    expected = folder / "expected"
+    if update_golden:
+        shutil.rmtree(expected, ignore_errors=True)
+        write_tree(plan_tree(files, expected), expected)
+        return
+    _compare(files, expected, False, [expected])
+
+
+def test_render_twice_gives_identical_bytes(tmp_path: Path) -> None:
+    paths = [REPO_ROOT / f"examples/{p}.yaml" for p in EXAMPLES]
+    first = render_files(paths, REPO_ROOT)
+    second = render_files(list(reversed(paths)), REPO_ROOT)
+    assert list(first) == list(second)
+    assert first == second
+    for text in first.values():
+        assert str(REPO_ROOT) not in text  # no absolute paths leak into output
+
+
+def _overlay_dirs() -> list[Path]:
+    return sorted(p.parent for p in REPO_ROOT.glob("overlays/*/*/kustomization.yaml")) + sorted(
+        p.parent for p in REPO_ROOT.glob("tests/cases/*/expected/overlays/*/*/kustomization.yaml"))
+
+
+@pytest.mark.kustomize
+@pytest.mark.parametrize("overlay", _overlay_dirs(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_overlay_builds_with_real_kustomize_and_passes_strict_schemas(overlay: Path, kustomize_argv: list[str]) -> None:
+    from gen.objects import validate_object
+    from gen.yamlio import load_all_safe
+
+    proc = subprocess.run([*kustomize_argv, str(overlay)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    docs = load_all_safe(proc.stdout)
+    listed = [l for l in (overlay / "kustomization.yaml").read_text().splitlines() if l.startswith("- ")]
+    assert len(docs) == len(listed)
+    for doc in docs:
+        assert validate_object(doc, file=str(overlay)) == []
+        # never the objects the platform owns
+        assert (doc["kind"], doc["metadata"]["name"]) != ("Deployment", "coredns")
