@@ -138,5 +138,34 @@ def new(
     raise typer.Exit(_run(run))
 
 
+# --- lint -----------------------------------------------------------------------------------
+
+
+@app.command()
+def lint(
+    files: Annotated[list[Path], typer.Argument(help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
+    coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
+    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks or kubeadm (decides how *.override keys are read).")] = None,
+    k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="k3s release, e.g. 1.34.2 (implies --platform k3s).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
+) -> None:
+    """Check Corefiles (version-aware) and the coredns-custom wiring contract; exit 1 on an error finding."""
+    from gen.finding import blocking
+    from gen.lint import rule_summaries, run_lint
+    from gen.report import FORMATS, format_findings
+
+    def run() -> int:
+        if fmt not in FORMATS:
+            from gen.errors import UsageError
+
+            raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
+        findings = run_lint(files, coredns_version=coredns_version, platform=platform, k3s_version=k3s_version)
+        _out(format_findings(findings, fmt, rule_summaries()))
+        return 1 if blocking(findings, strict=strict) else 0
+
+    raise typer.Exit(_run(run))
+
+
 def main() -> None:
     app()

@@ -1,0 +1,109 @@
+"""What every lint rule sees: the parsed Corefile units, the manifests, and the target versions.
+
+A *unit* is one piece of Corefile text as CoreDNS would load it: a main Corefile (its imports
+of coredns-custom keys expanded when that ConfigMap is among the inputs), a `*.server` key, or
+an `*.override` key. An override on its own is wrapped in a *partial* block: the rest of the
+default block lives in a Corefile we were not given, so rules that need what follows (is there
+a forward after this `next`?) stay silent there rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+from gen.corefile import Corefile, Directive, ServerBlock, Source, VirtualFS, expand_imports
+from gen.finding import Finding, Severity
+from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
+from gen.lint.versions import Version
+
+PLATFORMS = ("talos", "k3s", "aks", "kubeadm")
+
+
+@dataclass
+class LintUnit:
+    kind: str  # "corefile" | "server" | "override"
+    source: Source
+    raw: Corefile  # as written (imports kept)
+    effective: Corefile  # snippets and resolvable imports spliced in
+    configmap: ConfigMapDoc | None = None
+    partial: bool = False  # an override outside its default block
+    in_main: bool = False  # an override/server already spliced into a main Corefile we lint
+
+    @property
+    def anchor(self) -> tuple[str, int]:
+        """Where a finding about the unit as a whole goes: the ConfigMap key's line, or line 1."""
+        if self.configmap is not None and self.source.label in self.configmap.key_lines:
+            return self.configmap.file, self.configmap.key_lines[self.source.label]
+        return self.source.filename, 1
+
+    @property
+    def label(self) -> str:
+        if self.configmap is not None:
+            return f"{self.configmap.name}/{self.source.label}"
+        return self.source.filename
+
+
+@dataclass
+class LintContext:
+    units: list[LintUnit]
+    inputs: Inputs
+    version: Version
+    platform: str | None = None
+    k3s_version: Version | None = None
+    version_source: str = "default"  # "flag" | "image" | "default", said in messages
+
+    def blocks(self) -> Iterator[tuple[LintUnit, ServerBlock]]:
+        """Every effective server block the generic rules judge (no unit is judged twice)."""
+        for unit in self.units:
+            if unit.in_main:
+                continue
+            for block in unit.effective.server_blocks:
+                yield unit, block
+
+    def raw_blocks(self) -> Iterator[tuple[LintUnit, ServerBlock]]:
+        for unit in self.units:
+            for block in unit.raw.server_blocks:
+                yield unit, block
+
+    def where(self) -> str:
+        return f"CoreDNS {self.version}" + {"flag": "", "image": " (from the Deployment image)",
+                                            "default": " (newest known; pass --coredns-version)"}[self.version_source]
+
+
+def at(rule: str, severity: Severity, node: Directive | ServerBlock, message: str, hint: str) -> Finding:
+    """A finding anchored at a parsed node (its file/line/col are already mapped for the user)."""
+    return Finding(rule=rule, severity=severity, file=node.file, line=node.line, message=message,
+                   hint=hint, col=node.col)
+
+
+class Rule(Protocol):
+    """A lint rule module: ID, SEVERITY, a PASS/FAIL docstring, and check()."""
+
+    ID: str
+    SEVERITY: Severity
+    __doc__: str | None
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]: ...
+
+
+def build_units(inputs: Inputs) -> list[LintUnit]:
+    """Parse every Corefile text in the inputs into units (raises CorefileError on bad syntax)."""
+    custom = inputs.custom_sources()
+    fs = VirtualFS(custom)
+    units: list[LintUnit] = []
+    has_main = False
+    for cm, src in inputs.main_corefiles():
+        raw = src.corefile()
+        units.append(LintUnit("corefile", src, raw, expand_imports(raw, fs), cm))
+        has_main = True
+    cm = inputs.configmap(CUSTOM_CONFIGMAP)
+    for path, src in custom.items():
+        if path.endswith(".server"):
+            raw = src.corefile()
+            units.append(LintUnit("server", src, raw, expand_imports(raw), cm, in_main=has_main))
+        elif path.endswith(".override"):
+            block = ServerBlock([".:53"], src.directives(), src.fixed_line or src.line_offset + 1, None, src.filename)
+            raw = Corefile(src.filename, [block])
+            units.append(LintUnit("override", src, raw, expand_imports(raw), cm, partial=True, in_main=has_main))
+    return units

@@ -1,0 +1,166 @@
+"""Turn the paths a user gives `lint` into Corefile units and manifests, keeping line numbers.
+
+A Corefile is linted as written. A ConfigMap is read the way CoreDNS sees it through its
+mount: `coredns` key `Corefile` is the main Corefile; each `coredns-custom` key is a file in
+/etc/coredns/custom (`*.server`: whole server blocks at top level, `*.override`: lines inside
+the default block). A folder is a rendered overlay: every YAML and Corefile in it. Positions
+inside a ConfigMap are mapped to the YAML line where the Corefile line sits, so a reviewer can
+jump straight to it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.scalarstring import LiteralScalarString
+
+from gen.corefile import Source
+from gen.errors import GenError, Problem, UsageError
+
+YAML_SUFFIXES = (".yaml", ".yml", ".json")
+CUSTOM_CONFIGMAP = "coredns-custom"
+CUSTOM_DIR = "/etc/coredns/custom"
+# k3s ships templates (`clusterIP: %{CLUSTER_DNS}%`) that are not YAML until k3s substitutes them.
+_K3S_PLACEHOLDER = re.compile(r"^(\s*(?:- )?[\w.-]+:\s+)(%\{[A-Z_]+\}%\S*)\s*$", re.MULTILINE)
+
+
+class ManifestError(GenError):
+    """A manifest `lint` was given is not valid YAML."""
+
+
+@dataclass
+class ConfigMapDoc:
+    name: str
+    namespace: str
+    file: str
+    line: int
+    data: dict[str, Source]
+    key_lines: dict[str, int]
+
+
+@dataclass
+class WorkloadDoc:
+    """A Deployment (kept as ruamel nodes so every field still knows its line)."""
+
+    name: str
+    namespace: str
+    file: str
+    line: int
+    node: Any
+
+
+@dataclass
+class Inputs:
+    corefiles: list[Source] = field(default_factory=list)  # plain Corefile files
+    configmaps: list[ConfigMapDoc] = field(default_factory=list)
+    deployments: list[WorkloadDoc] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    def configmap(self, name: str) -> ConfigMapDoc | None:
+        return next((c for c in self.configmaps if c.name == name), None)
+
+    def main_corefiles(self) -> list[tuple[ConfigMapDoc | None, Source]]:
+        """Every main Corefile: plain files, and any ConfigMap key `Corefile`."""
+        out: list[tuple[ConfigMapDoc | None, Source]] = [(None, s) for s in self.corefiles]
+        for cm in self.configmaps:
+            if "Corefile" in cm.data:
+                out.append((cm, cm.data["Corefile"]))
+        return out
+
+    def custom_sources(self) -> dict[str, Source]:
+        """coredns-custom keys as the files CoreDNS would find in /etc/coredns/custom."""
+        cm = self.configmap(CUSTOM_CONFIGMAP)
+        return {} if cm is None else {f"{CUSTOM_DIR}/{k}": s for k, s in sorted(cm.data.items())}
+
+
+def _expand(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if not path.exists():
+            raise UsageError(Problem(f"{path} does not exist", file=str(path), key="FILE",
+                                     hint="pass a Corefile, a ConfigMap/Deployment manifest or an overlay folder"))
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and (
+                p.suffix in YAML_SUFFIXES or p.name == "Corefile" or p.suffix == ".Corefile"))
+            yield from found
+        else:
+            yield path
+
+
+def _line_of(node: Any, key: Any) -> int:
+    try:
+        return int(node.lc.key(key)[0]) + 1
+    except (AttributeError, KeyError, TypeError):
+        return int(getattr(getattr(node, "lc", None), "line", 0) or 0) + 1
+
+
+def _source_for(data: Any, key: str, file: str, lines: list[str]) -> Source:
+    value = data[key]
+    key_line = _line_of(data, key)
+    text = str(value)
+    if isinstance(value, LiteralScalarString):
+        header = int(data.lc.value(key)[0])  # 0-based line of the `|` indicator
+        indent = 0
+        for raw in lines[header + 1:]:
+            if raw.strip():
+                indent = len(raw) - len(raw.lstrip(" "))
+                break
+        return Source(text, file, line_offset=header + 1, col_offset=indent, label=key)
+    return Source(text, file, fixed_line=key_line, label=key)
+
+
+def _documents(text: str, file: str) -> list[Any]:
+    yaml = YAML(typ="rt", pure=True)
+    text = _K3S_PLACEHOLDER.sub(lambda m: f'{m.group(1)}"{m.group(2)}"', text)
+    try:
+        docs = [d for d in yaml.load_all(text) if d is not None]
+    except MarkedYAMLError as err:
+        mark = err.problem_mark
+        raise ManifestError(Problem(f"not valid YAML: {err.problem}", file=file,
+                                    line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None,
+                                    key="yaml", hint="fix the YAML syntax")) from None
+    out: list[Any] = []
+    for doc in docs:
+        if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            out.extend(i for i in doc["items"] if isinstance(i, dict))
+        elif isinstance(doc, dict):
+            out.append(doc)
+    return out
+
+
+def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
+    lines = text.splitlines()
+    for doc in _documents(text, file):
+        meta = doc.get("metadata") or {}
+        name, ns = str(meta.get("name", "")), str(meta.get("namespace", "") or "")
+        line = int(doc.lc.line) + 1
+        if doc.get("kind") == "ConfigMap":
+            data = doc.get("data") or {}
+            sources = {str(k): _source_for(data, k, file, lines) for k in data if isinstance(data[k], str)}
+            inputs.configmaps.append(ConfigMapDoc(name, ns, file, line, sources,
+                                                  {str(k): _line_of(data, k) for k in data}))
+        elif doc.get("kind") == "Deployment":
+            inputs.deployments.append(WorkloadDoc(name, ns, file, line, doc))
+
+
+def load_inputs(paths: list[Path]) -> Inputs:
+    """Read every path; Corefiles stay text, manifests are split into ConfigMaps and Deployments.
+
+    Raises:
+        UsageError: a path does not exist.
+        ManifestError: a YAML file does not parse.
+    """
+    inputs = Inputs()
+    for path in _expand(paths):
+        file = str(path)
+        text = path.read_text(encoding="utf-8")
+        inputs.files.append(file)
+        if path.suffix in YAML_SUFFIXES:
+            _add_manifest(inputs, text, file)
+        else:
+            inputs.corefiles.append(Source(text, file))
+    return inputs

@@ -1,0 +1,139 @@
+"""CoreDNS release facts lint depends on, in one table: option or plugin -> first release.
+
+Sources (see ../shared/upstream/FACTS.md §2 for the forward options, each checked in
+coredns/coredns plugin/forward/setup.go at every v1.x tag). The stock plugin list is
+coredns/coredns plugin.cfg at v1.13.1 (read from the v1.13.1 module source); the release that
+added a plugin comes from that tree's notes/coredns-<version>.md ("new plugin …"). A plugin
+whose first release we did not verify is listed with `None`: lint then accepts it in every
+version rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class Version(NamedTuple):
+    major: int
+    minor: int
+    patch: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def parse_version(text: str) -> Version | None:
+    """`1.13.1`, `v1.13.1`, `v1.12.1-1` (AKS build suffix) -> Version; anything else -> None."""
+    m = _VERSION.match(text.strip())
+    if not m:
+        return None
+    return Version(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+
+
+def image_version(image: str) -> Version | None:
+    """The CoreDNS version in an image reference's tag (`…/coredns:v1.11.3`, `…:1.14.4@sha256:…`)."""
+    ref = image.split("@", 1)[0]
+    name = ref.rsplit("/", 1)[-1]
+    if ":" not in name:
+        return None
+    return parse_version(name.split(":", 1)[1])
+
+
+V = parse_version
+NEWEST = Version(1, 14, 7)  # newest tag in FACTS.md §5; the default when nothing names a version
+TESTED_BINARY = Version(1, 13, 1)  # the binary CI installs; real-binary tests prove rules at this version
+
+FORWARD_PLUGIN = Version(1, 0, 6)
+MULTIPLE_FORWARD = Version(1, 9, 4)  # before: "this plugin can only be used once per Server Block"
+FAILOVER_NOERROR_REJECTED = Version(1, 13, 2)  # v1.13.1's check is unreachable: NOERROR is accepted
+
+# forward's block options: option -> first release that parses it (FACTS.md §2).
+FORWARD_OPTIONS: dict[str, Version] = {
+    "tls": FORWARD_PLUGIN,
+    "tls_servername": FORWARD_PLUGIN,
+    "expire": FORWARD_PLUGIN,
+    "max_fails": FORWARD_PLUGIN,
+    "health_check": FORWARD_PLUGIN,
+    "force_tcp": FORWARD_PLUGIN,
+    "except": FORWARD_PLUGIN,
+    "policy": FORWARD_PLUGIN,
+    "prefer_udp": Version(1, 2, 0),
+    "max_concurrent": Version(1, 6, 8),
+    "next": Version(1, 11, 4),
+    "failfast_all_unhealthy_upstreams": Version(1, 12, 1),
+    "failover": Version(1, 13, 0),
+    "max_connect_attempts": Version(1, 13, 2),
+    "max_idle_conns": Version(1, 14, 1),
+    "next_on_nodata": Version(1, 14, 4),
+    "resolver": Version(1, 14, 4),
+    "read_timeout": Version(1, 14, 5),
+    "doh_method": Version(1, 14, 5),
+    "source_address": Version(1, 14, 6),
+}
+POLICY_VALUES: dict[str, Version] = {
+    "random": FORWARD_PLUGIN,
+    "round_robin": FORWARD_PLUGIN,
+    "sequential": Version(1, 1, 2),
+}
+
+# Plugins of the stock build (plugin.cfg @ v1.13.1) -> first release, where notes/ says so.
+PLUGINS: dict[str, Version | None] = {
+    "root": None, "metadata": None, "geoip": V("1.8.5"), "cancel": None, "tls": None,
+    "quic": None, "timeouts": V("1.10.1"), "multisocket": V("1.12.0"), "reload": None,
+    "nsid": None, "bufsize": V("1.6.6"), "bind": None, "debug": None, "trace": None,
+    "ready": None, "health": None, "pprof": None, "prometheus": None, "errors": None,
+    "log": None, "dnstap": None, "local": V("1.8.1"), "dns64": V("1.7.0"), "acl": V("1.6.4"),
+    "any": None, "chaos": None, "loadbalance": None, "tsig": V("1.9.4"), "cache": None,
+    "rewrite": None, "header": V("1.8.5"), "dnssec": None, "autopath": None,
+    "minimal": V("1.8.4"), "template": None, "transfer": V("1.6.5"), "hosts": None,
+    "route53": None, "azure": V("1.6.2"), "clouddns": V("1.6.3"), "k8s_external": None,
+    "kubernetes": None, "file": None, "auto": None, "secondary": None, "etcd": None,
+    "loop": None, "forward": None, "grpc": None, "erratic": None, "whoami": None, "on": None,
+    "sign": V("1.6.3"), "view": V("1.10.0"), "nomad": V("1.13.0"),
+}
+# Directives CoreDNS's parser handles itself (never plugins).
+BUILTIN_DIRECTIVES = frozenset({"import"})
+# Plugins that are gone, with what replaced them (notes/coredns-1.5.0.md, 1.7.0.md).
+REMOVED_PLUGINS: dict[str, tuple[Version, str]] = {
+    "proxy": (Version(1, 5, 0), "use `forward`"),
+    "federation": (Version(1, 7, 0), "use the external federation plugin or drop it"),
+}
+
+# k3s put `forward .` after `import …*.override` in k3s-io/k3s#12980; first releases with it
+# (FACTS.md §6 k3s details). release-1.33 could not be read: unknown, so lint only warns there.
+K3S_OVERRIDE_ORDER_FIXED: dict[tuple[int, int], Version | None] = {
+    (1, 32): Version(1, 32, 10),
+    (1, 33): None,
+    (1, 34): Version(1, 34, 2),
+}
+K3S_FIRST_FIXED_MINOR = 35  # every minor from 1.35 on branched after the fix on main
+
+
+def k3s_override_forward_ignored(k3s: Version) -> bool | None:
+    """True when this k3s runs the default `forward .` before `*.override` (None: unknown)."""
+    line = (k3s.major, k3s.minor)
+    if line in K3S_OVERRIDE_ORDER_FIXED:
+        fixed = K3S_OVERRIDE_ORDER_FIXED[line]
+        return None if fixed is None else k3s < fixed
+    return k3s.minor < K3S_FIRST_FIXED_MINOR if k3s.major == 1 else False
+
+
+def plugin_status(name: str, version: Version) -> tuple[str, str]:
+    """('ok'|'unknown'|'too-new'|'removed', detail) for a directive name at a CoreDNS version."""
+    if name in BUILTIN_DIRECTIVES:
+        return "ok", ""
+    if name in REMOVED_PLUGINS:
+        gone, hint = REMOVED_PLUGINS[name]
+        if version >= gone:
+            return "removed", f"removed in {gone}; {hint}"
+        return "ok", ""
+    if name not in PLUGINS:
+        return "unknown", ""
+    first = PLUGINS[name]
+    if first is not None and version < first:
+        return "too-new", f"added in {first}"
+    return "ok", ""

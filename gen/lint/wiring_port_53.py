@@ -1,0 +1,39 @@
+"""Wiring point 7: CoreDNS listens on port 53.
+
+Fragments name their listeners `zone:53`; they join an existing port-53 server only if the
+main Corefile has one and the process was not started with another `-dns.port`.
+
+PASS: `.:53 { … }`, container args `-conf /etc/coredns/Corefile`.
+FAIL: `.:5353 { … }`, or args `-dns.port 1053` -> error at that line.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gen.finding import Finding, Severity
+from gen.lint.context import LintContext
+from gen.lint.wiring import dns_port_flag, line, wirings
+
+ID = "wiring-port-53"
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    for w in wirings(ctx):
+        default = 53
+        flag = dns_port_flag(w.container) if w.container is not None else None
+        if flag is not None and flag != "53":
+            key = "args" if "args" in w.container else "command"
+            yield Finding(ID, SEVERITY, w.file, line(w.container, key),
+                          f"CoreDNS runs with -dns.port {flag}; the contract needs port 53",
+                          "remove -dns.port from the container args")
+            default = int(flag) if flag.isdigit() else 0
+        if w.main_corefile is None:
+            continue
+        blocks = w.main_corefile.server_blocks
+        if blocks and not any(p == 53 for b in blocks for p in b.ports(default=default)):
+            first = blocks[0]
+            yield Finding(ID, SEVERITY, first.file, first.line,
+                          f"no server block of the main Corefile listens on 53 ({' '.join(first.keys)})",
+                          "listen on 53, e.g. `.:53 {`")
