@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import ipaddress
+import os
 import socket
 import struct
 import threading
@@ -197,6 +198,38 @@ class FakeUpstream:
                     out = self._reply(wire, "tcp")
                     if out is not None:
                         conn.sendall(struct.pack("!H", len(out)) + out)
+
+
+_next_host = [2 + os.getpid() % 200]
+_host_lock = threading.Lock()
+
+
+def loopback_host() -> str:
+    """A loopback address other than 127.0.0.1 for the next fake.
+
+    CoreDNS dials upstreams from 127.0.0.1. A closed fake on 127.0.0.1 itself lets the kernel
+    pick the closed port as the *source* port once forward has re-dialled often enough: the
+    socket then connects to itself, reads its own query back, and CoreDNS answers FORMERR
+    (measured with 1.13.1). A different address makes that impossible, as in a real cluster.
+    """
+    with _host_lock:
+        n = _next_host[0]
+        _next_host[0] = 2 + (n - 1) % 253
+    return f"127.0.0.{n}"
+
+
+def start_fake(label: str, index: int, *, port: int = 0, behaviour: Behaviour = Behaviour.ANSWER,
+               lifetime: float = DEFAULT_LIFETIME) -> FakeUpstream:
+    """Start a fake on a fresh loopback address (retrying a few when a fixed port is taken)."""
+    last: OSError | None = None
+    for _ in range(50):
+        fake = FakeUpstream(label, index, host=loopback_host(), port=port, behaviour=behaviour,
+                            lifetime=lifetime)
+        try:
+            return fake.start()
+        except OSError as err:
+            last = err
+    raise OSError(f"cannot start fake upstream {label}: {last}")
 
 
 def can_bind_port_53(host: str) -> bool:

@@ -1,0 +1,137 @@
+"""Run the real CoreDNS binary on a sandbox and ask it questions with a real DNS client.
+
+One process per upstream state: forward keeps per-process health state (a dead primary stays
+marked down), so a scenario that kills an upstream gets a fresh CoreDNS. Start-up is ready
+when every listener accepts TCP; probing with a DNS query instead would reach the upstreams
+and disturb the state a scenario is about to measure.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import dns.exception
+import dns.message
+import dns.query
+import dns.rcode
+import dns.rdatatype
+
+from gen.errors import ToolError
+from gen.tools import COREDNS_INSTALL_HINT
+
+START_TIMEOUT = 10.0
+LOOPBACK = "127.0.0.1"
+
+
+class LoadError(Exception):
+    """CoreDNS refused the sandbox Corefile or exited early; `output` is its log."""
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
+
+
+def binary_version(binary: Path) -> str:
+    """`1.13.1` from `coredns -version` (the binary verify actually ran).
+
+    Raises:
+        ToolError: the binary does not run.
+    """
+    try:
+        done = subprocess.run([str(binary), "-version"], capture_output=True, text=True, timeout=20, check=False)
+    except OSError as err:
+        raise ToolError(f"cannot run CoreDNS binary {binary}: {err}", hint=COREDNS_INSTALL_HINT) from None
+    match = re.search(r"CoreDNS-(\d+\.\d+\.\d+)", done.stdout + done.stderr)
+    if done.returncode != 0 or not match:
+        raise ToolError(f"{binary} -version did not report a CoreDNS version", hint=COREDNS_INSTALL_HINT,
+                        stderr=done.stdout + done.stderr)
+    return match.group(1)
+
+
+class CoreDNS:
+    """A CoreDNS child process serving `corefile`; use as a context manager."""
+
+    def __init__(self, binary: Path, corefile: Path, ports: list[int]) -> None:
+        self.binary, self.corefile, self.ports = binary, corefile, ports
+        self.log = corefile.parent / "coredns.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> "CoreDNS":
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start and wait until every listener accepts connections.
+
+        Raises:
+            LoadError: CoreDNS exited (a Corefile it refuses) or never listened.
+        """
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen([str(self.binary), "-conf", str(self.corefile)],
+                                         cwd=self.corefile.parent, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_TIMEOUT
+        pending = list(self.ports)
+        while pending:
+            if self.proc.poll() is not None:
+                raise LoadError(f"CoreDNS exited with code {self.proc.returncode} while loading the Corefile",
+                                self.output())
+            try:
+                socket.create_connection((LOOPBACK, pending[0]), timeout=0.2).close()
+                pending.pop(0)
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise LoadError(f"CoreDNS did not listen on 127.0.0.1:{pending[0]} within {START_TIMEOUT:.0f}s",
+                                    self.output())
+                time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=3)
+
+    def output(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one client query got: rcode (or TIMEOUT), the A records, and how long it took."""
+
+    rcode: str
+    addresses: tuple[str, ...]
+    latency_ms: float
+
+
+def ask(port: int, name: str, *, transport: str = "udp", timeout: float = 5.0) -> Answer:
+    """One A query to CoreDNS on 127.0.0.1:port, as a pod's resolver would send it."""
+    query = dns.message.make_query(name, dns.rdatatype.A)
+    start = time.perf_counter()
+    try:
+        if transport == "tcp":
+            resp = dns.query.tcp(query, LOOPBACK, port=port, timeout=timeout)
+        else:
+            resp = dns.query.udp(query, LOOPBACK, port=port, timeout=timeout)
+    except (dns.exception.Timeout, OSError, EOFError):
+        return Answer("TIMEOUT", (), round((time.perf_counter() - start) * 1000, 1))
+    elapsed = round((time.perf_counter() - start) * 1000, 1)
+    addresses = tuple(sorted(rr.to_text() for rrset in resp.answer for rr in rrset
+                             if rrset.rdtype == dns.rdatatype.A))
+    return Answer(dns.rcode.to_text(resp.rcode()), addresses, elapsed)
