@@ -63,7 +63,8 @@ RepoOption = Annotated[
 
 @app.command()
 def render(
-    values: Annotated[list[Path], typer.Argument(help="Values files, one per cluster.", show_default=False)],
+    values: Annotated[Optional[list[Path]], typer.Argument(
+        help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
     repo: RepoOption = Path("."),
     check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
 ) -> None:
@@ -77,14 +78,16 @@ def render(
     from gen.writer import diff_plan, plan_tree, write_tree
 
     repo = repo.resolve()
-    paths = [p if p.is_absolute() else Path.cwd() / p for p in values]
 
     def run() -> int:
+        from gen.config import values_from_config
+
+        paths = [p if p.is_absolute() else Path.cwd() / p for p in values] if values else values_from_config(repo)
         files = render_files(paths, repo)
         plan = plan_tree(files, repo)
         if check:
             if plan.clean:
-                typer.echo(f"ok: {len(files)} generated files match {len(values)} values file(s)", err=True)
+                typer.echo(f"ok: {len(files)} generated files match {len(paths)} values file(s)", err=True)
                 return 0
             _out(diff_plan(plan, repo))
             changed = sorted([*map(str, plan.writes), *map(str, plan.deletes)])

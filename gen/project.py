@@ -16,7 +16,7 @@ from gen.values import Values, load_values
 def load_all(paths: list[Path], repo: Path) -> list[Values]:
     """Load every values file; raise one ValuesError listing the problems of all of them."""
     if not paths:
-        raise UsageError("no values files given", hint="pass one or more files, e.g. coredns-gen render examples/*.yaml")
+        raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, or list globs under `values:` in .coredns-gen.yaml")
     loaded: list[Values] = []
     problems: list[Problem] = []
     for path in paths:
