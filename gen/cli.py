@@ -170,5 +170,37 @@ def lint(
     raise typer.Exit(_run(run))
 
 
+# --- verify ---------------------------------------------------------------------------------
+
+
+@app.command()
+def verify(
+    values: Annotated[Path, typer.Argument(help="The cluster's values file.", show_default=False)],
+    coredns: Annotated[Optional[str], typer.Option("--coredns", help="CoreDNS binary (default: `coredns` on PATH, then ~/.cache/coredns-gen/bin).")] = None,
+    repo: RepoOption = Path("."),
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Load the cluster's rendered Corefile in a real CoreDNS on loopback and fail its upstreams.
+
+    Fakes every upstream, stages primary healthy/dead/silent/SERVFAIL/REFUSED, a negative
+    control without the second forward stanza, and every upstream down, then prints what each
+    query got. Exit codes: 0 all scenarios passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS.
+    """
+    from gen.verify import run_verify
+    from gen.verify.output import FORMATS, format_verify
+
+    def run() -> int:
+        if fmt not in FORMATS:
+            from gen.errors import UsageError
+
+            raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
+        path = values if values.is_absolute() else Path.cwd() / values
+        result = run_verify(path, repo=repo.resolve(), coredns=coredns)
+        _out(format_verify(result, fmt))
+        return 0 if result.passed else 1
+
+    raise typer.Exit(_run(run))
+
+
 def main() -> None:
     app()

@@ -4,3 +4,55 @@ Layers: `upstreams` (fake DNS servers), `sandbox` (Corefile adapted for loopback
 (the CoreDNS process and the dnspython client), `scenarios` (what to stage, from the
 Corefile's shape), `engine` (runs them). The values/render glue is `run_verify`.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gen.verify.engine import Outcome, QueryResult, VerifyResult, run_scenarios
+from gen.verify.runner import binary_version
+from gen.verify.sandbox import VerifyConfig
+
+__all__ = ["Outcome", "QueryResult", "VerifyConfig", "VerifyResult", "config_for", "run_verify", "verify_config"]
+
+
+def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "") -> VerifyResult:
+    """Run every scenario the Corefile's shape calls for (the engine without values files).
+
+    Raises:
+        ToolError: the binary does not run.
+        UsageError: an upstream or server block verify cannot fake.
+    """
+    ran = binary_version(binary)
+    outcomes, mode = run_scenarios(config, binary)
+    return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes))
+
+
+def config_for(values: object) -> VerifyConfig:
+    """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys."""
+    from gen import yamlio
+    from gen.platforms import base_corefile
+    from gen.render import render_overlay
+
+    custom: dict[str, str] = {}
+    for path, text in render_overlay(values).items():
+        for doc in yamlio.load_all_safe(text):
+            meta = doc.get("metadata") or {}
+            if doc.get("kind") == "ConfigMap" and meta.get("name") == "coredns-custom":
+                custom.update({str(k): str(v) for k, v in (doc.get("data") or {}).items()})
+    return VerifyConfig(base_corefile(values), custom, str(getattr(values, "coredns_version", "")))
+
+
+def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:
+    """Load the values, render the cluster's Corefile, and run the scenarios in a real CoreDNS.
+
+    Raises:
+        ValuesError: a bad values file (exit 2), checked before looking for the binary.
+        ToolError: no CoreDNS binary (exit 3, with the install hint).
+    """
+    from gen.tools import coredns_binary
+    from gen.values import load_values
+
+    values = load_values(values_path, repo=repo)
+    binary = coredns_binary(coredns)
+    return verify_config(config_for(values), binary, cluster=values.cluster, platform=values.platform)
