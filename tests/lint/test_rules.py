@@ -1,0 +1,99 @@
+"""Every Corefile rule, PASS and FAIL, asserting (rule, line, severity) of each finding."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pytest
+
+from gen.finding import Finding
+from tests.lint.conftest import summary
+
+FAILOVER_PAIR = """
+.:53 {
+    forward . 10.0.0.1 /etc/resolv.conf {
+        policy sequential
+        next SERVFAIL REFUSED
+    }
+    forward . /etc/resolv.conf
+}
+"""
+
+CASES: list[tuple[str, str, dict[str, str], list[tuple[str, int, str]]]] = [
+    # forward-next-unsupported
+    ("next-pass-1.11.4", FAILOVER_PAIR, {"coredns_version": "1.11.4"}, []),
+    ("next-fail-1.11.3", FAILOVER_PAIR, {"coredns_version": "1.11.3"},
+     [("forward-next-unsupported", 4, "error")]),
+    # forward-failover-unsupported
+    ("failover-pass-1.13.0", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n",
+     {"coredns_version": "1.13.0"}, []),
+    ("failover-fail-1.12.4", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n",
+     {"coredns_version": "1.12.4"}, [("forward-failover-unsupported", 3, "error")]),
+    # forward-failover-noerror
+    ("noerror-pass", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL REFUSED\n    }\n}\n",
+     {"coredns_version": "1.13.2"}, []),
+    ("noerror-fail-1.13.2", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL NOERROR\n    }\n}\n",
+     {"coredns_version": "1.13.2"}, [("forward-failover-noerror", 3, "error")]),
+    ("noerror-warn-1.13.1", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover noerror\n    }\n}\n",
+     {"coredns_version": "1.13.1"}, [("forward-failover-noerror", 3, "warning")]),
+    # forward-multiple-unsupported
+    ("multiple-pass-1.9.4", ".:53 {\n    forward example.org 10.0.0.1\n    forward . /etc/resolv.conf\n}\n",
+     {"coredns_version": "1.9.4"}, []),
+    ("multiple-fail-1.9.3", ".:53 {\n    forward example.org 10.0.0.1\n    forward . /etc/resolv.conf\n}\n",
+     {"coredns_version": "1.9.3"}, [("forward-multiple-unsupported", 3, "error")]),
+    # forward-option-unsupported
+    ("option-pass", ".:53 {\n    forward . 10.0.0.1 {\n        max_connect_attempts 3\n    }\n}\n",
+     {"coredns_version": "1.13.2"}, []),
+    ("option-fail-too-old", ".:53 {\n    forward . 10.0.0.1 {\n        max_connect_attempts 3\n    }\n}\n",
+     {"coredns_version": "1.13.1"}, [("forward-option-unsupported", 3, "error")]),
+    ("option-fail-unknown", ".:53 {\n    forward . 10.0.0.1 {\n        bogus 1\n    }\n}\n", {},
+     [("forward-option-unsupported", 3, "error")]),
+    ("option-fail-policy-value", ".:53 {\n    forward . 10.0.0.1 {\n        policy sequential\n    }\n}\n",
+     {"coredns_version": "1.1.1"}, [("forward-option-unsupported", 3, "error")]),
+    ("option-fail-max-concurrent", ".:53 {\n    forward . 10.0.0.1 {\n        max_concurrent 1000\n    }\n}\n",
+     {"coredns_version": "1.6.7"}, [("forward-option-unsupported", 3, "error")]),
+    # forward-next-ignored
+    ("next-ignored-pass", FAILOVER_PAIR, {}, []),
+    ("next-ignored-fail", ".:53 {\n    forward . 10.0.0.1 {\n        next SERVFAIL\n    }\n    cache 30\n}\n", {},
+     [("forward-next-ignored", 3, "error")]),
+    # forward-unreachable
+    ("unreachable-pass-zone-first", ".:53 {\n    forward corp.example 10.0.0.1\n    forward . /etc/resolv.conf\n}\n", {}, []),
+    ("unreachable-fail", ".:53 {\n    forward . 10.0.0.1\n    forward . /etc/resolv.conf\n}\n", {},
+     [("forward-unreachable", 3, "error")]),
+    ("unreachable-fail-subzone", ".:53 {\n    forward . 10.0.0.1\n    forward corp.example 10.0.0.2\n}\n", {},
+     [("forward-unreachable", 3, "error")]),
+    ("unreachable-pass-except", ".:53 {\n    forward . 10.0.0.1 {\n        except corp.example\n    }\n"
+     "    forward corp.example 10.0.0.2\n}\n", {}, []),
+    # import-server-in-block
+    ("import-server-pass", ".:53 {\n    whoami\n}\nimport custom/*.server\n", {}, []),
+    ("import-server-fail", ".:53 {\n    whoami\n    import custom/*.server\n}\n", {},
+     [("import-server-in-block", 3, "error")]),
+    # unknown-plugin
+    ("unknown-pass", ".:53 {\n    errors\n    health\n    forward . /etc/resolv.conf\n}\n", {}, []),
+    ("unknown-fail-typo", ".:53 {\n    errors\n    forwrd . 1.1.1.1\n}\n", {}, [("unknown-plugin", 3, "error")]),
+    ("unknown-fail-too-new", ".:53 {\n    nomad\n}\n", {"coredns_version": "1.12.4"}, [("unknown-plugin", 2, "error")]),
+    ("unknown-pass-new-enough", ".:53 {\n    nomad\n}\n", {"coredns_version": "1.13.0"}, []),
+    ("unknown-fail-removed", ".:53 {\n    proxy . 1.1.1.1\n}\n", {}, [("unknown-plugin", 2, "error")]),
+    ("unknown-pass-placeholder", ".:53 {\n    {$PLUGIN}\n}\n", {}, []),
+    ("snippet-expanded-pass", "(base) {\n    errors\n}\n.:53 {\n    import base\n}\n", {}, []),
+    ("snippet-expanded-fail", "(base) {\n    erors\n}\n.:53 {\n    import base\n}\n", {},
+     [("unknown-plugin", 2, "error")]),
+]
+
+
+@pytest.mark.parametrize(("text", "options", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_rule(lint_text: Callable[..., list[Finding]], text: str, options: dict[str, str],
+              expected: list[tuple[str, int, str]]) -> None:
+    assert summary(lint_text(text, **options)) == expected
+
+
+def test_finding_text_names_line_rule_and_fix(lint_text: Callable[..., list[Finding]]) -> None:
+    (finding,) = lint_text(".:53 {\n    forward . 10.0.0.1\n    forward . /etc/resolv.conf\n}\n")
+    assert finding.col == 5
+    assert "never reached" in finding.message and "line 2" in finding.message
+    assert "next SERVFAIL REFUSED" in finding.hint
+
+
+def test_default_version_is_newest_and_said(lint_text: Callable[..., list[Finding]]) -> None:
+    (finding,) = lint_text(".:53 {\n    forward . 1.1.1.1 1.0.0.1 {\n        failover NOERROR\n    }\n}\n")
+    assert "1.14.7" in finding.message and "--coredns-version" in finding.message
