@@ -1,0 +1,133 @@
+"""`coredns-gen guard`: refuse a change that would make Flux delete DNS config in place.
+
+Flow: resolve both revisions -> unpack them (revision.py) -> discover and build every Flux
+Kustomization at both, reusing identical builds (discovery.py, engine.py, cache.py) -> compute
+what Flux would delete, orphan or move (diff.py) and where that comes from (locate.py) ->
+run every rule in RULES -> apply the allow list. Rules yield findings; only cli.py prints.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Iterator, Protocol, cast
+
+from gen.finding import Finding, Severity
+from gen.guard import (
+    build_failed,
+    configmap_pruned,
+    coredns_custom_keys,
+    k3s_deployment_untouched,
+    k3s_hpa_min_replicas,
+    next_needs_forward,
+    object_moved,
+    object_orphaned,
+    object_pruned,
+    talos_corefile_kept,
+)
+from gen.guard.allow import Allow, apply_allow, config_allows
+from gen.guard.cache import DEFAULT_DIR, BuildCache
+from gen.guard.change import Change
+from gen.guard.diff import compute_removals
+from gen.guard.discovery import Discovery
+from gen.guard.engine import Engine
+from gen.guard.inventory import load_inventory
+from gen.guard.locate import Locator
+from gen.guard.revision import load_tree, repo_root, resolve
+
+
+class Rule(Protocol):
+    ID: str
+    SEVERITY: Severity
+
+    def check(self, change: Change) -> Iterator[Finding]: ...
+
+
+_MODULES: tuple[ModuleType, ...] = (
+    configmap_pruned,
+    object_pruned,
+    object_orphaned,
+    object_moved,
+    build_failed,
+    k3s_hpa_min_replicas,
+    talos_corefile_kept,
+    next_needs_forward,
+    k3s_deployment_untouched,
+    coredns_custom_keys,
+)
+RULES: tuple[Rule, ...] = tuple(cast(Rule, m) for m in _MODULES)
+
+
+def rule_docs() -> dict[str, str]:
+    """Rule id -> first docstring line (SARIF rule descriptions)."""
+    return {m.ID: (m.__doc__ or m.ID).strip().splitlines()[0] for m in _MODULES}
+
+
+@dataclass
+class GuardOptions:
+    repo: Path
+    base: str
+    head: str = "HEAD"
+    paths: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    inventory: Path | None = None
+    cache_dir: Path | None = DEFAULT_DIR
+    parallel: int | None = None
+
+
+@dataclass
+class GuardResult:
+    findings: list[Finding]
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def run_guard(opts: GuardOptions) -> GuardResult:
+    """Judge base -> head; every finding of every rule, sorted by (file, line, rule).
+
+    Raises:
+        UsageError: a ref, path, allow entry, config or inventory file is bad (exit 2).
+        ToolError: git or kustomize is missing or broke (exit 3).
+    """
+    root = repo_root(opts.repo)
+    inventory = load_inventory(opts.inventory) if opts.inventory else None
+    refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
+    roots_under = tuple(_relative(root, opts.repo, p) for p in opts.paths)
+    with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-") as tmp:
+        work = Path(tmp)
+        trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
+        allows = [Allow(a) for a in opts.allow] + config_allows(trees["head"].root)
+        engine = Engine(work, opts.parallel)
+        cache = BuildCache(opts.cache_dir)
+        discovery = Discovery(trees, engine, cache, roots_under)
+        revisions = discovery.run(refs)
+        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory)
+        locator = Locator(trees, revisions, discovery.resolvers)
+        for r in removals:
+            r.file, r.line, cause, r.hint = locator.anchor(r)
+            r.details["cause"] = cause
+        change = Change(revisions["base"], revisions["head"], removals, issues, locator)
+        findings: list[Finding] = []
+        for rule in RULES:
+            findings.extend(rule.check(change))
+    findings = apply_allow(findings, allows)
+    stats = {
+        "kustomizations_base": len(revisions["base"].nodes),
+        "kustomizations_head": len(revisions["head"].nodes),
+        "builds": engine.builds,
+        "cache_hits": cache.hits,
+    }
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats)
+
+
+def _relative(root: Path, repo: Path, path: str) -> str:
+    """--path as a repo-relative posix prefix (relative to --repo, like every other path)."""
+    full = (repo / path).resolve()
+    try:
+        rel = full.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        from gen.errors import UsageError
+
+        raise UsageError(f"{path} is outside the repository", key="--path", hint="pass a folder inside --repo") from None
+    return "" if rel == "." else rel

@@ -1,0 +1,85 @@
+"""The judged difference between base and head that every rule reads (rules never build).
+
+Prune rules read `removals`; invariant rules give a pure `violations(objects)` over one
+cluster's objects and `invariant_findings` turns head violations into findings, downgrading
+those already true at base to warnings: the gate refuses what the change breaks, and still
+shows what was broken before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from gen.finding import Finding, Severity
+from gen.guard.diff import BuildIssue, Removal
+from gen.guard.locate import Locator
+from gen.guard.model import KsRef, ObjKey, Revision
+
+ClusterObjects = dict[ObjKey, tuple[KsRef, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken invariant: the object, the Kustomization applying it, which field, why."""
+
+    ks: KsRef
+    key: ObjKey
+    message: str
+    hint: str
+    field: str = ""
+
+
+@dataclass
+class Change:
+    base: Revision
+    head: Revision
+    removals: list[Removal]
+    issues: list[BuildIssue]
+    locator: Locator
+    _views: dict[tuple[str, KsRef], ClusterObjects] = field(default_factory=dict)
+
+    def removed(self, fate: str) -> list[Removal]:
+        return [r for r in self.removals if r.fate == fate]
+
+    def clusters(self, label: str) -> dict[KsRef, ClusterObjects]:
+        rev = self.head if label == "head" else self.base
+        out: dict[KsRef, ClusterObjects] = {}
+        for root in rev.roots:
+            if (label, root) not in self._views:
+                self._views[(label, root)] = rev.cluster_objects(root)
+            out[root] = self._views[(label, root)]
+        return out
+
+    def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:
+        details = {
+            "object": removal.key.id,
+            "kustomization": str(removal.ks),
+            "fate": removal.fate,
+            "cause": removal.details.get("cause", ""),
+        }
+        if removal.moved_to:
+            details["moved_to"] = str(removal.moved_to)
+        return Finding(rule, severity, removal.file or ".", removal.line, message, hint, details=details)
+
+    def invariant_findings(self, rule: str, severity: Severity,
+                           violations: Callable[[ClusterObjects, ClusterObjects], Iterator[Violation]]) -> Iterator[Finding]:
+        for root, objects in sorted(self.clusters("head").items()):
+            previous = self.clusters("base").get(root, {})
+            before = {(v.key, v.message) for v in violations(previous, {})}
+            seen: set[tuple[ObjKey, str]] = set()
+            for v in violations(objects, previous):
+                if (v.key, v.message) in seen:
+                    continue
+                seen.add((v.key, v.message))
+                file, line = self.locator.invariant_anchor(v.ks, v.key, v.field)
+                if not file:
+                    root_node = self.head.nodes[root]
+                    file, line = root_node.file or ".", root_node.line
+                old = (v.key, v.message) in before
+                yield Finding(
+                    rule, Severity.WARNING if old else severity, file, line,
+                    v.message + (" (already so at base: not caused by this change)" if old else ""),
+                    v.hint,
+                    details={"object": v.key.id, "kustomization": str(v.ks), "cluster": str(root)},
+                )

@@ -1,0 +1,154 @@
+"""What Flux would do with the objects in place when head replaces base: delete, orphan, keep.
+
+kustomize-controller garbage-collects every object of its last inventory that the new build
+lacks, when `spec.prune` is true and the object carries no `prune: disabled` (or
+`reconcile: disabled`, `ssa: Ignore`) marker. A Kustomization that leaves git is deleted by its
+parent (if that one prunes), and its finalizer then deletes its whole inventory (if it pruned).
+A ConfigMap whose name changes only by kustomize's generator hash is replaced by design.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gen.guard.model import KsRef, ObjKey, Revision, orphaning_marker
+
+DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
+_GENERATED = re.compile(r"^(?P<stem>.+)-[2456789bcdfghkmt]{10}$")  # kustomize's hash alphabet
+
+
+@dataclass
+class Removal:
+    """One object in place at base that head's builds no longer produce from the same place."""
+
+    key: ObjKey
+    obj: dict[str, Any]
+    ks: KsRef
+    fate: str
+    reason: str  # why Flux deletes or orphans it, one sentence
+    ks_gone: bool = False
+    moved_to: KsRef | None = None
+    file: str = ""
+    line: int = 1
+    hint: str = ""
+    details: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class BuildIssue:
+    ks: KsRef
+    base_error: str | None
+    head_error: str | None
+
+
+def _churn(key: ObjKey, head_keys: set[ObjKey]) -> bool:
+    match = _GENERATED.match(key.name)
+    if not match or key.kind not in ("ConfigMap", "Secret"):
+        return False
+    stem = match.group("stem")
+    for other in head_keys:
+        if (other.kind, other.group, other.namespace) == (key.kind, key.group, key.namespace) and other != key:
+            m = _GENERATED.match(other.name)
+            if m and m.group("stem") == stem:
+                return True
+    return False
+
+
+def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | None:
+    """What happens to a Kustomization object that head no longer produces (None: not judged)."""
+    node = base.nodes[ref]
+    marker = orphaning_marker({"metadata": {"annotations": dict(node.ks.annotations)}})
+    if marker:
+        return ORPHANED, f"Kustomization {ref} carries {marker}, so Flux leaves it and its objects"
+    parent = node.parent
+    if parent is None:
+        return ORPHANED, f"root Kustomization {ref} was applied outside git"
+    held = head.nodes.get(parent)
+    if held is not None and not held.external:
+        if held.build.error:
+            return None
+        if held.ks.prune:
+            return DELETED, f"Kustomization {ref} is no longer produced by {parent}, which prunes it"
+        return ORPHANED, f"{parent} has prune: false, so Kustomization {ref} is orphaned, not deleted"
+    if parent in base.nodes:
+        return _ks_fate(parent, base, head)
+    return None
+
+
+def compute_removals(base: Revision, head: Revision,
+                     inventory: dict[KsRef, set[ObjKey]] | None = None) -> tuple[list[Removal], list[BuildIssue]]:
+    removals: list[Removal] = []
+    issues: list[BuildIssue] = []
+    head_owner = head.owners()
+    for ref in sorted(base.nodes):
+        bnode = base.nodes[ref]
+        if bnode.external:
+            continue
+        hnode = head.nodes.get(ref)
+        if hnode is not None and hnode.external:
+            continue
+        herror = hnode.build.error if hnode is not None else None
+        if bnode.build.error or herror:
+            issues.append(BuildIssue(ref, bnode.build.error, herror))
+            continue
+        in_place: dict[ObjKey, dict[str, Any]] = dict(bnode.build.objects)
+        if inventory is not None and ref in inventory:
+            in_place = {k: bnode.build.objects.get(k) or _stub(k) for k in inventory[ref]}
+        if hnode is not None:
+            head_keys = set(hnode.build.objects)
+            gone = sorted(set(in_place) - head_keys)
+            ks_gone, ks_outcome = False, None
+        else:
+            head_keys = set()
+            gone = sorted(in_place)
+            ks_gone, ks_outcome = True, _ks_fate(ref, base, head)
+            if ks_outcome is None:
+                continue
+        for key in gone:
+            if not ks_gone and _churn(key, head_keys):
+                continue
+            obj = in_place[key]
+            fate, reason = _fate(key, obj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None,
+                                 ks_outcome, head_owner)
+            if fate is None:
+                continue
+            owner = head_owner.get(key)
+            removals.append(Removal(key, obj, ref, fate, reason, ks_gone=ks_gone,
+                                    moved_to=owner if fate == MOVED else None))
+    for ref in sorted(head.nodes):
+        hnode = head.nodes[ref]
+        if ref not in base.nodes and hnode.build.error and not hnode.external:
+            issues.append(BuildIssue(ref, None, hnode.build.error))
+    return removals, issues
+
+
+def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_prune: bool | None,
+          ks_outcome: tuple[str, str] | None, head_owner: dict[ObjKey, KsRef]) -> tuple[str | None, str]:
+    marker = orphaning_marker(obj)
+    moved = key in head_owner and head_owner[key] != ref
+    if ks_outcome is not None:
+        fate, reason = ks_outcome
+        if fate == ORPHANED:
+            return (None if moved else ORPHANED), reason
+        if not base_prune:
+            return (None if moved else ORPHANED), f"Kustomization {ref} is deleted but had prune: false, so its objects are orphaned"
+        lead = f"Kustomization {ref} leaves git and its finalizer deletes its inventory ({reason})"
+    else:
+        if head_prune is False:
+            return (None if moved else ORPHANED), f"Kustomization {ref} has prune: false, so Flux orphans it"
+        lead = f"it is no longer in the build of Kustomization {ref}, which has prune: true"
+    if marker:
+        return (None if moved else ORPHANED), f"{lead}, but the object carries {marker}, so Flux leaves it in place"
+    if moved:
+        return MOVED, f"{lead}; it is now built by {head_owner[key]}, but Flux may delete it before that one re-creates it"
+    return DELETED, lead
+
+
+def _stub(key: ObjKey) -> dict[str, Any]:
+    api = f"{key.group}/v1" if key.group else "v1"
+    meta: dict[str, Any] = {"name": key.name}
+    if key.namespace:
+        meta["namespace"] = key.namespace
+    return {"apiVersion": api, "kind": key.kind, "metadata": meta}

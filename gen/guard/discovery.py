@@ -1,0 +1,211 @@
+"""Find the Flux Kustomizations that reach a cluster, at both revisions, building as it goes.
+
+Roots are the Kustomizations no other Kustomization's build produces (typically
+`clusters/<name>/flux-system/gotk-sync.yaml`); every Kustomization object a build produces is
+followed in turn. Both revisions are explored in lock-step waves so each wave is one batch of
+builds, and a build whose fingerprint (spec + input blob ids) was already seen, at the other
+revision or in the persistent cache, is not run again. A file no build reaches is in no cluster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from gen.guard.cache import BuildCache
+from gen.guard.engine import Engine, Job
+from gen.guard.fluxspec import is_flux_kustomization, parse_ks, substitute
+from gen.guard.inputs import Inputs, Resolver
+from gen.guard.manifests import try_docs
+from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
+from gen.guard.revision import Tree
+
+FLUX_MARK = b"kustomize.toolkit.fluxcd.io"
+
+
+@dataclass
+class Candidate:
+    """A Flux Kustomization written in a file: a root unless another build produces it."""
+
+    ks: FluxKs
+    file: str | None
+    namespace_given: bool = True
+
+
+@dataclass
+class Explored:
+    build: Build
+    children: list[FluxKs] = field(default_factory=list)
+    external: bool = False
+
+
+class Discovery:
+    def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache,
+                 roots_under: tuple[str, ...] = ()) -> None:
+        self.trees = trees
+        self.engine = engine
+        self.cache = cache
+        self.roots_under = roots_under
+        parsed: dict[str, Any] = {}
+        self.resolvers = {label: Resolver(tree, parsed) for label, tree in trees.items()}
+        self.memo: dict[str, Build] = {}
+        self.explored: dict[tuple[str, KsRef, str], Explored] = {}
+        self.candidates: dict[str, list[Candidate]] = {label: [] for label in trees}
+        self._flux_blobs: dict[str, list[Any] | None] = {}
+
+    # -- candidates -------------------------------------------------------------------------
+    def _scan(self, label: str) -> list[Candidate]:
+        tree = self.trees[label]
+        found: list[Candidate] = []
+        for path in sorted(tree.blobs):
+            if not path.endswith((".yaml", ".yml")):
+                continue
+            if self.roots_under and "" not in self.roots_under and not any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.roots_under):
+                continue
+            blob = tree.blobs[path]
+            if blob not in self._flux_blobs:
+                data = tree.read(path)
+                self._flux_blobs[blob] = try_docs(data.decode("utf-8", "replace")) if FLUX_MARK in data else None
+            for doc in self._flux_blobs[blob] or []:
+                if is_flux_kustomization(doc):
+                    given = bool((doc.get("metadata") or {}).get("namespace"))
+                    found.append(Candidate(parse_ks(doc, "flux-system"), path, given))
+        return found
+
+    # -- building ---------------------------------------------------------------------------
+    def _fingerprint(self, label: str, ks: FluxKs, inputs: Inputs) -> str:
+        tree = self.trees[label]
+        digest = hashlib.sha256()
+        digest.update(f"{self.engine.identity}\n{ks.spec_id()}\n".encode())
+        for path in sorted(inputs.files):
+            digest.update(f"{path}\0{tree.blobs[path]}\n".encode())
+        for path in sorted(inputs.missing):
+            digest.update(f"missing\0{path}\n".encode())
+        if not inputs.exact:
+            digest.update(f"inexact\0{tree.commit}\n".encode())
+        return ("" if inputs.exact else "x") + digest.hexdigest()
+
+    def _wave(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> list[tuple[str, FluxKs, tuple[str, str, str]]]:
+        """Build one wave of (label, spec, root source); return the next wave."""
+        keyed: list[tuple[str, FluxKs, tuple[str, str, str], str, Inputs]] = []
+        jobs: dict[str, Job] = {}
+        inputs_of: dict[str, Inputs] = {}
+        for label, ks, root_source in items:
+            inputs = self.resolvers[label].for_path(ks.path)
+            fp = self._fingerprint(label, ks, inputs)
+            keyed.append((label, ks, root_source, fp, inputs))
+            inputs_of.setdefault(fp, inputs)
+            if fp in self.memo or fp in jobs:
+                continue
+            cached = self.cache.get(fp) if inputs.exact else None
+            if cached is not None:
+                self.memo[fp] = _make_build(cached, inputs, fp)
+            else:
+                jobs[fp] = Job(fp, self.trees[label], ks)
+        outcomes = self.engine.run(list(jobs.values()))
+        for fp, outcome in outcomes.items():
+            job = jobs[fp]
+            inputs = inputs_of[fp]
+            if outcome.objects is None:
+                self.memo[fp] = Build(error=outcome.error or "build failed", inputs=tuple(sorted(inputs.files)), fingerprint=fp)
+                continue
+            objects = substitute(outcome.objects, job.ks)
+            if inputs.exact:
+                self.cache.put(fp, objects)
+            self.memo[fp] = _make_build(objects, inputs, fp)
+        nxt: list[tuple[str, FluxKs, tuple[str, str, str]]] = []
+        for label, ks, root_source, fp, _ in keyed:
+            key = (label, ks.ref, ks.spec_id())
+            if key in self.explored:
+                continue
+            build = self.memo[fp]
+            entry = Explored(build)
+            self.explored[key] = entry
+            for obj in build.objects.values():
+                if not is_flux_kustomization(obj):
+                    continue
+                child = parse_ks(obj, ks.ref.namespace)
+                if child.ref == ks.ref:
+                    continue  # a root that manages itself (flux-system)
+                entry.children.append(child)
+                child_key = (label, child.ref, child.spec_id())
+                if child_key in self.explored:
+                    continue
+                if child.source != root_source:
+                    self.explored[child_key] = Explored(Build(), external=True)
+                    continue
+                nxt.append((label, child, root_source))
+        return nxt
+
+    def _explore(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> None:
+        seen: set[tuple[str, KsRef, str]] = set()
+        while items:
+            unique = []
+            for item in items:
+                key = (item[0], item[1].ref, item[1].spec_id())
+                if key not in seen and key not in self.explored:
+                    seen.add(key)
+                    unique.append(item)
+            items = self._wave(unique)
+
+    # -- the model --------------------------------------------------------------------------
+    def run(self, refs: dict[str, str]) -> dict[str, Revision]:
+        for label in self.trees:
+            self.candidates[label] = self._scan(label)
+        self._explore([(label, c.ks, c.ks.source) for label in self.trees for c in self.candidates[label]])
+        models = {label: self._model(label, refs[label]) for label in self.trees}
+        if "base" in models and "head" in models:
+            # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
+            # in the cluster, still reconciling its path with the spec it had.
+            head_refs = {c.ks.ref for c in self.candidates["head"]}
+            vanished = [models["base"].nodes[r] for r in models["base"].roots if r not in head_refs]
+            if vanished:
+                self.candidates["head"] += [Candidate(n.ks, None) for n in vanished]
+                self._explore([("head", n.ks, n.ks.source) for n in vanished])
+                models["head"] = self._model("head", refs["head"])
+        return models
+
+    def _model(self, label: str, ref: str) -> Revision:
+        produced: dict[KsRef, set[KsRef]] = {}
+        for (lab, parent, _), entry in self.explored.items():
+            if lab == label:
+                for child in entry.children:
+                    produced.setdefault(child.ref, set()).add(parent)
+        produced_names = {r.name for r, parents in produced.items() if parents}
+
+        def is_root(c: Candidate) -> bool:
+            others = produced.get(c.ks.ref, set()) - {c.ks.ref}
+            if others:
+                return False
+            return c.namespace_given or c.ks.ref.name not in produced_names
+
+        revision = Revision(label, ref)
+        queue: list[tuple[FluxKs, KsRef | None, KsRef, str | None, tuple[str, str, str]]] = []
+        for cand in self.candidates[label]:
+            if is_root(cand) and cand.ks.ref not in revision.roots:
+                revision.roots.append(cand.ks.ref)
+                queue.append((cand.ks, None, cand.ks.ref, cand.file, cand.ks.source))
+        while queue:
+            ks, parent, root, file, root_source = queue.pop(0)
+            if ks.ref in revision.nodes:
+                continue
+            entry = self.explored.get((label, ks.ref, ks.spec_id()))
+            external = ks.source != root_source or entry is None or entry.external
+            node = Node(ks, entry.build if entry and not external else Build(), parent, root, file,
+                        external=external)
+            revision.nodes[ks.ref] = node
+            if external or entry is None:
+                continue
+            for child in entry.children:
+                node.children.append(child.ref)
+                queue.append((child, ks.ref, root, None, root_source))
+        return revision
+
+
+def _make_build(objects: list[dict[str, Any]], inputs: Inputs, fp: str) -> Build:
+    keyed: dict[ObjKey, dict[str, Any]] = {}
+    for obj in objects:
+        if isinstance(obj, dict):
+            keyed.setdefault(ObjKey.of(obj), obj)
+    return Build(objects=keyed, inputs=tuple(sorted(inputs.files)), fingerprint=fp)

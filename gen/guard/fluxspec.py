@@ -1,0 +1,149 @@
+"""Read Flux Kustomization objects and reproduce what kustomize-controller adds to a build.
+
+kustomize-controller does not build `spec.path` verbatim: it generates a kustomization.yaml
+where the path has none, applies `spec.targetNamespace`, `patches`, `images`, `components`,
+`namePrefix`/`nameSuffix`, then substitutes `spec.postBuild.substitute` variables in every object
+not marked `kustomize.toolkit.fluxcd.io/substitute: disabled`. We express the first part as a
+wrapper kustomization around the path (kustomize itself does the work) and do the substitution
+here (a few lines of envsubst; Flux uses drone/envsubst).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from typing import Any
+
+import yaml
+
+from gen.guard.inputs import flux_scan
+from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef, metadata_flag
+from gen.guard.revision import Tree
+
+_TRANSFORM_KEYS = ("patches", "images", "components", "namePrefix", "nameSuffix")
+
+
+def is_flux_kustomization(obj: Any) -> bool:
+    return (
+        isinstance(obj, dict)
+        and obj.get("kind") == "Kustomization"
+        and str(obj.get("apiVersion", "")).rsplit("/", 1)[0] == FLUX_GROUP
+        and str(obj.get("apiVersion", "")).rsplit("/", 1)[-1] in FLUX_VERSIONS
+    )
+
+
+def normalize_path(raw: Any) -> str:
+    text = str(raw or "").strip()
+    norm = posixpath.normpath("/" + text).lstrip("/")  # Flux joins under the source root
+    return "" if norm == "." else norm
+
+
+def parse_ks(obj: dict[str, Any], default_namespace: str = "default") -> FluxKs:
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    namespace = str(meta.get("namespace") or default_namespace)
+    source = spec.get("sourceRef") or {}
+    post = spec.get("postBuild")
+    substitute: tuple[tuple[str, str], ...] | None = None
+    substitute_from = False
+    if isinstance(post, dict):
+        values = post.get("substitute") or {}
+        substitute = tuple(sorted((str(k), _scalar(v)) for k, v in values.items())) if isinstance(values, dict) else ()
+        substitute_from = bool(post.get("substituteFrom"))
+    transforms = tuple(
+        (key, json.dumps(spec[key], sort_keys=True, default=str)) for key in _TRANSFORM_KEYS if spec.get(key)
+    )
+    annotations = meta.get("annotations") or {}
+    return FluxKs(
+        ref=KsRef(namespace, str(meta.get("name") or "")),
+        path=normalize_path(spec.get("path")),
+        prune=spec.get("prune") is True,
+        source=(str(source.get("kind") or ""), str(source.get("namespace") or namespace), str(source.get("name") or "")),
+        target_namespace=str(spec["targetNamespace"]) if spec.get("targetNamespace") else None,
+        transforms=transforms,
+        substitute=substitute,
+        substitute_from=substitute_from,
+        annotations=tuple(sorted((str(k), str(v)) for k, v in annotations.items())) if isinstance(annotations, dict) else (),
+        suspended=spec.get("suspend") is True,
+    )
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def needs_wrapper(ks: FluxKs, tree: Tree) -> bool:
+    return bool(ks.target_namespace or ks.transforms or tree.kustomization_file(ks.path) is None)
+
+
+def wrapper(ks: FluxKs, tree: Tree, rel_to_root: str) -> str:
+    """kustomization.yaml text for a wrapper dir whose path back to the tree root is `rel_to_root`."""
+    def rel(path: str) -> str:
+        return posixpath.join(rel_to_root, path) if path else rel_to_root
+
+    if tree.kustomization_file(ks.path):
+        resources = [rel(ks.path)]
+    else:
+        resources = [rel(p) for p in flux_scan(tree, ks.path)]
+    doc: dict[str, Any] = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": resources,
+    }
+    if ks.target_namespace:
+        doc["namespace"] = ks.target_namespace
+    for key, raw in ks.transforms:
+        value = json.loads(raw)
+        if key == "components":
+            value = [rel(posixpath.normpath(posixpath.join(ks.path, c))) for c in value]
+        doc[key] = value
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+_VAR = re.compile(r"\$\$|\$\{([_a-zA-Z][_a-zA-Z0-9]*)(?:(:?[-=])([^}]*))?\}")
+
+
+def substitute(objects: list[dict[str, Any]], ks: FluxKs) -> list[dict[str, Any]]:
+    """Apply postBuild.substitute like kustomize-controller: unset variables become "" unless
+    `substituteFrom` may define them (then they are left as written, identical at both revisions)."""
+    if ks.substitute is None:
+        return objects
+    values = dict(ks.substitute)
+
+    def repl(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name, op, default = match.group(1), match.group(2), match.group(3)
+        if name in values and (values[name] or not (op or "").startswith(":")):
+            return values[name]
+        if op is not None:
+            return default
+        return match.group(0) if ks.substitute_from else ""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, str) and "$" in value:
+            whole = _VAR.fullmatch(value) is not None
+            text = _VAR.sub(repl, value)
+            if whole:  # `replicas: ${N}` becomes a number, as in Flux's YAML-level substitution
+                try:
+                    parsed = yaml.safe_load(text)
+                except yaml.YAMLError:
+                    return text
+                return parsed if isinstance(parsed, (int, float, bool)) else text
+            return text
+        return value
+
+    out = []
+    for obj in objects:
+        if (metadata_flag(obj, f"{FLUX_GROUP}/substitute") or "").lower() == "disabled":
+            out.append(obj)
+        else:
+            out.append(walk(obj))
+    return out

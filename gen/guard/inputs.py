@@ -1,0 +1,160 @@
+"""Which files a Flux Kustomization's build reads, resolved transitively, for fingerprints.
+
+A build is a pure function of its Flux spec and the files it reads, so if every input has the
+same git blob id at base and head the build is the same and is done once. The reference fields
+of kustomization.yaml are followed (resources, bases, components, patches, generators, …). When
+something cannot be resolved exactly (a remote base, a helm chart, an unparsable file) the
+result is marked inexact and that Kustomization is always built at both revisions.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from gen.guard.manifests import try_docs
+from gen.guard.revision import Tree
+
+_REMOTE = ("http://", "https://", "git@", "ssh://", "github.com/", "gitlab.com/", "oci://")
+
+
+@dataclass
+class Inputs:
+    files: set[str] = field(default_factory=set)
+    missing: set[str] = field(default_factory=set)
+    exact: bool = True
+    # kustomization file -> [(entry as written, resolved repo path)] of its resources/bases
+    references: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+
+def _join(directory: str, entry: str) -> str | None:
+    joined = posixpath.normpath(posixpath.join(directory, entry)) if directory else posixpath.normpath(entry)
+    if joined.startswith("../") or joined == ".." or posixpath.isabs(joined):
+        return None  # outside the repository: kustomize-controller refuses it too
+    return "" if joined == "." else joined
+
+
+def flux_scan(tree: Tree, directory: str) -> list[str]:
+    """The resources kustomize-controller's generator lists for a path without kustomization.yaml:
+    every .yaml/.yml file below it, and each sub-directory that has its own kustomization file
+    (not descended into)."""
+    out: list[str] = []
+
+    def visit(d: str) -> None:
+        for name in sorted(tree.entries.get(d, [])):
+            path = posixpath.join(d, name) if d else name
+            if tree.is_dir(path) and path not in tree.blobs:
+                if tree.kustomization_file(path):
+                    out.append(path)
+                else:
+                    visit(path)
+            elif name.endswith((".yaml", ".yml")):
+                out.append(path)
+
+    visit(directory)
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _generator_files(gen: Any) -> list[str]:
+    out: list[str] = []
+    if not isinstance(gen, dict):
+        return out
+    for entry in _strings(gen.get("files")):
+        out.append(entry.split("=", 1)[1] if "=" in entry else entry)
+    out += _strings(gen.get("envs")) + _strings(gen.get("env"))
+    return out
+
+
+class Resolver:
+    """Resolves inputs at one revision; parsed kustomization files are shared by blob id."""
+
+    def __init__(self, tree: Tree, parsed: dict[str, Any]) -> None:
+        self.tree = tree
+        self.parsed = parsed  # blob id -> parsed first document (or None)
+
+    def _parse(self, path: str) -> Any:
+        blob = self.tree.blobs[path]
+        if blob not in self.parsed:
+            docs = try_docs(self.tree.read(path).decode("utf-8", "replace"))
+            self.parsed[blob] = docs[0] if docs else None
+        return self.parsed[blob]
+
+    def for_path(self, path: str) -> Inputs:
+        """Inputs of a Flux spec.path (kustomization file or Flux-generated)."""
+        result = Inputs()
+        if not self.tree.is_dir(path) or path in self.tree.blobs:
+            result.missing.add(path + "/")
+            return result
+        if self.tree.kustomization_file(path):
+            self._dir(path, result, set())
+        else:
+            for entry in flux_scan(self.tree, path):
+                if entry in self.tree.blobs:
+                    result.files.add(entry)
+                else:
+                    self._dir(entry, result, set())
+        return result
+
+    def _ref(self, base: str, entry: str, result: Inputs, seen: set[str], *, as_dir: bool = True) -> str | None:
+        if not isinstance(entry, str) or "\n" in entry:
+            return None  # inline patch/transformer: part of a file already counted
+        if entry.startswith(_REMOTE) or "?ref=" in entry or "//" in entry:
+            result.exact = False
+            return None
+        target = _join(base, entry)
+        if target is None:
+            result.exact = False
+            return None
+        if target in self.tree.blobs:
+            result.files.add(target)
+        elif as_dir and self.tree.is_dir(target):
+            self._dir(target, result, seen)
+        else:
+            result.missing.add(target)
+        return target
+
+    def _dir(self, directory: str, result: Inputs, seen: set[str]) -> None:
+        if directory in seen:
+            return
+        seen.add(directory)
+        kfile = self.tree.kustomization_file(directory)
+        if kfile is None:
+            result.missing.add(directory + "/kustomization.yaml")
+            return
+        result.files.add(kfile)
+        doc = self._parse(kfile)
+        if not isinstance(doc, dict):
+            result.exact = False
+            return
+        if any(doc.get(k) for k in ("helmCharts", "helmChartInflationGenerator", "helmGlobals")):
+            result.exact = False
+        refs: list[tuple[str, str]] = []
+        for key in ("resources", "bases", "components"):
+            for entry in _strings(doc.get(key)):
+                target = self._ref(directory, entry, result, seen)
+                if target is not None and key != "components":
+                    refs.append((entry, target))
+        result.references[kfile] = refs
+        for key in ("crds", "configurations", "patchesStrategicMerge", "generators", "transformers", "validators"):
+            for entry in _strings(doc.get(key)):
+                self._ref(directory, entry, result, seen)
+        for key in ("patches", "patchesJson6902", "replacements"):
+            for item in doc.get(key) or []:
+                if isinstance(item, dict) and isinstance(item.get("path"), str):
+                    self._ref(directory, item["path"], result, seen, as_dir=False)
+        for key in ("configMapGenerator", "secretGenerator"):
+            for gen in doc.get(key) or []:
+                for entry in _generator_files(gen):
+                    self._ref(directory, entry, result, seen, as_dir=False)
+        openapi = doc.get("openapi")
+        if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
+            self._ref(directory, openapi["path"], result, seen, as_dir=False)

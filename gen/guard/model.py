@@ -1,0 +1,157 @@
+"""The data the guard reasons about: object identities, Flux Kustomizations, builds, revisions.
+
+Objects are identified the way Flux's inventory does (`<namespace>_<name>_<group>_<kind>`), so a
+rename, a namespace move or a kind change is a different object: Flux deletes the old one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
+FLUX_VERSIONS = ("v1", "v1beta2", "v1beta1")
+
+# Annotations (or labels) with which Flux leaves an object alone instead of deleting it.
+ORPHANING = {
+    "kustomize.toolkit.fluxcd.io/prune": "disabled",
+    "kustomize.toolkit.fluxcd.io/reconcile": "disabled",
+    "kustomize.toolkit.fluxcd.io/ssa": "ignore",
+}
+
+
+@dataclass(frozen=True, order=True)
+class ObjKey:
+    """One Kubernetes object as Flux's inventory names it."""
+
+    namespace: str
+    name: str
+    group: str
+    kind: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.namespace}_{self.name}_{self.group}_{self.kind}"
+
+    @property
+    def ref(self) -> str:
+        """Human form: `ConfigMap kube-system/coredns`."""
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where}"
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> ObjKey:
+        api = str(obj.get("apiVersion") or "")
+        group = api.rsplit("/", 1)[0] if "/" in api else ""
+        meta = obj.get("metadata") or {}
+        return cls(str(meta.get("namespace") or ""), str(meta.get("name") or ""), group, str(obj.get("kind") or ""))
+
+    @classmethod
+    def parse(cls, text: str) -> ObjKey | None:
+        """Parse a Flux inventory id; names never contain `_`, so splitting is exact."""
+        parts = text.split("_")
+        if len(parts) != 4 or not parts[1] or not parts[3]:
+            return None
+        return cls(*parts)
+
+
+@dataclass(frozen=True, order=True)
+class KsRef:
+    """A Flux Kustomization by namespace and name."""
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class FluxKs:
+    """The parts of a Flux Kustomization that decide what it builds and what it prunes."""
+
+    ref: KsRef
+    path: str  # repo-relative posix, "" for the repository root
+    prune: bool
+    source: tuple[str, str, str]  # kind, namespace, name of spec.sourceRef
+    target_namespace: str | None = None
+    # Fields of spec that change the build (JSON-able, for fingerprints and wrappers).
+    transforms: tuple[tuple[str, str], ...] = ()
+    substitute: tuple[tuple[str, str], ...] | None = None  # None: no postBuild
+    substitute_from: bool = False
+    annotations: tuple[tuple[str, str], ...] = ()
+    suspended: bool = False
+
+    def spec_id(self) -> str:
+        """Everything about this object that changes its build, as one stable string."""
+        return repr((self.path, self.target_namespace, self.transforms, self.substitute, self.substitute_from))
+
+
+@dataclass
+class Build:
+    """What one Flux Kustomization produces at one revision (or why it could not be built)."""
+
+    objects: dict[ObjKey, dict[str, Any]] = field(default_factory=dict)
+    error: str | None = None
+    inputs: tuple[str, ...] = ()  # repo-relative files the build reads
+    fingerprint: str | None = None
+
+
+@dataclass
+class Node:
+    """One Flux Kustomization reached at one revision, with its build and where it came from."""
+
+    ks: FluxKs
+    build: Build
+    parent: KsRef | None  # the Kustomization whose build produced it; None for a root
+    root: KsRef
+    file: str | None = None  # where the object is written, when known
+    line: int = 1
+    children: list[KsRef] = field(default_factory=list)
+    external: bool = False  # its source is not this repository: not built, not judged
+
+
+@dataclass
+class Revision:
+    """Every Flux Kustomization reached from the roots at one revision."""
+
+    label: str  # "base" or "head"
+    ref: str
+    nodes: dict[KsRef, Node] = field(default_factory=dict)
+    roots: list[KsRef] = field(default_factory=list)
+
+    def cluster_objects(self, root: KsRef) -> dict[ObjKey, tuple[KsRef, dict[str, Any]]]:
+        """Every object a cluster (one root's tree) gets, with the Kustomization that applies it."""
+        out: dict[ObjKey, tuple[KsRef, dict[str, Any]]] = {}
+        for ref in sorted(self.nodes):
+            node = self.nodes[ref]
+            if node.root == root and node.build.error is None:
+                for key, obj in node.build.objects.items():
+                    out.setdefault(key, (ref, obj))
+        return out
+
+    def owners(self) -> dict[ObjKey, KsRef]:
+        out: dict[ObjKey, KsRef] = {}
+        for ref in sorted(self.nodes):
+            for key in self.nodes[ref].build.objects:
+                out.setdefault(key, ref)
+        return out
+
+
+def metadata_flag(obj: dict[str, Any], key: str) -> str | None:
+    """An annotation or label value (Flux honours both for its own markers)."""
+    meta = obj.get("metadata") or {}
+    for section in ("annotations", "labels"):
+        value = (meta.get(section) or {}).get(key)
+        if value is not None:
+            return str(value)
+    return None
+
+
+def orphaning_marker(obj: dict[str, Any]) -> str | None:
+    """`key: value` of the first Flux marker that makes Flux leave this object in place."""
+    for key, value in ORPHANING.items():
+        found = metadata_flag(obj, key)
+        if found is not None and found.lower() == value:
+            return f"{key}: {found}"
+    return None

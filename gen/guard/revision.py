@@ -1,0 +1,139 @@
+"""Read a git revision without touching the working tree: list it, then unpack it into a temp dir.
+
+`git ls-tree` gives every file's blob id, which is a free content hash: two revisions whose
+inputs have the same blob ids build the same output, so the guard can reuse one build for both.
+`git archive` unpacks the revision so real kustomize can read it; the user's checkout, index and
+refs are never modified (a `git worktree` would write to .git).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shutil
+import subprocess
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gen.errors import ToolError, UsageError
+from gen.tools import git_binary
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def _git(repo: Path, *args: str) -> str:
+    argv = [git_binary(), "-C", str(repo), *args]
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    except OSError as err:
+        raise ToolError(f"cannot run git: {err}") from err
+    if proc.returncode != 0:
+        raise ToolError(f"git {' '.join(args)} failed", stderr=proc.stderr)
+    return proc.stdout
+
+
+def repo_root(repo: Path) -> Path:
+    """The top of the git work tree that holds `repo`."""
+    if not repo.is_dir():
+        raise UsageError(f"{repo} is not a directory", key="--repo", hint="pass the GitOps repository root")
+    proc = subprocess.run([git_binary(), "-C", str(repo), "rev-parse", "--show-toplevel"],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise UsageError(f"{repo} is not inside a git repository", key="--repo",
+                         hint="run in the GitOps repository or pass --repo DIR")
+    return Path(proc.stdout.strip())
+
+
+def resolve(repo: Path, ref: str, option: str) -> str:
+    """The commit id REF names; a ref that does not exist is bad input (exit 2)."""
+    proc = subprocess.run([git_binary(), "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise UsageError(f"{ref!r} is not a commit in {repo}", key=option,
+                         hint="pass a branch, tag or commit id (fetch it first in CI: `git fetch origin main`)")
+    return proc.stdout.strip()
+
+
+@dataclass
+class Tree:
+    """One revision: its files with blob ids, unpacked under `root` for kustomize to read."""
+
+    commit: str
+    root: Path
+    blobs: dict[str, str] = field(default_factory=dict)  # path -> blob id
+    entries: dict[str, list[str]] = field(default_factory=dict)  # dir -> direct children (names)
+
+    def is_file(self, path: str) -> bool:
+        return path in self.blobs
+
+    def is_dir(self, path: str) -> bool:
+        return path == "" or path in self.entries
+
+    def kustomization_file(self, directory: str) -> str | None:
+        for name in KUSTOMIZATION_FILES:
+            candidate = posixpath.join(directory, name) if directory else name
+            if candidate in self.blobs:
+                return candidate
+        return None
+
+    def read(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+    def walk(self, directory: str) -> list[str]:
+        """Every file under `directory`, sorted, as repo-relative paths."""
+        prefix = directory + "/" if directory else ""
+        return sorted(p for p in self.blobs if p.startswith(prefix))
+
+
+def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
+    """List and unpack `commit` into `dest` (which must not exist yet)."""
+    tree = Tree(commit=commit, root=dest)
+    listing = _git(repo, "ls-tree", "-r", "-z", "--full-tree", commit)
+    for record in listing.split("\0"):
+        if not record:
+            continue
+        meta, path = record.split("\t", 1)
+        mode, kind, blob = meta.split(" ")
+        if kind != "blob":
+            continue  # submodules are other repositories
+        tree.blobs[path] = blob
+        parent, name = posixpath.split(path)
+        while True:
+            tree.entries.setdefault(parent, [])
+            if name not in tree.entries[parent]:
+                tree.entries[parent].append(name)
+            if not parent:
+                break
+            parent, name = posixpath.split(parent)
+    dest.mkdir(parents=True)
+    _unpack(repo, commit, dest)
+    return tree
+
+
+def _unpack(repo: Path, commit: str, dest: Path) -> None:
+    argv = [git_binary(), "-C", str(repo), "archive", "--format=tar", commit]
+    tar = shutil.which("tar")
+    if tar:
+        git_proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        untar = subprocess.run([tar, "-x", "-f", "-", "-C", str(dest)], stdin=git_proc.stdout,
+                               capture_output=True, check=False)
+        assert git_proc.stdout is not None
+        git_proc.stdout.close()
+        err = git_proc.stderr.read().decode() if git_proc.stderr else ""
+        if git_proc.wait() != 0 or untar.returncode != 0:
+            raise ToolError(f"cannot unpack revision {commit[:12]}", stderr=err + untar.stderr.decode())
+        return
+    proc = subprocess.run(argv, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise ToolError(f"git archive {commit[:12]} failed", stderr=proc.stderr.decode())
+    import io
+
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as archive:
+        archive.extractall(dest, filter="data")
+
+
+def show(repo: Path, commit: str, path: str) -> str | None:
+    """One file's text at a revision, or None when it is not there."""
+    proc = subprocess.run([git_binary(), "-C", str(repo), "show", f"{commit}:{path}"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout if proc.returncode == 0 else None

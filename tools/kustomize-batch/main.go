@@ -1,0 +1,116 @@
+// kustomize-batch builds many kustomizations in one process with the real kustomize library.
+//
+// Why: `kubectl kustomize` costs ~90 ms a build, 76 ms of it process start-up; coredns-gen guard
+// builds thousands of Flux Kustomizations per pull request. This program reads one JSON request
+// per line on stdin ({"id": "...", "dir": "/abs/dir"}), builds each with krusty (the library
+// inside kubectl kustomize, pinned to the version kubectl v1.37.1 bundles) using the options
+// kustomize-controller uses (no load restrictions, plugins disabled), and writes one JSON line per
+// request on stdout: {"id": "...", "objects": [...]} or {"id": "...", "error": "..."}.
+// Results arrive in completion order; -j sets the number of concurrent builds.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+type request struct {
+	ID  string `json:"id"`
+	Dir string `json:"dir"`
+}
+
+type result struct {
+	ID      string                   `json:"id"`
+	Objects []map[string]interface{} `json:"objects"`
+	Error   string                   `json:"error,omitempty"`
+}
+
+func build(fs filesys.FileSystem, req request) (res result) {
+	res.ID = req.ID
+	res.Objects = []map[string]interface{}{}
+	defer func() {
+		if r := recover(); r != nil {
+			res.Objects = nil
+			res.Error = fmt.Sprintf("kustomize panicked: %v", r)
+		}
+	}()
+	opts := krusty.MakeDefaultOptions()
+	opts.LoadRestrictions = types.LoadRestrictionsNone
+	opts.PluginConfig = types.DisabledPluginConfig()
+	m, err := krusty.MakeKustomizer(opts).Run(fs, req.Dir)
+	if err != nil {
+		res.Objects = nil
+		res.Error = err.Error()
+		return res
+	}
+	for _, r := range m.Resources() {
+		obj, err := r.Map()
+		if err != nil {
+			res.Objects = nil
+			res.Error = err.Error()
+			return res
+		}
+		res.Objects = append(res.Objects, obj)
+	}
+	return res
+}
+
+func main() {
+	jobs := flag.Int("j", runtime.NumCPU(), "concurrent builds")
+	version := flag.Bool("version", false, "print the protocol version and exit")
+	flag.Parse()
+	if *version {
+		fmt.Println("kustomize-batch 1 (sigs.k8s.io/kustomize/api v0.21.1)")
+		return
+	}
+	fs := filesys.MakeFsOnDisk()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	enc := json.NewEncoder(out)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	queue := make(chan request)
+	for i := 0; i < *jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for req := range queue {
+				res := build(fs, req)
+				mu.Lock()
+				if err := enc.Encode(res); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(3)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for in.Scan() {
+		var req request
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
+			os.Exit(2)
+		}
+		queue <- req
+	}
+	close(queue)
+	wg.Wait()
+	if err := in.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+}
