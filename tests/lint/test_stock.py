@@ -1,0 +1,48 @@
+"""Every stock platform default (shared/upstream and its copy in gen/data) lints clean.
+
+Each file is linted at the CoreDNS version its platform ships (FACTS.md §6) and at the newest,
+so a rule that misfires on a real default Corefile fails here first.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.lint import run_lint
+
+REPO = Path(__file__).resolve().parents[2]
+UPSTREAM = REPO.parent / "shared" / "upstream"
+STOCK = sorted(p for p in [*(REPO / "gen" / "data").glob("*/*"), *UPSTREAM.glob("*")]
+               if p.suffix in (".Corefile", ".yaml"))
+
+# platform default image per file name prefix (FACTS.md §6); k3s files carry their own image tag.
+SHIPPED = {"talos-1.8": "1.11.3", "talos-v1.8": "1.11.3", "talos-1.9": "1.12.0", "talos-v1.9": "1.12.0",
+           "talos-1.10": "1.12.1", "talos-v1.10": "1.12.1", "talos-1.11": "1.12.2", "talos-v1.11": "1.12.2",
+           "talos-1.12": "1.13.2", "talos-v1.12": "1.13.2", "talos-1.13": "1.14.2", "talos-v1.13": "1.14.2",
+           "kubeadm": "1.11.3", "aks": "1.12.1"}
+
+
+def _shipped(path: Path) -> str | None:
+    return next((v for k, v in sorted(SHIPPED.items(), key=lambda kv: -len(kv[0]))
+                 if path.name.startswith(k + ".") or path.name.startswith(k + "-")), None)
+
+
+def test_stock_files_found() -> None:
+    assert len(STOCK) >= 20, STOCK
+
+
+@pytest.mark.parametrize("path", STOCK, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_stock_default_lints_clean(path: Path) -> None:
+    assert run_lint([path]) == []
+    version = _shipped(path)
+    if version is not None:
+        assert run_lint([path], coredns_version=version) == []
+
+
+def test_all_stock_together_and_per_platform() -> None:
+    assert run_lint(STOCK) == []
+    assert run_lint([REPO / "gen/data/aks"], platform="aks") == []
+    for k3s in ("1.32.9", "1.34.9", "1.36.3"):
+        assert run_lint([REPO / "gen/data/k3s"], k3s_version=k3s) == []
