@@ -82,6 +82,7 @@ class Rule(Protocol):
 
     ID: str
     SEVERITY: Severity
+    REFUSES: bool  # True: an error finding means CoreDNS refuses the Corefile (proved with the binary)
     __doc__: str | None
 
     def check(self, ctx: LintContext) -> Iterator[Finding]: ...

@@ -17,6 +17,7 @@ from gen.lint.inputs import CUSTOM_CONFIGMAP
 
 ID = "custom-key-ignored"
 SEVERITY = Severity.WARNING
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -19,6 +19,7 @@ from gen.lint.versions import FAILOVER_NOERROR_REJECTED, FORWARD_OPTIONS
 
 ID = "forward-failover-noerror"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -15,6 +15,7 @@ from gen.lint.versions import FORWARD_OPTIONS
 
 ID = "forward-failover-unsupported"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -19,6 +19,7 @@ from gen.lint.versions import FORWARD_OPTIONS
 
 ID = "forward-next-ignored"
 SEVERITY = Severity.ERROR
+REFUSES = False  # CoreDNS loads it; the config just does not do what it says
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -18,6 +18,7 @@ from gen.lint.versions import FORWARD_OPTIONS
 
 ID = "forward-next-unsupported"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -19,6 +19,7 @@ from gen.lint.versions import FORWARD_OPTIONS, POLICY_VALUES
 
 ID = "forward-option-unsupported"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 OWN_RULES = {"next", "failover"}
 
 

@@ -19,6 +19,7 @@ from gen.lint.context import LintContext, at
 
 ID = "import-server-in-block"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
 def _walk(directives: list[Directive]) -> Iterator[Directive]:

@@ -21,6 +21,7 @@ from gen.lint.versions import k3s_override_forward_ignored
 
 ID = "override-root-forward"
 SEVERITY = Severity.ERROR
+REFUSES = False  # CoreDNS loads it; the config just does not do what it says
 HINT = ("put the upstream in a `*.server` key instead (`.:53 { forward . IP }` is refused next to the "
         "default block; forward a zone, e.g. `corp.example:53 { forward . 10.0.0.1 }`)")
 

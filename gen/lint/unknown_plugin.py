@@ -20,6 +20,7 @@ from gen.lint.versions import PLUGINS, plugin_status
 
 ID = "unknown-plugin"
 SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

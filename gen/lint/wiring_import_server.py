@@ -18,6 +18,7 @@ from gen.lint.wiring import SERVER_GLOB, import_target, line, wirings
 
 ID = "wiring-import-server"
 SEVERITY = Severity.ERROR
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

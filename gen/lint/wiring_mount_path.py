@@ -18,6 +18,7 @@ from gen.lint.wiring import line, wirings
 
 ID = "wiring-mount-path"
 SEVERITY = Severity.ERROR
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 VOLUME_HINT = (f'add volume `{{"name": "custom-config-volume", "configMap": {{"name": "{CUSTOM_CONFIGMAP}", '
                f'"optional": true}}}}` and mount it at {CUSTOM_DIR} read-only')
 

@@ -17,6 +17,7 @@ from gen.lint.wiring import line, wirings
 
 ID = "wiring-mount-readonly"
 SEVERITY = Severity.ERROR
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -17,6 +17,7 @@ from gen.lint.wiring import dns_port_flag, line, wirings
 
 ID = "wiring-port-53"
 SEVERITY = Severity.ERROR
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

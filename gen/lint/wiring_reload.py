@@ -19,6 +19,7 @@ from gen.lint.wiring import line, wirings
 
 ID = "wiring-reload"
 SEVERITY = Severity.ERROR
+REFUSES = False  # about the cluster wiring, not the Corefile syntax
 RELOAD_PARSES_IMPORTS = Version(1, 7, 0)
 
 

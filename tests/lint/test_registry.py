@@ -22,6 +22,7 @@ def test_module_is_snake_case_of_id_and_documents_pass_fail() -> None:
         doc = rule.__doc__ or ""
         assert "PASS" in doc and "FAIL" in doc, rule.ID
         assert isinstance(rule.SEVERITY, Severity)
+        assert isinstance(rule.REFUSES, bool), rule.ID
 
 
 def test_summaries_cover_every_rule() -> None:
