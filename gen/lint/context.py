@@ -88,23 +88,40 @@ class Rule(Protocol):
     def check(self, ctx: LintContext) -> Iterator[Finding]: ...
 
 
+def _imported(cf: Corefile, fs: VirtualFS) -> set[str]:
+    """Paths of the virtual files a Corefile's imports (top level or in any block) would read."""
+    stack: list[Directive] = [*cf.imports, *(d for b in cf.server_blocks for d in b.directives)]
+    paths: set[str] = set()
+    while stack:
+        d = stack.pop()
+        stack.extend(d.block or [])
+        if d.name == "import" and d.args:
+            paths.update(p for p, s in fs.files.items() if s in (fs(d.args[0]) or []))
+    return paths
+
+
 def build_units(inputs: Inputs) -> list[LintUnit]:
-    """Parse every Corefile text in the inputs into units (raises CorefileError on bad syntax)."""
+    """Parse every Corefile text in the inputs into units (raises CorefileError on bad syntax).
+
+    A coredns-custom key that a main Corefile among the inputs imports is judged inside that
+    Corefile (`in_main`), where its real neighbours are known; any other key is judged alone.
+    """
     custom = inputs.custom_sources()
     fs = VirtualFS(custom)
     units: list[LintUnit] = []
-    has_main = False
+    imported: set[str] = set()
     for cm, src in inputs.main_corefiles():
         raw = src.corefile()
         units.append(LintUnit("corefile", src, raw, expand_imports(raw, fs), cm))
-        has_main = True
+        imported |= _imported(raw, fs)
     cm = inputs.configmap(CUSTOM_CONFIGMAP)
     for path, src in custom.items():
         if path.endswith(".server"):
             raw = src.corefile()
-            units.append(LintUnit("server", src, raw, expand_imports(raw), cm, in_main=has_main))
+            units.append(LintUnit("server", src, raw, expand_imports(raw), cm, in_main=path in imported))
         elif path.endswith(".override"):
             block = ServerBlock([".:53"], src.directives(), src.fixed_line or src.line_offset + 1, None, src.filename)
             raw = Corefile(src.filename, [block])
-            units.append(LintUnit("override", src, raw, expand_imports(raw), cm, partial=True, in_main=has_main))
+            units.append(LintUnit("override", src, raw, expand_imports(raw), cm, partial=True,
+                                  in_main=path in imported))
     return units

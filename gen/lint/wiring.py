@@ -56,7 +56,8 @@ class Wiring:
 def _pick(cms: list[ConfigMapDoc], name: str, dep: WorkloadDoc) -> ConfigMapDoc | None:
     same = [c for c in cms if c.name == name and c.file == dep.file]
     near = [c for c in cms if c.name == name and (c.namespace or dep.namespace) == dep.namespace]
-    return (same or near or [None])[0]
+    found = same or near
+    return found[0] if found else None
 
 
 def wirings(ctx: LintContext) -> Iterator[Wiring]:

@@ -149,3 +149,9 @@ def test_override_root_forward_by_platform(lint_text: Callable[..., list[Finding
         forward . 10.0.0.1
     """
     assert summary(lint_text(text, name="custom.yaml", **options)) == expected
+
+
+def test_custom_key_not_imported_by_the_main_is_still_linted(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"main.yaml": MAIN_CM.replace("    import custom/*.server\n", ""), "custom.yaml": CUSTOM_CM})
+    rules = sorted((f.line, f.rule) for f in run_lint([tmp_path]) if f.file.endswith("custom.yaml"))
+    assert rules == [(9, "unknown-plugin"), (13, "forward-unreachable"), (14, "custom-key-ignored")]
