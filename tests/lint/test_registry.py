@@ -27,3 +27,10 @@ def test_module_is_snake_case_of_id_and_documents_pass_fail() -> None:
 
 def test_summaries_cover_every_rule() -> None:
     assert set(rule_summaries()) == {r.ID for r in RULES}
+
+
+def test_docs_table_lists_every_rule() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text()
+    assert all(f"| `{r.ID}` |" in docs for r in RULES)
