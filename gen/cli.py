@@ -202,5 +202,48 @@ def verify(
     raise typer.Exit(_run(run))
 
 
+# --- guard ----------------------------------------------------------------------------------
+
+
+@app.command()
+def guard(
+    base: Annotated[str, typer.Option("--base", help="Revision in place today (e.g. origin/main).", show_default=False)],
+    head: Annotated[str, typer.Option("--head", help="Revision to judge (a commit: commit or stash work first).")] = "HEAD",
+    repo: RepoOption = Path("."),
+    path: Annotated[Optional[list[str]], typer.Option("--path", help="Seek root Kustomizations only under this folder (repeatable).", show_default=False)] = None,
+    fmt: Annotated[Optional[str], typer.Option("--format", help="text, json, github or sarif (default: github under GITHUB_ACTIONS=true, else text).", show_default=False)] = None,
+    allow: Annotated[Optional[list[str]], typer.Option("--allow", help="Inventory id of a deliberate removal, <namespace>_<name>_<group>_<kind> (repeatable).", show_default=False)] = None,
+    inventory: Annotated[Optional[Path], typer.Option("--inventory", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the build cache (~/.cache/coredns-gen/guard).")] = False,
+) -> None:
+    """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
+
+    Builds every Flux Kustomization reached from the roots at --base and --head with real
+    kustomize, as kustomize-controller would, and reports what Flux would delete, orphan or move,
+    plus the DNS invariants on head. Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize
+    missing or broken. See docs/guard.md.
+    """
+    import os
+
+    from gen.errors import UsageError
+    from gen.finding import blocking
+    from gen.guard import GuardOptions, rule_docs, run_guard
+    from gen.report import FORMATS, format_findings
+
+    def run() -> int:
+        chosen = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+        if chosen not in FORMATS:
+            raise UsageError(f"unknown format `{chosen}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
+        opts = GuardOptions(repo=repo, base=base, head=head, paths=tuple(path or ()), allow=tuple(allow or ()),
+                            inventory=inventory)
+        if no_cache:
+            opts.cache_dir = None
+        result = run_guard(opts)
+        _out(format_findings(result.findings, chosen, rule_docs()))
+        return 1 if blocking(result.findings) else 0
+
+    raise typer.Exit(_run(run))
+
+
 def main() -> None:
     app()

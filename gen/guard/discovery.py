@@ -98,6 +98,11 @@ class Discovery:
             inputs_of.setdefault(fp, inputs)
             if fp in self.memo or fp in jobs:
                 continue
+            tree = self.trees[label]
+            if not tree.is_dir(ks.path) or ks.path in tree.blobs:
+                # kustomize-controller: "kustomization path not found"
+                self.memo[fp] = Build(error=f"kustomization path not found: ./{ks.path}", fingerprint=fp)
+                continue
             cached = self.cache.get(fp) if inputs.exact else None
             if cached is not None:
                 self.memo[fp] = _make_build(cached, inputs, fp)

@@ -69,10 +69,13 @@ def flux_ks(name: str, path: str, *, prune: bool = True, extra: str = "") -> str
           sourceRef:
             kind: GitRepository
             name: flux-system
-    """ + extra
+    """.rstrip(" ") + "".join(f"          {line}\n" for line in extra.splitlines())
 
 
-def configmap(name: str, namespace: str = "kube-system", data: str = "a: b", annotations: str = "") -> str:
+def configmap(name: str, namespace: str = "kube-system", data: str = "", annotations: str = "") -> str:
+    """A ConfigMap whose default data satisfies the DNS invariants (so only the scenario shows)."""
+    if not data:
+        data = "Corefile: |\n  .:53 {\n    forward . /etc/resolv.conf\n  }" if name == "coredns" else "log.override: log"
     ann = f"\n          annotations:\n            {annotations}" if annotations else ""
     body = "\n".join("          " + line for line in data.splitlines())
     return f"""
@@ -92,7 +95,7 @@ def kustomization(*resources: str, extra: str = "") -> str:
         apiVersion: kustomize.config.k8s.io/v1beta1
         kind: Kustomization
         resources:{items if items else ' []'}
-    """ + extra
+    """.rstrip(" ") + "".join(f"        {line}\n" for line in extra.splitlines())
 
 
 @pytest.fixture
