@@ -67,7 +67,10 @@ def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Vi
     if not found:
         marker = k3s_marker(objects, previous)
         if marker:
-            anchor = next((k for k in sorted(objects) if k.name in ("coredns-custom", "coredns")), None)
+            preferred = [ObjKey("kube-system", "coredns-custom", "", "ConfigMap"),
+                         ObjKey("kube-system", "coredns", "policy", "PodDisruptionBudget")]
+            anchor = next((k for k in preferred if k in objects), None) or \
+                next((k for k in sorted(objects) if k.namespace == "kube-system"), None)
             if anchor is None:
                 return
             yield Violation(objects[anchor][0], anchor,
