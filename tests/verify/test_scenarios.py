@@ -1,0 +1,97 @@
+"""Scenario planning reads the Corefile's shape; no CoreDNS needed."""
+
+from __future__ import annotations
+
+from gen.verify.sandbox import VerifyConfig
+from gen.verify.scenarios import find_chains, plan, query_ok, Expect
+
+TWO_STANZAS = """\
+.:53 {
+    forward . 10.96.0.53 /etc/resolv.conf {
+       policy sequential
+       next SERVFAIL REFUSED
+    }
+    forward . /etc/resolv.conf
+}
+"""
+
+
+def _ids(config: VerifyConfig) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for sc in plan(find_chains(config)):
+        out.setdefault(sc.chain.zone, []).append(sc.id)
+    return out
+
+
+def _by_id(config: VerifyConfig, zone: str = ".") -> dict:
+    return {sc.id: sc for sc in plan(find_chains(config)) if sc.chain.zone == zone}
+
+
+def test_talos_two_stanzas() -> None:
+    cfg = VerifyConfig(TWO_STANZAS)
+    assert _ids(cfg) == {".": ["healthy", "primary-dead", "primary-silent", "primary-servfail", "primary-refused",
+                               "control-no-second-stanza", "all-down", "all-silent"]}
+    sc = _by_id(cfg)
+    assert sc["healthy"].expect.answered_by == ("10.96.0.53",)
+    assert sc["primary-dead"].expect.answered_by == ("/etc/resolv.conf",)
+    assert sc["primary-servfail"].expect.answered_by == ("/etc/resolv.conf",)
+    assert sc["control-no-second-stanza"].drop == frozenset({("Corefile", 6)})
+    assert sc["control-no-second-stanza"].expect.rcode == "SERVFAIL"
+    # scenarios that retire an upstream never share a process
+    groups = [s.group for s in sc.values() if s.group != "shared"]
+    assert len(groups) == len(set(groups)) == 5
+
+
+def test_single_upstream_has_nothing_to_fail_over_to() -> None:
+    assert _ids(VerifyConfig(".:53 {\n    forward . /etc/resolv.conf\n}\n")) == {".": ["healthy", "all-down", "all-silent"]}
+
+
+def test_rcode_without_next_must_reach_the_client() -> None:
+    sc = _by_id(VerifyConfig(".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        policy sequential\n    }\n}\n"))
+    assert sc["primary-servfail"].expect.rcode == "SERVFAIL" and "control-no-second-stanza" not in sc
+
+
+def test_failover_retries_in_list() -> None:
+    cfg = VerifyConfig(".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        policy sequential\n"
+                       "        failover SERVFAIL\n    }\n}\n")
+    sc = _by_id(cfg)
+    assert sc["primary-servfail"].expect.rcode == "NOERROR"
+    assert sc["primary-servfail"].expect.answered_by == ("10.0.0.2",)
+    assert sc["primary-refused"].expect.rcode == "REFUSED"
+
+
+def test_next_without_a_following_forward_still_expects_the_fallback() -> None:
+    """The declared intent stays the expectation, so CoreDNS ignoring `next` fails the run."""
+    cfg = VerifyConfig(".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        policy sequential\n"
+                       "        next SERVFAIL\n    }\n}\n")
+    assert _by_id(cfg)["primary-servfail"].expect.rcode == "NOERROR"
+
+
+def test_k3s_override_and_server_keys_form_their_chains() -> None:
+    main = ".:53 {\n    import /etc/coredns/custom/*.override\n    forward . /etc/resolv.conf\n}\n" \
+           "import /etc/coredns/custom/*.server\n"
+    custom = {"upstream.override": "forward . 192.168.10.53 /etc/resolv.conf {\n    policy sequential\n"
+                                   "    next SERVFAIL REFUSED\n}\n",
+              "lab.example.net.server": "lab.example.net:53 {\n    forward . 192.168.20.10 192.168.20.11\n}\n"}
+    chains = find_chains(VerifyConfig(main, custom))
+    assert [(c.zone, c.primary, len(c.stanzas)) for c in chains] == [
+        (".", "192.168.10.53", 2), ("lab.example.net.", "192.168.20.10", 1)]
+    control = _by_id(VerifyConfig(main, custom))["control-no-second-stanza"]
+    assert control.drop == frozenset({("Corefile", 3)})
+
+
+def test_sub_zone_forward_joins_the_root_chain() -> None:
+    cfg = VerifyConfig(".:53 {\n    forward corp.example 10.0.0.9\n    forward . 10.0.0.1\n}\n")
+    chains = {c.zone: c for c in find_chains(cfg)}
+    assert chains["corp.example."].upstreams == ("10.0.0.9", "10.0.0.1")
+    assert chains["."].upstreams == ("10.0.0.1",)
+
+
+def test_query_ok() -> None:
+    want = Expect("NOERROR", ("b",))
+    assert query_ok(want, "NOERROR", "b", 1.0)
+    assert not query_ok(want, "NOERROR", "a", 1.0)
+    assert not query_ok(want, "SERVFAIL", None, 1.0)
+    bounded = Expect("SERVFAIL", within_ms=5000)
+    assert query_ok(bounded, "SERVFAIL", None, 4999) and not query_ok(bounded, "SERVFAIL", None, 5001)
+    assert not query_ok(bounded, "TIMEOUT", None, 5000)
