@@ -1,0 +1,122 @@
+"""`coredns-gen guard` through the CLI: exit codes 0/1/2/3 and every output format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gen.cli import app
+from tests.guard.conftest import configmap, flux_ks, kustomization
+
+PLATFORM = {
+    "clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+    "platform/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "platform/coredns-custom.yaml": configmap("coredns-custom"),
+}
+DROP = {"platform/kustomization.yaml": kustomization()}
+
+
+def invoke(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    runner = CliRunner()
+    result = runner.invoke(app, ["guard", "--repo", str(root), "--base", "base", *args],
+                           env={"GITHUB_ACTIONS": "", **(env or {})})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_exit_0_when_nothing_in_place_is_lost(flux_repo):
+    root = flux_repo(PLATFORM, {"platform/other.yaml": configmap("unused", namespace="default")})
+    assert invoke(root) == (0, "", "")
+
+
+def test_exit_1_and_text_report_when_refused(flux_repo):
+    code, out, _ = invoke(flux_repo(PLATFORM, DROP))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("platform/kustomization.yaml:3: error: ConfigMap kube-system/coredns-custom would be deleted by Flux")
+    assert lines[0].endswith("(configmap-pruned)")
+    assert lines[1].startswith("  fix: put '- coredns-custom.yaml' back under resources:")
+
+
+def test_json_format_is_stable(flux_repo):
+    code, out, _ = invoke(flux_repo(PLATFORM, DROP), "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert list(data[0]) == ["rule", "severity", "file", "line", "column", "message", "hint", "details"]
+    assert data[0]["details"] == {
+        "cause": "platform/kustomization.yaml no longer lists 'coredns-custom.yaml' under resources:",
+        "fate": "deleted",
+        "kustomization": "flux-system/platform",
+        "object": "kube-system_coredns-custom__ConfigMap",
+    }
+
+
+def test_github_format_is_the_default_under_actions(flux_repo):
+    code, out, _ = invoke(flux_repo(PLATFORM, DROP), env={"GITHUB_ACTIONS": "true"})
+    assert code == 1
+    assert out.startswith("::error file=platform/kustomization.yaml,line=3,title=configmap-pruned::ConfigMap kube-system/coredns-custom")
+
+
+def test_sarif_format(flux_repo):
+    code, out, _ = invoke(flux_repo(PLATFORM, DROP), "--format", "sarif")
+    doc = json.loads(out)
+    assert code == 1 and doc["version"] == "2.1.0"
+    result = doc["runs"][0]["results"][0]
+    assert result["ruleId"] == "configmap-pruned" and result["level"] == "error"
+    assert {r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]} >= {"configmap-pruned", "k3s-hpa-min-replicas"}
+
+
+def test_allowed_removal_exits_0_and_is_still_reported(flux_repo):
+    code, out, _ = invoke(flux_repo(PLATFORM, DROP), "--allow", "kube-system_coredns-custom__ConfigMap")
+    assert code == 0
+    assert ": allowed: ConfigMap kube-system/coredns-custom would be deleted" in out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--format", "xml"], "--format: unknown format `xml`"),
+    (["--head", "no-such-ref"], "--head: 'no-such-ref' is not a commit"),
+    (["--path", "../elsewhere"], "--path: ../elsewhere is outside the repository"),
+], ids=["format", "ref", "path"])
+def test_exit_2_on_bad_input(flux_repo, args, needle):
+    code, out, err = invoke(flux_repo(PLATFORM, DROP), *args)
+    assert code == 2 and out == ""
+    assert needle in err
+
+
+def test_exit_2_on_bad_repo_config(flux_repo):
+    root = flux_repo(PLATFORM, {**DROP, ".coredns-gen.yaml": "guard:\n  allow: nope\n"})
+    code, _, err = invoke(root)
+    assert code == 2 and "guard.allow" in err
+
+
+def test_exit_2_without_base(tmp_path):
+    result = CliRunner().invoke(app, ["guard", "--repo", str(tmp_path)])
+    assert result.exit_code == 2
+
+
+def test_exit_2_outside_git(tmp_path):
+    code, _, err = invoke(tmp_path)
+    assert code == 2 and "not inside a git repository" in err
+
+
+def test_exit_3_when_kustomize_is_missing(flux_repo, monkeypatch):
+    root = flux_repo(PLATFORM, DROP)
+    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", "off")
+    import gen.guard.engine as engine
+    from gen.errors import ToolError
+
+    def missing() -> list[str]:
+        raise ToolError("kustomize not found", hint="install it")
+
+    monkeypatch.setattr(engine, "kustomize_command", missing)
+    code, _, err = invoke(root, "--no-cache")
+    assert code == 3 and "kustomize not found" in err
+
+
+def test_exit_3_when_git_is_missing(flux_repo, monkeypatch):
+    root = flux_repo(PLATFORM, DROP)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    code, _, err = invoke(root)
+    assert code == 3 and "git not found" in err
