@@ -9,6 +9,7 @@ and disturb the state a scenario is about to measure.
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -26,6 +27,7 @@ from gen.errors import ToolError
 from gen.tools import COREDNS_INSTALL_HINT
 
 START_TIMEOUT = 10.0
+MAX_LIFETIME = 60  # seconds; a scenario group needs ~10, this only bounds a verify that was killed
 LOOPBACK = "127.0.0.1"
 
 
@@ -75,8 +77,12 @@ class CoreDNS:
         Raises:
             LoadError: CoreDNS exited (a Corefile it refuses) or never listened.
         """
+        argv = [str(self.binary), "-conf", str(self.corefile)]
+        bound = shutil.which("timeout")  # coreutils: ends CoreDNS even if verify itself is killed
+        if bound:
+            argv = [bound, "-k", "5", str(MAX_LIFETIME), *argv]
         with self.log.open("wb") as log:
-            self.proc = subprocess.Popen([str(self.binary), "-conf", str(self.corefile)],
+            self.proc = subprocess.Popen(argv,
                                          cwd=self.corefile.parent, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT
         pending = list(self.ports)
