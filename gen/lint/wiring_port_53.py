@@ -33,7 +33,10 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         if w.main_corefile is None:
             continue
         blocks = w.main_corefile.server_blocks
-        if blocks and not any(p == 53 for b in blocks for p in b.ports(default=default)):
+        ports = [p for b in blocks for p in b.ports(default=default)]
+        if any(isinstance(p, str) for p in ports):
+            continue  # a `{$PORT}` placeholder: only the running CoreDNS knows
+        if blocks and 53 not in ports:
             first = blocks[0]
             yield Finding(ID, SEVERITY, first.file, first.line,
                           f"no server block of the main Corefile listens on 53 ({' '.join(first.keys)})",
