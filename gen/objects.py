@@ -16,10 +16,10 @@ from typing import Any
 
 import jsonschema
 import kubernetes_validate
-from referencing import Registry, Resource
 
 from gen.errors import Problem
 from gen.schema_errors import key_path
+from gen.validation import Checker
 
 _K8S_ROOT = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
 _OWN = {
@@ -46,33 +46,71 @@ def schema_version(kubernetes: str | None) -> str:
     return fitting[-1] if fitting else versions[0]
 
 
+_DEFS_REF = "/api/_definitions.json#/$defs/"
+
+
 @functools.lru_cache(maxsize=None)
-def _validator(api_version: str, kind: str, version: str) -> jsonschema.protocols.Validator | None:
+def _definitions(version: str) -> dict[str, Any]:
+    data = json.loads((_K8S_ROOT / f"v{version}-local-strict" / "_definitions.json").read_text(encoding="utf-8"))
+    return dict(data["$defs"])
+
+
+def _self_contained(schema: dict[str, Any], version: str) -> dict[str, Any]:
+    """Copy the definitions a kind uses into its schema, so both validators resolve `#/$defs/…`."""
+    defs = _definitions(version)
+    needed: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and "#/$defs/" in ref:
+                name = ref.split("#/$defs/", 1)[1]
+                if name not in needed:
+                    needed.add(name)
+                    stack.append(defs[name])
+            stack.extend(v for k, v in node.items() if k != "$ref")
+        elif isinstance(node, list):
+            stack.extend(node)
+    text = json.dumps({**schema, "$defs": {k: defs[k] for k in sorted(needed)}}).replace(f'"{_DEFS_REF}', '"#/$defs/')
+    return dict(json.loads(text))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(api_version: str, kind: str, version: str) -> Checker | None:
     own = _OWN.get((api_version, kind))
     if own:
         schema = json.loads(resources.files("gen").joinpath(own).read_text(encoding="utf-8"))
-        return jsonschema.Draft7Validator(schema)
+        return Checker(schema, jsonschema.Draft7Validator)
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    folder = _K8S_ROOT / f"v{version}-local-strict"
-    path = folder / f"{kind.lower()}-{group_version}.json"
+    path = _K8S_ROOT / f"v{version}-local-strict" / f"{kind.lower()}-{group_version}.json"
     if not path.is_file():
         return None
     schema = json.loads(path.read_text(encoding="utf-8"))
-    defs = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))
-    registry: Registry = Registry().with_resources(
-        [("file://" + str(path), Resource.from_contents(schema)), ("_definitions.json", Resource.from_contents(defs))]
-    )
-    registry = Resource.from_contents(schema) @ registry
-    registry = Resource.from_contents(defs) @ registry
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    schema.pop("$id", None)
+    return Checker(_self_contained(schema, version))
+
+
+_VALID: set[tuple[str, str]] = set()  # (schema version, canonical JSON) of objects that passed
 
 
 def validate_object(obj: dict[str, Any], *, file: str, kubernetes: str | None = None) -> list[Problem]:
-    """Problems with one object; an unknown kind is a problem too (we only render known kinds)."""
+    """Problems with one object; an unknown kind is a problem too (we only render known kinds).
+
+    A fleet renders the same HPA or PDB for hundreds of clusters: an object already seen valid
+    under the same schema version is not validated again.
+    """
+    version = schema_version(kubernetes)
+    memo = (version, json.dumps(obj, sort_keys=True))
+    if memo in _VALID:
+        return []
     api, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
-    validator = _validator(api, kind, schema_version(kubernetes))
+    validator = _validator(api, kind, version)
     if validator is None:
         return [Problem(f"no schema for {api} {kind}", file=file, hint="this is a coredns-gen bug; please report it")]
+    if validator.is_valid(obj):
+        _VALID.add(memo)
+        return []
     return [
         Problem(f"{err.message.splitlines()[0][:200]} (rendered {kind} fails its schema)", file=file,
                 key=key_path(err.absolute_path) or kind, hint="this is a coredns-gen bug; please report it")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import difflib
 from typing import Any, Iterable, Sequence
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from gen.errors import Problem
+from gen.validation import Checker
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
                "array": "a list", "object": "a mapping", "null": "null"}
@@ -75,14 +75,19 @@ def _key_position(data: Any, path: Sequence[Any], key: str) -> tuple[int | None,
 
 
 class SchemaChecker:
-    """A compiled values schema; compile once, check many files (the render benchmark needs it)."""
+    """A compiled values schema; compile once, check many files (the render benchmark needs it).
+
+    Validation goes through `gen.validation.Checker` (jsonschema, compiled once a fleet is seen).
+    """
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        self.validator = Draft202012Validator(schema)
+        self.checker = Checker(schema)
 
     def problems(self, data: Any, shown: str) -> list[Problem]:
+        if self.checker.is_valid(data):
+            return []
         out: list[Problem] = []
-        for err in self.validator.iter_errors(data):
+        for err in self.checker.iter_errors(data):
             out.extend(self._explain(err, data, shown))
         return out
 

@@ -13,10 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
 
+import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
-from gen import addresses
+from gen import addresses, yamlio
 from gen.errors import Problem, ValuesError
 from gen.schema_errors import SchemaChecker, kind_of, locate
 
@@ -88,8 +89,6 @@ class Flux:
     wait: bool = True
     depends_on: tuple[tuple[str, str | None], ...] = ()
     source: FluxSource | None = None
-    output_line: int | None = None  # where `flux.output` sits, for cross-file errors
-    output_col: int | None = None
 
 
 @dataclass(frozen=True)
@@ -134,16 +133,23 @@ def _shared_nodes(data: Any) -> Iterator[Any]:
             stack.extend(node.values() if isinstance(node, dict) else node)
 
 
-def read_document(path: Path, shown: str) -> Any:
-    """Read one YAML document with positions; raise ValuesError for anything not a mapping."""
+def read_text(path: Path, shown: str) -> str:
+    """The file's text; a missing, unreadable or empty file is a ValuesError."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ValuesError(Problem("file not found", file=shown, hint="check the path; run `coredns-gen new` to start one")) from None
     except (OSError, UnicodeDecodeError) as err:
         raise ValuesError(Problem(f"cannot read: {err}", file=shown)) from None
-    if not text.strip() or all(l.strip().startswith("#") or not l.strip() for l in text.splitlines()):
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         raise ValuesError(Problem("file is empty", file=shown, line=1, col=1, hint="start from `coredns-gen new --platform talos --cluster NAME`"))
+    return text
+
+
+def read_document(path: Path, shown: str, text: str | None = None) -> Any:
+    """Read one YAML document with positions (ruamel round-trip); anything but a mapping is a ValuesError."""
+    if text is None:
+        text = read_text(path, shown)
     try:
         docs = list(_yaml().load_all(text))
     except MarkedYAMLError as err:
@@ -167,23 +173,53 @@ def read_document(path: Path, shown: str) -> Any:
     return data
 
 
+def _quick_document(text: str) -> dict[str, Any] | None:
+    """libyaml fast path (see yamlio); None whenever ruamel must decide or explain."""
+    try:
+        docs = [d for d in yamlio.load_fast(text) if d is not None]
+    except (yaml.YAMLError, ValueError):
+        return None
+    if len(docs) != 1 or not isinstance(docs[0], dict) or any(True for _ in _shared_nodes(docs[0])):
+        return None
+    return docs[0]
+
+
+def position(path: Path, shown: str, keys: list[Any]) -> tuple[int | None, int | None]:
+    """Line and column of a key in a file that already validated (for cross-file problems)."""
+    return locate(read_document(path, shown), keys)
+
+
+def _check(data: Any, shown: str) -> tuple[Values | None, list[Problem]]:
+    from gen.platforms import check_values  # platform rules need the platform registry
+
+    problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
+    if problems:
+        return None, problems
+    values = _freeze(data, shown)
+    problems = check_values(values, data)
+    return (None, problems) if problems else (values, [])
+
+
 def load_values(path: Path, *, repo: Path) -> Values:
     """Load, validate and freeze one values file.
+
+    A valid file takes the libyaml fast path; any problem re-reads the file with ruamel
+    round-trip so that every reported problem carries its line and column.
 
     Raises:
         ValuesError: with every problem found in the file (exit 2).
     """
-    from gen.platforms import check_values  # platform rules need the platform registry
-
     shown = _shown(path, repo)
-    data = read_document(path, shown)
-    problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
+    text = read_text(path, shown)
+    quick = _quick_document(text)
+    if quick is not None:
+        values, _ = _check(quick, shown)
+        if values is not None:
+            return values
+    values, problems = _check(read_document(path, shown, text), shown)
     if problems:
         raise ValuesError(sorted(problems, key=Problem.sort_key))
-    values = _freeze(data, shown)
-    problems += check_values(values, data)
-    if problems:
-        raise ValuesError(sorted(problems, key=Problem.sort_key))
+    assert values is not None
     return values
 
 
@@ -238,8 +274,6 @@ def _freeze(d: Any, shown: str) -> Values:
         retry_interval=str(f.get("retryInterval", "2m")), wait=bool(f.get("wait", True)),
         depends_on=tuple((str(x["name"]), x.get("namespace")) for x in f.get("dependsOn", [])),
         source=source,
-        output_line=locate(d, ["flux", "output"])[0] if "output" in f else None,
-        output_col=locate(d, ["flux", "output"])[1] if "output" in f else None,
     )
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))

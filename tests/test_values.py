@@ -126,3 +126,33 @@ def test_problems_of_every_file_are_reported_together(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")])
     assert result.exit_code == 2
     assert [line.split(":")[0] for line in result.stderr.splitlines()] == ["a.yaml", "b.yaml"]
+
+
+def test_fast_schema_gate_agrees_with_jsonschema_on_every_case() -> None:
+    """The fastjsonschema gate may only skip jsonschema when jsonschema would find nothing."""
+    from gen.values import _CHECKER
+    from gen.yamlio import load_fast
+    from tests.conftest import REPO_ROOT
+
+    texts = [text for text, _ in CASES.values()] + [p.read_text() for p in REPO_ROOT.glob("examples/*.yaml")]
+    texts += [p.read_text() for p in REPO_ROOT.glob("tests/cases/*/values.yaml")]
+    texts += [GOOD_TALOS + extra for extra in ("autoscaling: {minReplicas: true}\n", "alert: {enabled: 1}\n",
+                                               "zones: [{zone: a.b, upstreams: [1.1.1.1], cache: 1.5}]\n",
+                                               "flux: {source: {kind: GitRepository, url: 'https://x', ref: {}}}\n",
+                                               "flux: {source: {kind: GitRepository, url: 'https://x', ref: {branch: a, tag: b}}}\n",
+                                               "upstream: {resolvers: [a], fallbackOn: [SERVFAIL, SERVFAIL]}\n")]
+    checked = 0
+    for text in texts:
+        try:
+            docs = load_fast(text)
+        except Exception:
+            continue
+        for doc in docs:
+            fast_ok = True
+            try:
+                _CHECKER.checker.compile()(doc)
+            except Exception:
+                fast_ok = False
+            assert fast_ok == _CHECKER.checker.validator.is_valid(doc), text
+            checked += 1
+    assert checked >= 20
