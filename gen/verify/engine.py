@@ -79,12 +79,12 @@ def run_scenarios(config: VerifyConfig, binary: Path) -> tuple[list[Outcome], st
                 try:
                     results[name] = fut.result()[0]
                 except LoadError as err:
-                    results[name] = [Outcome(sc.id, sc.chain.zone, sc.expect.text, False, detail=_tail(err))
+                    results[name] = [Outcome(sc.id, sc.chain.label, sc.expect.text, False, detail=_tail(err))
                                      for sc in groups[name]]
     order = {id(sc): i for i, sc in enumerate(scenarios)}
-    by_key = {(o.scenario, o.zone): o for outs in results.values() for o in outs}
+    by_key = {(o.scenario, o.zone): o for outs in results.values() for o in outs}  # zone = chain label
     ordered = sorted(scenarios, key=lambda sc: order[id(sc)])
-    return [by_key[(sc.id, sc.chain.zone)] for sc in ordered if (sc.id, sc.chain.zone) in by_key], mode
+    return [by_key[(sc.id, sc.chain.label)] for sc in ordered if (sc.id, sc.chain.label) in by_key], mode
 
 
 def _tail(err: LoadError) -> str:
@@ -93,14 +93,20 @@ def _tail(err: LoadError) -> str:
 
 
 def _run_group(config: VerifyConfig, binary: Path, root: Path, group: list[Scenario]) -> tuple[list[Outcome], str]:
-    root.mkdir(parents=True)
     drop = group[0].drop if group else frozenset()
-    box = build_sandbox(root, config, drop=drop)
-    try:
-        with CoreDNS(binary, box.corefile, sorted(box.ports.values())):
-            return [_run_one(box, sc) for sc in group], box.resolv_conf
-    finally:
-        box.stop()
+    for attempt in (1, 2):
+        box = build_sandbox(root / str(attempt), config, drop=drop)
+        try:
+            with CoreDNS(binary, box.corefile, sorted(box.ports.values())):
+                return [_run_one(box, sc) for sc in group], box.resolv_conf
+        except LoadError as err:
+            # A free port can be taken between our probe and CoreDNS's bind (another run on
+            # this machine): retry once with new ports; any other load error is the Corefile's.
+            if attempt == 2 or "address already in use" not in err.output:
+                raise
+        finally:
+            box.stop()
+    raise AssertionError("unreachable")
 
 
 def _run_one(box: Sandbox, sc: Scenario) -> Outcome:
@@ -119,4 +125,4 @@ def _run_one(box: Sandbox, sc: Scenario) -> Outcome:
         reached = tuple(t for t in sc.chain.upstreams if any(q[0] == name for q in box.fakes[t].received()))
         results.append(QueryResult(name, transport, got.rcode, answered, reached, got.latency_ms,
                                    query_ok(sc.expect, got.rcode, answered, got.latency_ms)))
-    return Outcome(sc.id, sc.chain.zone, sc.expect.text, all(r.ok for r in results), tuple(results))
+    return Outcome(sc.id, sc.chain.label, sc.expect.text, all(r.ok for r in results), tuple(results))

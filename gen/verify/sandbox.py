@@ -99,10 +99,12 @@ def build_sandbox(root: Path, config: VerifyConfig, *, drop: frozenset[tuple[str
         UsageError: an upstream verify cannot fake (tls://, https://, grpc://).
     """
     tokens = upstream_tokens(config)
-    bad = [t for t in tokens if upstream_kind(t) == "unsupported"]
+    bad = [Problem(f"cannot fake upstream {t!r}", file=d.file, line=d.line, col=d.col, key="forward",
+                   hint="verify fakes plain DNS upstreams only (IP, IP:port or a resolv.conf file)")
+           for _label, nodes in _parsed(config) for d in _walk(nodes) if d.name == "forward"
+           for t in d.args[1:] if upstream_kind(t) == "unsupported"]
     if bad:
-        raise UsageError(Problem(f"cannot fake upstream {bad[0]!r}", key="forward",
-                                 hint="verify fakes plain DNS upstreams only (IP, IP:port or a resolv.conf file)"))
+        raise UsageError(bad)
     use_file = can_bind_port_53(loopback_host())
     fakes: dict[str, FakeUpstream] = {}
     try:

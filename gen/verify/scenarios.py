@@ -45,6 +45,11 @@ class Chain:
     stanzas: tuple[Stanza, ...]
 
     @property
+    def label(self) -> str:
+        """How reports name the chain: its zone, plus the port when it is not 53."""
+        return self.zone if self.port == "53" else f"{self.zone}:{self.port}"
+
+    @property
     def primary(self) -> str:
         return self.stanzas[0].upstreams[0]
 

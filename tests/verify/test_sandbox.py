@@ -134,5 +134,5 @@ def test_upstream_kinds(token: str, kind: str) -> None:
 
 
 def test_tls_upstream_is_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="cannot fake upstream 'tls://1.1.1.1'"):
+    with pytest.raises(UsageError, match=r"^Corefile:2:5: forward: cannot fake upstream .tls://1.1.1.1."):
         build_sandbox(tmp_path, VerifyConfig(".:53 {\n    forward . tls://1.1.1.1\n}\n"))

@@ -95,3 +95,8 @@ def test_query_ok() -> None:
     bounded = Expect("SERVFAIL", within_ms=5000)
     assert query_ok(bounded, "SERVFAIL", None, 4999) and not query_ok(bounded, "SERVFAIL", None, 5001)
     assert not query_ok(bounded, "TIMEOUT", None, 5000)
+
+
+def test_same_zone_on_two_ports_are_two_chains() -> None:
+    cfg = VerifyConfig(".:53 {\n    forward . 10.0.0.1\n}\n.:1053 {\n    forward . 10.0.0.2\n}\n")
+    assert [(c.label, c.primary) for c in find_chains(cfg)] == [(".", "10.0.0.1"), (".:1053", "10.0.0.2")]
