@@ -89,3 +89,39 @@ def test_overlay_builds_with_real_kustomize_and_passes_strict_schemas(overlay: P
         assert validate_object(doc, file=str(overlay)) == []
         # never the objects the platform owns
         assert (doc["kind"], doc["metadata"]["name"]) != ("Deployment", "coredns")
+
+
+FLUX_FILES = sorted(REPO_ROOT.glob("examples/clusters/*/*.yaml")) + sorted(REPO_ROOT.glob("tests/cases/*/expected/clusters/**/*.yaml"))
+FLUX_SCHEMAS = {
+    "Kustomization": "kustomization-kustomize-v1.json",
+    "GitRepository": "gitrepository-source-v1.json",
+    "OCIRepository": "ocirepository-source-v1.json",
+}
+
+
+@pytest.mark.parametrize("path", FLUX_FILES, ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_flux_objects_pass_the_flux_crd_schemas(path: Path) -> None:
+    """Checked straight against the shipped Flux CRD schemas, not through the render code."""
+    import json
+
+    import jsonschema
+
+    from gen.yamlio import load_all_safe
+
+    docs = load_all_safe(path.read_text())
+    kinds = [d["kind"] for d in docs]
+    assert kinds[-1] == "Kustomization"
+    for doc in docs:
+        schema = json.loads((REPO_ROOT / "gen/data/flux" / FLUX_SCHEMAS[doc["kind"]]).read_text())
+        jsonschema.Draft7Validator(schema).validate(doc)
+    kustomization = docs[-1]["spec"]
+    assert kustomization["prune"] is True and kustomization["path"].startswith("./overlays/")
+    if len(docs) == 2:  # a source in another repository: the Kustomization must point at it
+        assert kustomization["sourceRef"] == {"kind": docs[0]["kind"], "name": docs[0]["metadata"]["name"]}
+    else:
+        assert kustomization["sourceRef"] == {"kind": "GitRepository", "name": "flux-system"}
+
+
+def test_both_source_kinds_are_covered() -> None:
+    kinds = {d["kind"] for p in FLUX_FILES for d in __import__("gen.yamlio").yamlio.load_all_safe(p.read_text())}
+    assert {"GitRepository", "OCIRepository", "Kustomization"} <= kinds
