@@ -14,6 +14,7 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
+from gen.guard.model import KsRef
 
 ID = "build-failed"
 SEVERITY = Severity.ERROR
@@ -25,12 +26,23 @@ def _first_line(text: str | None) -> str:
 
 
 def check(change: Change) -> Iterator[Finding]:
+    for f in _check(change):
+        yield Finding(f.rule, f.severity, f.file, f.line, f.message + change.where(_ref(change, f)), f.hint,
+                      details=f.details)
+
+
+def _ref(change: Change, f: Finding) -> KsRef:
+    ns, name = f.details["kustomization"].split("/", 1)
+    return KsRef(f.details["cluster"], ns, name)
+
+
+def _check(change: Change) -> Iterator[Finding]:
     for issue in change.issues:
         label = "head" if issue.head_error else "base"
         src = change.locator.ks_source(label, issue.ks) or change.locator.ks_source("base", issue.ks)
         file, line = (src[0], src[1]) if src else (".", 1)
         node = (change.head if label == "head" else change.base).nodes[issue.ks]
-        details = {"kustomization": str(issue.ks), "path": "./" + node.ks.path}
+        details = {"kustomization": str(issue.ks), "cluster": issue.ks.cluster, "path": "./" + node.ks.path}
         if issue.head_error and not issue.base_error:
             yield Finding(ID, SEVERITY, file, line,
                           f"Kustomization {issue.ks} does not build at head (./{node.ks.path}): "

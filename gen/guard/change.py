@@ -37,30 +37,32 @@ class Change:
     removals: list[Removal]
     issues: list[BuildIssue]
     locator: Locator
-    _views: dict[tuple[str, KsRef], ClusterObjects] = field(default_factory=dict)
+    _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
+
+    def where(self, ref: KsRef) -> str:
+        """` [cluster <root file>]` when the repo holds several clusters, else nothing."""
+        return f" [cluster {ref.cluster}]" if len(set(self.base.roots) | set(self.head.roots)) > 1 else ""
 
     def removed(self, fate: str) -> list[Removal]:
         return [r for r in self.removals if r.fate == fate]
 
     def clusters(self, label: str) -> dict[KsRef, ClusterObjects]:
-        rev = self.head if label == "head" else self.base
-        out: dict[KsRef, ClusterObjects] = {}
-        for root in rev.roots:
-            if (label, root) not in self._views:
-                self._views[(label, root)] = rev.cluster_objects(root)
-            out[root] = self._views[(label, root)]
-        return out
+        if label not in self._views:
+            self._views[label] = (self.head if label == "head" else self.base).clusters()
+        return self._views[label]
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:
         details = {
             "object": removal.key.id,
             "kustomization": str(removal.ks),
+            "cluster": removal.ks.cluster,
             "fate": removal.fate,
             "cause": removal.details.get("cause", ""),
         }
         if removal.moved_to:
             details["moved_to"] = str(removal.moved_to)
-        return Finding(rule, severity, removal.file or ".", removal.line, message, hint, details=details)
+        return Finding(rule, severity, removal.file or ".", removal.line, message + self.where(removal.ks), hint,
+                       details=details)
 
     def invariant_findings(self, rule: str, severity: Severity,
                            violations: Callable[[ClusterObjects, ClusterObjects], Iterator[Violation]]) -> Iterator[Finding]:
@@ -79,7 +81,7 @@ class Change:
                 old = (v.key, v.message) in before
                 yield Finding(
                     rule, Severity.WARNING if old else severity, file, line,
-                    v.message + (" (already so at base: not caused by this change)" if old else ""),
+                    v.message + (" (already so at base: not caused by this change)" if old else "") + self.where(root),
                     v.hint,
-                    details={"object": v.key.id, "kustomization": str(v.ks), "cluster": str(root)},
+                    details={"object": v.key.id, "kustomization": str(v.ks), "cluster": root.cluster},
                 )

@@ -94,8 +94,8 @@ def compute_removals(base: Revision, head: Revision,
             issues.append(BuildIssue(ref, bnode.build.error, herror))
             continue
         in_place: dict[ObjKey, dict[str, Any]] = dict(bnode.build.objects)
-        if inventory is not None and ref in inventory:
-            in_place = {k: bnode.build.objects.get(k) or _stub(k) for k in inventory[ref]}
+        if inventory is not None and ref.in_cluster("") in inventory:
+            in_place = {k: bnode.build.objects.get(k) or _stub(k) for k in inventory[ref.in_cluster("")]}
         if hnode is not None:
             head_keys = set(hnode.build.objects)
             gone = sorted(set(in_place) - head_keys)
@@ -114,7 +114,7 @@ def compute_removals(base: Revision, head: Revision,
                                  ks_outcome, head_owner)
             if fate is None:
                 continue
-            owner = head_owner.get(key)
+            owner = head_owner.get((ref.cluster, key))
             removals.append(Removal(key, obj, ref, fate, reason, ks_gone=ks_gone,
                                     moved_to=owner if fate == MOVED else None))
     for ref in sorted(head.nodes):
@@ -125,9 +125,10 @@ def compute_removals(base: Revision, head: Revision,
 
 
 def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_prune: bool | None,
-          ks_outcome: tuple[str, str] | None, head_owner: dict[ObjKey, KsRef]) -> tuple[str | None, str]:
+          ks_outcome: tuple[str, str] | None, head_owner: dict[tuple[str, ObjKey], KsRef]) -> tuple[str | None, str]:
     marker = orphaning_marker(obj)
-    moved = key in head_owner and head_owner[key] != ref
+    owner = head_owner.get((ref.cluster, key))
+    moved = owner is not None and owner != ref
     if ks_outcome is not None:
         fate, reason = ks_outcome
         if fate == ORPHANED:
@@ -142,7 +143,7 @@ def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_p
     if marker:
         return (None if moved else ORPHANED), f"{lead}, but the object carries {marker}, so Flux leaves it in place"
     if moved:
-        return MOVED, f"{lead}; it is now built by {head_owner[key]}, but Flux may delete it before that one re-creates it"
+        return MOVED, f"{lead}; it is now built by {owner}, but Flux may delete it before that one re-creates it"
     return DELETED, lead
 
 

@@ -70,7 +70,8 @@ class Discovery:
             for doc in self._flux_blobs[blob] or []:
                 if is_flux_kustomization(doc):
                     given = bool((doc.get("metadata") or {}).get("namespace"))
-                    found.append(Candidate(parse_ks(doc, "flux-system"), path, given))
+                    # A root's file names its cluster: every cluster has its own flux-system.
+                    found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
         return found
 
     # -- building ---------------------------------------------------------------------------
@@ -130,8 +131,8 @@ class Discovery:
             for obj in build.objects.values():
                 if not is_flux_kustomization(obj):
                     continue
-                child = parse_ks(obj, ks.ref.namespace)
-                if child.ref == ks.ref:
+                child = parse_ks(obj, ks.ref.namespace, cluster=ks.ref.cluster)
+                if child.ref.same_object(ks.ref):
                     continue  # a root that manages itself (flux-system)
                 entry.children.append(child)
                 child_key = (label, child.ref, child.spec_id())
@@ -172,18 +173,21 @@ class Discovery:
         return models
 
     def _model(self, label: str, ref: str) -> Revision:
-        produced: dict[KsRef, set[KsRef]] = {}
+        # (namespace, name) and name -> (producing Kustomization, the files its build read)
+        producers: dict[tuple[str, str], list[tuple[KsRef, tuple[str, ...]]]] = {}
+        by_name: dict[str, list[tuple[KsRef, tuple[str, ...]]]] = {}
         for (lab, parent, _), entry in self.explored.items():
             if lab == label:
                 for child in entry.children:
-                    produced.setdefault(child.ref, set()).add(parent)
-        produced_names = {r.name for r, parents in produced.items() if parents}
+                    item = (parent, entry.build.inputs)
+                    producers.setdefault((child.ref.namespace, child.ref.name), []).append(item)
+                    by_name.setdefault(child.ref.name, []).append(item)
 
         def is_root(c: Candidate) -> bool:
-            others = produced.get(c.ks.ref, set()) - {c.ks.ref}
-            if others:
-                return False
-            return c.namespace_given or c.ks.ref.name not in produced_names
+            """Not a root when another Kustomization's build reads its file and produces it."""
+            found = producers.get((c.ks.ref.namespace, c.ks.ref.name), []) if c.namespace_given \
+                else by_name.get(c.ks.ref.name, [])
+            return not any(parent != c.ks.ref and c.file in inputs for parent, inputs in found)
 
         revision = Revision(label, ref)
         queue: list[tuple[FluxKs, KsRef | None, KsRef, str | None, tuple[str, str, str]]] = []

@@ -39,7 +39,7 @@ def normalize_path(raw: Any) -> str:
     return "" if norm == "." else norm
 
 
-def parse_ks(obj: dict[str, Any], default_namespace: str = "default") -> FluxKs:
+def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: str = "") -> FluxKs:
     meta = obj.get("metadata") or {}
     spec = obj.get("spec") or {}
     namespace = str(meta.get("namespace") or default_namespace)
@@ -56,7 +56,7 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default") -> FluxKs:
     )
     annotations = meta.get("annotations") or {}
     return FluxKs(
-        ref=KsRef(namespace, str(meta.get("name") or "")),
+        ref=KsRef(cluster, namespace, str(meta.get("name") or "")),
         path=normalize_path(spec.get("path")),
         prune=spec.get("prune") is True,
         source=(str(source.get("kind") or ""), str(source.get("namespace") or namespace), str(source.get("name") or "")),

@@ -1,6 +1,7 @@
 """`--inventory FILE`: what Flux really has in place, from
 `kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json`.
 
+Inventory refs carry no cluster: pass `--path clusters/<name>` with one cluster's file.
 With it, the objects a Kustomization would prune are its `status.inventory` entries missing
 from its head build (not only its base build): a cluster that still holds an object git
 dropped long ago is judged as it really is.
@@ -45,5 +46,5 @@ def load_inventory(path: Path) -> dict[KsRef, set[ObjKey]]:
                                          key=f"items[{i}].status.inventory.entries[{j}].id",
                                          hint="ids look like <namespace>_<name>_<group>_<kind>"))
             keys.add(key)
-        out[KsRef(str(meta.get("namespace") or "default"), str(meta["name"]))] = keys
+        out[KsRef("", str(meta.get("namespace") or "default"), str(meta["name"]))] = keys
     return out

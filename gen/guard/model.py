@@ -57,13 +57,21 @@ class ObjKey:
 
 @dataclass(frozen=True, order=True)
 class KsRef:
-    """A Flux Kustomization by namespace and name."""
+    """A Flux Kustomization in one cluster: every cluster of a fleet has its own
+    `flux-system/flux-system`, so the cluster (its root's file) is part of the identity."""
 
+    cluster: str
     namespace: str
     name: str
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def same_object(self, other: KsRef) -> bool:
+        return (self.namespace, self.name) == (other.namespace, other.name)
+
+    def in_cluster(self, cluster: str) -> KsRef:
+        return KsRef(cluster, self.namespace, self.name)
 
 
 @dataclass(frozen=True)
@@ -120,21 +128,23 @@ class Revision:
     nodes: dict[KsRef, Node] = field(default_factory=dict)
     roots: list[KsRef] = field(default_factory=list)
 
-    def cluster_objects(self, root: KsRef) -> dict[ObjKey, tuple[KsRef, dict[str, Any]]]:
-        """Every object a cluster (one root's tree) gets, with the Kustomization that applies it."""
-        out: dict[ObjKey, tuple[KsRef, dict[str, Any]]] = {}
+    def clusters(self) -> dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
+        """Every object each cluster (one root's tree) gets, with the Kustomization applying it."""
+        out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {root: {} for root in self.roots}
         for ref in sorted(self.nodes):
             node = self.nodes[ref]
-            if node.root == root and node.build.error is None:
+            if node.build.error is None and node.root in out:
+                objects = out[node.root]
                 for key, obj in node.build.objects.items():
-                    out.setdefault(key, (ref, obj))
+                    objects.setdefault(key, (ref, obj))
         return out
 
-    def owners(self) -> dict[ObjKey, KsRef]:
-        out: dict[ObjKey, KsRef] = {}
+    def owners(self) -> dict[tuple[str, ObjKey], KsRef]:
+        """(cluster, object) -> the Kustomization that applies it."""
+        out: dict[tuple[str, ObjKey], KsRef] = {}
         for ref in sorted(self.nodes):
             for key in self.nodes[ref].build.objects:
-                out.setdefault(key, ref)
+                out.setdefault((ref.cluster, key), ref)
         return out
 
 

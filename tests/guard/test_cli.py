@@ -47,6 +47,7 @@ def test_json_format_is_stable(flux_repo):
     assert list(data[0]) == ["rule", "severity", "file", "line", "column", "message", "hint", "details"]
     assert data[0]["details"] == {
         "cause": "platform/kustomization.yaml no longer lists 'coredns-custom.yaml' under resources:",
+        "cluster": "clusters/prod/flux-system/gotk-sync.yaml",
         "fate": "deleted",
         "kustomization": "flux-system/platform",
         "object": "kube-system_coredns-custom__ConfigMap",

@@ -317,8 +317,14 @@ def test_path_narrows_root_discovery(flux_repo, guard):
     staging = {k.replace("prod", "staging"): v.replace("prod", "staging") for k, v in FLUX_SYSTEM.items()}
     base = {**PLATFORM, **staging, "clusters/staging/platform.yaml": flux_ks("platform", "./platform")}
     root = flux_repo(base, {"platform/coredns/kustomization.yaml": kustomization()})
-    assert len(guard(root).findings) == 1  # one ConfigMap: both clusters share the object id and file
-    assert guard(root, paths=("clusters/staging",)).findings[0].rule == "configmap-pruned"
+    both = guard(root).findings
+    assert [(f.rule, f.details["cluster"]) for f in both] == [
+        ("configmap-pruned", "clusters/prod/flux-system/gotk-sync.yaml"),
+        ("configmap-pruned", "clusters/staging/flux-system/gotk-sync.yaml")]
+    assert both[0].message.endswith("[cluster clusters/prod/flux-system/gotk-sync.yaml]")
+    staging = guard(root, paths=("clusters/staging",)).findings
+    assert [(f.rule, f.details["cluster"]) for f in staging] == [
+        ("configmap-pruned", "clusters/staging/flux-system/gotk-sync.yaml")]
     assert guard(root, paths=("attic",)).findings == []
 
 

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Benchmark `coredns-gen guard` on a synthetic fleet (issue 3, Speed), all figures from one run.
+
+Generates a git repository of CLUSTERS clusters x 11 Flux Kustomizations (flux-system plus ten
+apps, each app a per-cluster overlay of a shared base, DNS among them) in a temp dir, then times
+the real CLI (`python -m gen guard`) as a subprocess, sampling the RSS of its whole process tree:
+
+  1. full cold:        every app base changes (every app Kustomization differs at base and head),
+                       empty build cache -> every Kustomization built, both revisions;
+  2. one-file, cold:   one cluster's DNS overlay drops its coredns-custom ConfigMap, empty cache;
+  3. one-file, warm:   the same change with the cache left by runs 1-2 (as a CI job restoring
+                       ~/.cache/coredns-gen/guard, or a second run at a desk);
+  4. one kubectl per build: run 1 again with the batch program disabled
+                       (COREDNS_GEN_KUSTOMIZE_BATCH=off): the build-everything baseline.
+
+Usage: python3 benchmarks/guard_fleet.py [--clusters 200] [--skip-baseline]
+Targets (issue 3): one-file <= 3 s, full cold <= 60 s, peak RSS < 1 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+APPS = ["dns", "ingress", "monitoring", "logging", "certs", "policy", "storage", "backup", "registry", "web"]
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid",
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null"}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, env=GIT_ENV, check=True, capture_output=True, text=True).stdout
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def flux_ks(name: str, path: str) -> str:
+    return (f"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n"
+            f"  namespace: flux-system\nspec:\n  interval: 10m\n  path: {path}\n  prune: true\n"
+            "  sourceRef:\n    kind: GitRepository\n    name: flux-system\n")
+
+
+def base_files(app: str, version: int) -> dict[str, str]:
+    ns = "kube-system" if app == "dns" else app
+    files = {
+        f"apps/{app}/base/kustomization.yaml":
+            f"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: {ns}\n"
+            "resources:\n  - configmap.yaml\n  - deployment.yaml\n  - service.yaml\n",
+        f"apps/{app}/base/configmap.yaml":
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {app}-settings\ndata:\n  version: \"{version}\"\n",
+        f"apps/{app}/base/deployment.yaml":
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {app}\nspec:\n  replicas: 2\n"
+            f"  selector:\n    matchLabels: {{app: {app}}}\n  template:\n    metadata:\n      labels: {{app: {app}}}\n"
+            f"    spec:\n      containers:\n        - name: {app}\n          image: example.invalid/{app}:{version}\n",
+        f"apps/{app}/base/service.yaml":
+            f"apiVersion: v1\nkind: Service\nmetadata:\n  name: {app}\nspec:\n  selector: {{app: {app}}}\n"
+            "  ports:\n    - port: 80\n",
+    }
+    return files
+
+
+def overlay_files(app: str, cluster: str, with_custom: bool = True) -> dict[str, str]:
+    d = f"apps/{app}/overlays/{cluster}"
+    resources = ["../../base"] + (["coredns-custom.yaml"] if app == "dns" and with_custom else [])
+    files = {
+        f"{d}/kustomization.yaml":
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+            + "".join(f"  - {r}\n" for r in resources) + "patches:\n  - path: patch.yaml\n",
+        f"{d}/patch.yaml":
+            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {app}-settings\ndata:\n  cluster: {cluster}\n",
+    }
+    if app == "dns":
+        files[f"{d}/coredns-custom.yaml"] = (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns-custom\n  namespace: kube-system\n"
+            f"data:\n  {cluster}.server: |\n    {cluster}.example:53 {{\n      forward . 10.0.0.53\n    }}\n")
+    return files
+
+
+def make_fleet(root: Path, clusters: int) -> None:
+    git(root, "init", "-q", "-b", "main")
+    files: dict[str, str] = {}
+    for app in APPS:
+        files.update(base_files(app, 1))
+    for i in range(clusters):
+        c = f"c{i:03d}"
+        files[f"clusters/{c}/flux-system/kustomization.yaml"] = (
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - gotk-sync.yaml\n")
+        files[f"clusters/{c}/flux-system/gotk-sync.yaml"] = (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n"
+            "  namespace: flux-system\nspec:\n  interval: 1m\n  url: ssh://git@example.invalid/fleet\n  ref:\n"
+            "    branch: main\n---\n" + flux_ks("flux-system", f"./clusters/{c}"))
+        for app in APPS:
+            files[f"clusters/{c}/{app}.yaml"] = flux_ks(app, f"./apps/{app}/overlays/{c}")
+            files.update(overlay_files(app, c))
+    for rel, text in files.items():
+        write(root, rel, text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "fleet")
+    git(root, "tag", "base")
+    # one-file change: cluster c042 (or the last) drops its coredns-custom ConfigMap (seed 002)
+    git(root, "checkout", "-q", "-b", "one-file")
+    victim = f"c{min(42, clusters - 1):03d}"
+    for rel, text in overlay_files("dns", victim, with_custom=False).items():
+        if rel.endswith("kustomization.yaml"):
+            write(root, rel, text)
+    git(root, "commit", "-q", "-am", "one file")
+    # full change: every app base changes, so every app Kustomization differs at base and head
+    git(root, "checkout", "-q", "-b", "full", "base")
+    for app in APPS:
+        for rel, text in base_files(app, 2).items():
+            write(root, rel, text)
+    git(root, "commit", "-q", "-am", "every base")
+
+
+def tree_rss_kib(pid: int) -> int:
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                total += next((int(line.split()[1]) for line in fh if line.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(label: str, argv: list[str], env: dict[str, str]) -> tuple[float, int, int]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], tree_rss_kib(proc.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    elapsed = time.perf_counter() - start
+    sampler.join()
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{label}: guard exited {proc.returncode}\n{err}")
+    findings = sum(1 for line in out.splitlines() if ": error:" in line or ": warning:" in line)
+    print(f"{label:<34} {elapsed:8.2f} s   peak RSS {peak[0] / 1024:7.1f} MiB   exit {proc.returncode}, {findings} findings",
+          flush=True)
+    return elapsed, peak[0], proc.returncode
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clusters", type=int, default=200)
+    ap.add_argument("--skip-baseline", action="store_true", help="skip the slow one-kubectl-per-build run")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="guard-fleet-") as tmp:
+        root, cache = Path(tmp) / "fleet", Path(tmp) / "cache"
+        root.mkdir()
+        t0 = time.perf_counter()
+        make_fleet(root, args.clusters)
+        files = len(git(root, "ls-files", "base").splitlines()) or len(git(root, "ls-tree", "-r", "--name-only", "base").splitlines())
+        print(f"fleet: {args.clusters} clusters x 11 Flux Kustomizations = {args.clusters * 11}, "
+              f"{files} files, generated in {time.perf_counter() - t0:.1f} s; cores: {os.cpu_count()}", flush=True)
+        env = {**os.environ, "COREDNS_GEN_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO), "GITHUB_ACTIONS": ""}
+        guard = [sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base"]
+        from gen.guard.engine import batch_binary
+
+        print(f"engine: {batch_binary() or 'kubectl kustomize per build (kustomize-batch not installed)'}")
+        full = timed("full cold (every Kustomization)", [*guard, "--head", "full"], env)
+        import shutil
+
+        shutil.rmtree(cache, ignore_errors=True)
+        cold = timed("one-file change, cold cache", [*guard, "--head", "one-file"], env)
+        timed("full, warm cache (base reused)", [*guard, "--head", "full"], env)
+        warm = timed("one-file change, warm cache", [*guard, "--head", "one-file"], env)
+        if not args.skip_baseline:
+            base_env = {**env, "COREDNS_GEN_KUSTOMIZE_BATCH": "off"}
+            timed("full, one kubectl per build", [*guard, "--head", "full", "--no-cache"], base_env)
+        peak = max(full[1], cold[1], warm[1])
+        print(f"targets: one-file <= 3 s (cold {cold[0]:.2f} s, warm {warm[0]:.2f} s); full cold <= 60 s ({full[0]:.2f} s); "
+              f"peak RSS < 1024 MiB ({peak / 1024:.0f} MiB)")
+
+
+if __name__ == "__main__":
+    main()
