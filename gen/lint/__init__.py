@@ -16,6 +16,7 @@ from gen.errors import Problem, UsageError
 from gen.finding import Finding
 from gen.lint import (
     custom_key_ignored,
+    duplicate_server_address,
     forward_failover_noerror,
     forward_failover_unsupported,
     forward_multiple_unsupported,
@@ -23,6 +24,7 @@ from gen.lint import (
     forward_next_unsupported,
     forward_option_unsupported,
     forward_unreachable,
+    import_not_found,
     import_server_in_block,
     override_root_forward,
     unknown_plugin,
@@ -48,6 +50,8 @@ RULES: tuple[Rule, ...] = (
     forward_next_ignored,
     forward_unreachable,
     import_server_in_block,
+    import_not_found,
+    duplicate_server_address,
     override_root_forward,
     custom_key_ignored,
     wiring_custom_configmap,

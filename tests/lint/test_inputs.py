@@ -156,3 +156,17 @@ def test_custom_key_not_imported_by_the_main_is_still_linted(tmp_path: Path) -> 
     build_tree(tmp_path, {"main.yaml": MAIN_CM.replace("    import custom/*.server\n", ""), "custom.yaml": CUSTOM_CM})
     rules = sorted((f.line, f.rule) for f in run_lint([tmp_path]) if f.file.endswith("custom.yaml"))
     assert rules == [(9, "unknown-plugin"), (13, "forward-unreachable"), (14, "custom-key-ignored")]
+
+
+def test_import_of_a_missing_custom_key(tmp_path: Path) -> None:
+    main = MAIN_CM.replace("import custom/*.server", "import custom/corp.server\n    import custom/other.server")
+    build_tree(tmp_path, {"main.yaml": main, "custom.yaml": CUSTOM_CM})
+    found = [(Path(f.file).name, f.line, f.rule) for f in run_lint([tmp_path]) if f.rule == "import-not-found"]
+    assert found == [("main.yaml", 15, "import-not-found")]
+
+
+def test_server_key_serving_the_default_zone_collides(tmp_path: Path) -> None:
+    custom = CUSTOM_CM.replace("corp.example:53 {", ".:53 {")
+    build_tree(tmp_path, {"main.yaml": MAIN_CM, "custom.yaml": custom})
+    found = [(Path(f.file).name, f.line, f.rule) for f in run_lint([tmp_path]) if f.rule == "duplicate-server-address"]
+    assert found == [("custom.yaml", 8, "duplicate-server-address")]

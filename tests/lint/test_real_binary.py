@@ -52,6 +52,11 @@ CASES: list[tuple[str, str, dict[str, str], bool]] = [
     ("option-fixed", ".:53 {\n    forward . 10.0.0.1 {\n        max_fails 3\n    }\n}\n", {}, True),
     ("import-server-in-block-fail", ".:53 {\n    whoami\n    import custom/*.server\n}\n", SERVER_FILE, False),
     ("import-server-top-level-fixed", ".:53 {\n    whoami\n}\nimport custom/*.server\n", SERVER_FILE, True),
+    ("duplicate-address-fail", ".:53 {\n    whoami\n}\ndns://.:53 {\n    log\n}\n", {}, False),
+    ("duplicate-address-fixed", ".:53 {\n    whoami\n}\ncorp.example:53 {\n    log\n}\n", {}, True),
+    ("import-not-found-fail", "(base) {\n    errors\n}\n.:53 {\n    import bsae\n}\n", {}, False),
+    ("import-snippet-defined-later-fail", ".:53 {\n    import base\n}\n(base) {\n    errors\n}\n", {}, False),
+    ("import-snippet-fixed", "(base) {\n    errors\n}\n.:53 {\n    import base\n}\n", {}, True),
     ("next-loads-on-1.13.1", ".:53 {\n    forward . 10.0.0.1 {\n        next SERVFAIL REFUSED\n    }\n"
      "    forward . /etc/resolv.conf\n}\n", {}, True),
     ("failover-loads-on-1.13.1", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n", {}, True),
@@ -76,6 +81,8 @@ def test_refusal_reasons_match_coredns(coredns_bin: Path) -> None:
     assert "unknown property 'bogus'" in _load(coredns_bin, CASES[3][1]).output
     assert "unknown property 'max_connect_attempts'" in _load(coredns_bin, CASES[4][1]).output
     assert "Unknown directive 'corp.example:" in _load(coredns_bin, CASES[6][1], SERVER_FILE).output
+    assert "- it is already defined" in _load(coredns_bin, CASES[8][1]).output
+    assert "File to import not found: bsae" in _load(coredns_bin, CASES[10][1]).output
 
 
 def test_empty_server_glob_inside_a_block_still_loads(coredns_bin: Path) -> None:

@@ -1,0 +1,58 @@
+"""An `import` of a single name that is neither a snippet defined above it nor a file is refused.
+
+CoreDNS resolves `import NAME` to a snippet only if `(NAME)` was defined *earlier* in the file;
+otherwise it looks for a file and, for a name without a glob, fails with "File to import not
+found". Lint judges what it can see: bare names (snippet references) and paths under
+/etc/coredns/custom when `coredns-custom` is among the inputs. Globs never fail (an empty glob
+only logs a warning).
+
+PASS: `(base) { errors }` then `.:53 { import base }`
+FAIL: `.:53 { import base }` with no snippet `base` above it -> error at the import.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gen.corefile import Directive
+from gen.finding import Finding, Severity
+from gen.lint.context import LintContext, at
+from gen.lint.inputs import CUSTOM_CONFIGMAP, CUSTOM_DIR
+from gen.lint.wiring import COREFILE_DIR, import_target
+
+ID = "import-not-found"
+SEVERITY = Severity.ERROR
+REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
+
+
+def _walk(directives: list[Directive]) -> Iterator[Directive]:
+    for d in directives:
+        yield d
+        yield from _walk(d.block or [])
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    custom = ctx.inputs.configmap(CUSTOM_CONFIGMAP)
+    for unit in ctx.units:
+        if unit.in_main:
+            continue
+        # files a bare name could also mean: keys mounted beside the Corefile or beside the fragment
+        beside = set(unit.configmap.data) if unit.configmap is not None else set()
+        beside |= set(custom.data) if custom is not None else set()
+        snippets = sorted(unit.raw.snippets)
+        imports = [*unit.effective.imports, *(d for b in unit.effective.server_blocks for d in _walk(b.directives))]
+        for d in imports:
+            if d.name != "import" or any(c in d.args[0] for c in "*?["):
+                continue
+            pattern = d.args[0]
+            target = import_target(pattern)
+            if "/" not in pattern and pattern not in beside:
+                later = " (it is defined further down: move it above this import)" if pattern in snippets else ""
+                known = f"; snippets: {', '.join(snippets)}" if snippets else ""
+                yield at(ID, SEVERITY, d, f"`import {pattern}`: no snippet `({pattern})` above it and no file "
+                         f"{COREFILE_DIR}/{pattern}{later}; CoreDNS refuses the file (File to import not found)",
+                         f"define `({pattern}) {{ … }}` before this line{known}")
+            elif target.startswith(CUSTOM_DIR + "/") and custom is not None:
+                yield at(ID, SEVERITY, d, f"`import {pattern}`: {CUSTOM_CONFIGMAP} has no key "
+                         f"`{target.rsplit('/', 1)[1]}`; CoreDNS refuses the file (File to import not found)",
+                         f"add the key to {CUSTOM_CONFIGMAP}, or import a glob (`custom/*.server`)")
