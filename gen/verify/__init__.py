@@ -40,7 +40,14 @@ def config_for(values: object) -> VerifyConfig:
             meta = doc.get("metadata") or {}
             if doc.get("kind") == "ConfigMap" and meta.get("name") == "coredns-custom":
                 custom.update({str(k): str(v) for k, v in (doc.get("data") or {}).items()})
-    return VerifyConfig(base_corefile(values), custom, str(getattr(values, "coredns_version", "")))
+    primaries: dict[str, str] = {}
+    upstream = getattr(values, "upstream", None)
+    if upstream is not None and upstream.resolvers:
+        primaries["."] = upstream.resolvers[0]
+    for zone in getattr(values, "zones", ()):
+        if zone.upstreams:
+            primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]
+    return VerifyConfig(base_corefile(values), custom, str(getattr(values, "coredns_version", "")), primaries)
 
 
 def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:

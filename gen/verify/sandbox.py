@@ -39,6 +39,8 @@ class VerifyConfig:
     corefile: str
     custom: Mapping[str, str] = field(default_factory=dict)
     coredns_version: str = ""
+    # zone ("." or "corp.example.com.") -> the upstream the values say must answer first
+    primaries: Mapping[str, str] = field(default_factory=dict)
     name: str = "Corefile"
     base_dir: str = "/etc/coredns"
     custom_dir: str = "/etc/coredns/custom"

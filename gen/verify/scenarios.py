@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from gen.corefile import Directive, ServerBlock, ServerKey, Source, VirtualFS, expand_imports, parse_corefile
 from gen.verify.sandbox import VerifyConfig
@@ -137,13 +138,21 @@ def _rcode_scenario(chain: Chain, rcode: str) -> Scenario:
     return Scenario(f"primary-{rcode.lower()}", chain, expect, ((chain.primary, Behaviour(rcode.lower())),))
 
 
-def plan(chains: list[Chain]) -> list[Scenario]:
-    """The scenarios for every chain; only ones the chain's shape makes meaningful."""
+def plan(chains: list[Chain], primaries: Mapping[str, str] | None = None) -> list[Scenario]:
+    """The scenarios for every chain; only ones the chain's shape makes meaningful.
+
+    `primaries` (zone -> upstream, from the values) overrides who must answer a healthy query,
+    so a forward that never runs (k3s ≤ 1.32.9 imports overrides *after* its own forward)
+    fails instead of passing on whatever upstream came first.
+    """
     out: list[Scenario] = []
     for chain in chains:
         s0 = chain.stanzas[0]
         by = (chain.primary,) if s0.policy == "sequential" else s0.upstreams
         who = "the primary" if len(by) == 1 else "a first-stanza upstream"
+        declared = (primaries or {}).get(chain.zone)
+        if declared and declared not in by:
+            by, who = (declared,), f"the declared primary {declared}"
         out.append(Scenario("healthy", chain, Expect("NOERROR", by, text=f"NOERROR from {who}"),
                             transports=("udp", "tcp", "udp")))
         others = _others(chain)

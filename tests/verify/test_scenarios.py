@@ -100,3 +100,14 @@ def test_query_ok() -> None:
 def test_same_zone_on_two_ports_are_two_chains() -> None:
     cfg = VerifyConfig(".:53 {\n    forward . 10.0.0.1\n}\n.:1053 {\n    forward . 10.0.0.2\n}\n")
     assert [(c.label, c.primary) for c in find_chains(cfg)] == [(".", "10.0.0.1"), (".:1053", "10.0.0.2")]
+
+
+def test_declared_primary_must_answer_healthy_queries() -> None:
+    """k3s ≤ 1.32.9 imports overrides after its own forward: the resolver override never runs."""
+    main = ".:53 {\n    forward . /etc/resolv.conf\n    import /etc/coredns/custom/*.override\n}\n"
+    custom = {"upstream.override": "forward . 192.168.10.53 /etc/resolv.conf {\n    policy sequential\n"
+                                   "    next SERVFAIL\n}\n"}
+    cfg = VerifyConfig(main, custom, primaries={".": "192.168.10.53"})
+    healthy = plan(find_chains(cfg), cfg.primaries)[0]
+    assert healthy.id == "healthy" and healthy.expect.answered_by == ("192.168.10.53",)
+    assert plan(find_chains(cfg))[0].expect.answered_by == ("/etc/resolv.conf",)

@@ -113,12 +113,26 @@ nextonly.test:53 {
     }
     forward . /etc/resolv.conf
 }
+oldk3s.test:53 {
+    forward . /etc/resolv.conf
+    import /etc/coredns/custom/*.override
+}
 """
+# k3s ≤ 1.32.9 order: the override's forward comes after k3s's own and never runs.
+OVERRIDE = {"upstream.override": "forward . 192.168.10.53 /etc/resolv.conf {\n    policy sequential\n"
+                                 "    next SERVFAIL REFUSED\n}\n"}
 
 
 @pytest.fixture(scope="module")
 def broken(coredns_bin: Path) -> VerifyResult:
-    return _run(coredns_bin, BROKEN)
+    return verify_config(VerifyConfig(BROKEN, OVERRIDE, primaries={"oldk3s.test.": "192.168.10.53"}), coredns_bin)
+
+
+def test_override_forward_that_never_runs_fails(broken: VerifyResult) -> None:
+    healthy = _outcome(broken, "oldk3s.test.", "healthy")
+    assert not healthy.passed
+    assert {q.answered_by for q in healthy.queries} == {"/etc/resolv.conf"}
+    assert healthy.expectation == "NOERROR from the declared primary 192.168.10.53"
 
 
 def test_next_without_second_stanza_fails(broken: VerifyResult) -> None:
