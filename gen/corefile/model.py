@@ -125,6 +125,7 @@ class Snippet:
     directives: list[Directive]
     line: int
     file: str = ""
+    col: int | None = None
 
     def render(self) -> str:
         body = "".join(d.render(1) for d in self.directives)

@@ -106,7 +106,7 @@ class _Parser:
         self.i += 1
         body, close = self._block(tok, server_level=not snippet)
         if snippet:
-            return Snippet(keys[0][1:-1], body, first.line, self.pos.filename)
+            return Snippet(keys[0][1:-1], body, first.line, self.pos.filename, first.col)
         return ServerBlock(keys, body, first.line, first.col, self.pos.filename, close.line)
 
     # -- blocks ------------------------------------------------------------------------------

@@ -79,7 +79,7 @@ def test_env_placeholders_kept_verbatim_and_expandable() -> None:
 def test_snippets_and_their_import() -> None:
     text = "(common) {\n  errors\n  log\n}\n.:53 {\n  import common\n  whoami\n}\n"
     cf = parse_corefile(text, filename="C")
-    assert list(cf.snippets) == ["common"] and cf.snippets["common"].line == 1
+    assert list(cf.snippets) == ["common"] and (cf.snippets["common"].line, cf.snippets["common"].col) == (1, 1)
     assert [d.name for d in cf.server_blocks[0].directives] == ["import", "whoami"]
     expanded = expand_imports(cf)
     assert [(d.name, d.line) for d in expanded.server_blocks[0].directives] == [
