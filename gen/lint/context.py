@@ -31,13 +31,6 @@ class LintUnit:
     in_main: bool = False  # an override/server already spliced into a main Corefile we lint
 
     @property
-    def anchor(self) -> tuple[str, int]:
-        """Where a finding about the unit as a whole goes: the ConfigMap key's line, or line 1."""
-        if self.configmap is not None and self.source.label in self.configmap.key_lines:
-            return self.configmap.file, self.configmap.key_lines[self.source.label]
-        return self.source.filename, 1
-
-    @property
     def label(self) -> str:
         if self.configmap is not None:
             return f"{self.configmap.name}/{self.source.label}"
