@@ -8,6 +8,7 @@ run every rule in RULES -> apply the allow list. Rules yield findings; only cli.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +95,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     inventory = load_inventory(opts.inventory) if opts.inventory else None
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
     roots_under = tuple(_relative(root, opts.repo, p) for p in opts.paths)
-    with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp:
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
         allows = [Allow(a) for a in opts.allow] + config_allows(trees["head"].root)
@@ -119,6 +120,16 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         "cache_hits": cache.hits,
     }
     return GuardResult(sorted(findings, key=Finding.sort_key), stats)
+
+
+def _scratch() -> str | None:
+    """Where both revisions are unpacked: tmpfs when there is one. Unpacking a fleet writes
+    thousands of small files, ~40x slower on a disk-backed /tmp than in /dev/shm."""
+    explicit = os.environ.get("COREDNS_GEN_TMPDIR")
+    if explicit:
+        return explicit
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def _relative(root: Path, repo: Path, path: str) -> str:

@@ -173,21 +173,21 @@ class Discovery:
         return models
 
     def _model(self, label: str, ref: str) -> Revision:
-        # (namespace, name) and name -> (producing Kustomization, the files its build read)
-        producers: dict[tuple[str, str], list[tuple[KsRef, tuple[str, ...]]]] = {}
-        by_name: dict[str, list[tuple[KsRef, tuple[str, ...]]]] = {}
-        for (lab, parent, _), entry in self.explored.items():
+        # (namespace, name) and name -> files read by the builds that produce such a Kustomization
+        # (a build never counts as producing itself: those children are skipped when exploring)
+        producers: dict[tuple[str, str], set[str]] = {}
+        by_name: dict[str, set[str]] = {}
+        for (lab, _, _), entry in self.explored.items():
             if lab == label:
                 for child in entry.children:
-                    item = (parent, entry.build.inputs)
-                    producers.setdefault((child.ref.namespace, child.ref.name), []).append(item)
-                    by_name.setdefault(child.ref.name, []).append(item)
+                    producers.setdefault((child.ref.namespace, child.ref.name), set()).update(entry.build.inputs)
+                    by_name.setdefault(child.ref.name, set()).update(entry.build.inputs)
 
         def is_root(c: Candidate) -> bool:
             """Not a root when another Kustomization's build reads its file and produces it."""
-            found = producers.get((c.ks.ref.namespace, c.ks.ref.name), []) if c.namespace_given \
-                else by_name.get(c.ks.ref.name, [])
-            return not any(parent != c.ks.ref and c.file in inputs for parent, inputs in found)
+            found = producers.get((c.ks.ref.namespace, c.ks.ref.name), set()) if c.namespace_given \
+                else by_name.get(c.ks.ref.name, set())
+            return c.file not in found
 
         revision = Revision(label, ref)
         queue: list[tuple[FluxKs, KsRef | None, KsRef, str | None, tuple[str, str, str]]] = []

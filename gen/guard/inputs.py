@@ -80,6 +80,7 @@ class Resolver:
     def __init__(self, tree: Tree, parsed: dict[str, Any]) -> None:
         self.tree = tree
         self.parsed = parsed  # blob id -> parsed first document (or None)
+        self._memo: dict[str, Inputs] = {}
 
     def _parse(self, path: str) -> Any:
         blob = self.tree.blobs[path]
@@ -89,7 +90,12 @@ class Resolver:
         return self.parsed[blob]
 
     def for_path(self, path: str) -> Inputs:
-        """Inputs of a Flux spec.path (kustomization file or Flux-generated)."""
+        """Inputs of a Flux spec.path (kustomization file or Flux-generated); memoised."""
+        if path not in self._memo:
+            self._memo[path] = self._for_path(path)
+        return self._memo[path]
+
+    def _for_path(self, path: str) -> Inputs:
         result = Inputs()
         if not self.tree.is_dir(path) or path in self.tree.blobs:
             result.missing.add(path + "/")
