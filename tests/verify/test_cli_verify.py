@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from gen.cli import app
 
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 
-def _verify(*args: str):
+def _verify(*args: str) -> Result:
     return runner.invoke(app, ["verify", *args, "--repo", str(REPO)])
 
 

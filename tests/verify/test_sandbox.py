@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
 import pytest
 
 from gen.corefile import parse_corefile, parse_directives
 from gen.errors import UsageError
 from gen.verify import sandbox as sandbox_mod
-from gen.verify.sandbox import VerifyConfig, build_sandbox, upstream_kind
+from gen.verify.sandbox import Sandbox, VerifyConfig, build_sandbox, upstream_kind
 
 TALOS = """\
 .:53 {
@@ -53,11 +54,14 @@ import /etc/coredns/custom/*.server
 """
 
 
-@pytest.fixture
-def built(tmp_path: Path):
-    boxes = []
+Build = Callable[..., Sandbox]
 
-    def build(config: VerifyConfig, **kw):
+
+@pytest.fixture
+def built(tmp_path: Path) -> Iterator[Build]:
+    boxes: list[Sandbox] = []
+
+    def build(config: VerifyConfig, **kw: Any) -> Sandbox:
         box = build_sandbox(tmp_path / f"b{len(boxes)}", config, **kw)
         boxes.append(box)
         return box
@@ -67,7 +71,7 @@ def built(tmp_path: Path):
         box.stop()
 
 
-def test_talos_adaptation(built) -> None:
+def test_talos_adaptation(built: Build) -> None:
     box = built(VerifyConfig(TALOS))
     cf = parse_corefile(box.corefile.read_text(), filename="x")
     root, corp, metrics = cf.server_blocks
@@ -84,12 +88,13 @@ def test_talos_adaptation(built) -> None:
     assert root.find("prometheus")[0].args == metrics.find("prometheus")[0].args
     first, second = root.find("forward")
     assert first.args[1] == box.fakes["10.96.0.53"].address
-    assert first.option("next").args == ["SERVFAIL", "REFUSED"]
+    nxt = first.option("next")
+    assert nxt is not None and nxt.args == ["SERVFAIL", "REFUSED"]
     assert corp.find("forward")[0].args[1] == box.fakes["10.20.0.10:5353"].address
     assert list(box.fakes) == ["10.96.0.53", "/etc/resolv.conf", "10.20.0.10:5353"]
 
 
-def test_resolv_conf_file_or_inline(built, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resolv_conf_file_or_inline(built: Build, monkeypatch: pytest.MonkeyPatch) -> None:
     box = built(VerifyConfig(TALOS))
     fake = box.fakes["/etc/resolv.conf"]
     if box.resolv_conf == "file":
@@ -102,7 +107,7 @@ def test_resolv_conf_file_or_inline(built, monkeypatch: pytest.MonkeyPatch) -> N
     assert f"forward . {inline.fakes['/etc/resolv.conf'].address}\n" in inline.corefile.read_text()
 
 
-def test_k3s_imports_and_hosts_move_under_the_sandbox(built) -> None:
+def test_k3s_imports_and_hosts_move_under_the_sandbox(built: Build) -> None:
     custom = {"lab.example.net.server": "lab.example.net:53 {\n    forward . 192.168.20.10\n}\n",
               "upstream.override": "forward . 192.168.10.53 /etc/resolv.conf {\n    next SERVFAIL\n}\n",
               "notes.txt": "kept verbatim\n"}
@@ -119,7 +124,7 @@ def test_k3s_imports_and_hosts_move_under_the_sandbox(built) -> None:
     assert (custom_dir / "notes.txt").read_text() == "kept verbatim\n"
 
 
-def test_drop_leaves_out_the_named_forward(built) -> None:
+def test_drop_leaves_out_the_named_forward(built: Build) -> None:
     box = built(VerifyConfig(TALOS), drop=frozenset({("Corefile", 15)}))
     root = parse_corefile(box.corefile.read_text(), filename="x").server_blocks[0]
     assert len(root.find("forward")) == 1 and root.find("forward")[0].option("next") is not None

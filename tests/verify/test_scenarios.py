@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gen.verify.sandbox import VerifyConfig
-from gen.verify.scenarios import find_chains, plan, query_ok, Expect
+from gen.verify.scenarios import Expect, Scenario, find_chains, plan, query_ok
 
 TWO_STANZAS = """\
 .:53 {
@@ -23,7 +23,7 @@ def _ids(config: VerifyConfig) -> dict[str, list[str]]:
     return out
 
 
-def _by_id(config: VerifyConfig, zone: str = ".") -> dict:
+def _by_id(config: VerifyConfig, zone: str = ".") -> dict[str, Scenario]:
     return {sc.id: sc for sc in plan(find_chains(config)) if sc.chain.zone == zone}
 
 

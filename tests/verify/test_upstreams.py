@@ -10,10 +10,10 @@ import dns.query
 import dns.rcode
 import pytest
 
-from gen.verify.upstreams import Behaviour, answer_address, start_fake
+from gen.verify.upstreams import Behaviour, FakeUpstream, answer_address, start_fake
 
 
-def _ask(fake, transport: str = "udp", timeout: float = 1.0) -> dns.message.Message:
+def _ask(fake: FakeUpstream, transport: str = "udp", timeout: float = 1.0) -> dns.message.Message:
     q = dns.message.make_query("who.example.", "A")
     send = dns.query.tcp if transport == "tcp" else dns.query.udp
     return send(q, fake.host, port=fake.port, timeout=timeout)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gen.yamlio import load_all_safe
-from gen.verify import VerifyConfig, VerifyResult, run_verify, verify_config
+from gen.verify import Outcome, VerifyConfig, VerifyResult, run_verify, verify_config
 from gen.verify.output import format_verify
 from gen.verify.runner import CoreDNS, ask
 from gen.verify.upstreams import free_port, start_fake
@@ -34,7 +34,7 @@ def _scenarios(result: VerifyResult) -> dict[str, set[str]]:
     return out
 
 
-def _outcome(result: VerifyResult, zone: str, scenario: str):
+def _outcome(result: VerifyResult, zone: str, scenario: str) -> Outcome:
     return next(o for o in result.outcomes if o.zone == zone and o.scenario == scenario)
 
 
