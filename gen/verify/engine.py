@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gen.verify.runner import CoreDNS, LoadError, ask
@@ -81,6 +81,8 @@ def run_scenarios(config: VerifyConfig, binary: Path) -> tuple[list[Outcome], st
                 except LoadError as err:
                     results[name] = [Outcome(sc.id, sc.chain.label, sc.expect.text, False, detail=_tail(err))
                                      for sc in groups[name]]
+    if not scenarios:
+        return [Outcome("load", ".", "CoreDNS loads the Corefile (no forward to stage failures on)", True)], mode
     order = {id(sc): i for i, sc in enumerate(scenarios)}
     by_key = {(o.scenario, o.zone): o for outs in results.values() for o in outs}  # zone = chain label
     ordered = sorted(scenarios, key=lambda sc: order[id(sc)])
@@ -97,8 +99,13 @@ def _run_group(config: VerifyConfig, binary: Path, root: Path, group: list[Scena
     for attempt in (1, 2):
         box = build_sandbox(root / str(attempt), config, drop=drop)
         try:
-            with CoreDNS(binary, box.corefile, sorted(box.ports.values())):
-                return [_run_one(box, sc) for sc in group], box.resolv_conf
+            with CoreDNS(binary, box.corefile, sorted(box.ports.values())) as server:
+                outcomes = [_run_one(box, sc) for sc in group]
+                if server.proc is not None and server.proc.poll() is not None:
+                    crash = _tail(LoadError(f"CoreDNS exited with code {server.proc.returncode} during the scenario",
+                                            server.output()))
+                    outcomes = [replace(o, passed=False, detail=crash) for o in outcomes]
+                return outcomes, box.resolv_conf
         except LoadError as err:
             # A free port can be taken between our probe and CoreDNS's bind (another run on
             # this machine): retry once with new ports; any other load error is the Corefile's.

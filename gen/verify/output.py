@@ -82,5 +82,6 @@ def format_text(result: VerifyResult) -> str:
                      "(pass --coredns PATH to run the same release)")
     failed = sum(not o.passed for o in result.outcomes)
     total = len(result.outcomes)
-    lines.append(f"{total - failed} of {total} scenarios passed" if failed else f"all {total} scenarios passed")
+    noun = "scenario" if total == 1 else "scenarios"
+    lines.append(f"{total - failed} of {total} {noun} passed" if failed else f"all {total} {noun} passed")
     return "\n".join(lines) + "\n"

@@ -171,6 +171,11 @@ def test_corefile_coredns_refuses_is_a_failed_load(coredns_bin: Path) -> None:
     assert "no_such_option" in result.outcomes[0].detail
 
 
+def test_corefile_without_forward_is_a_load_check(coredns_bin: Path) -> None:
+    result = _run(coredns_bin, ".:53 {\n    whoami\n}\n")
+    assert [(o.scenario, o.passed) for o in result.outcomes] == [("load", True)]
+
+
 def test_loop_does_not_fire_on_fakes_but_probes_the_primary(coredns_bin: Path, tmp_path: Path) -> None:
     """Why sandbox drops `loop`: its start-up HINFO probe goes through forward to the primary
     (disturbing the health state scenarios measure); it does not detect a loop on loopback fakes."""
