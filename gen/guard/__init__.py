@@ -101,14 +101,15 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         allows = [Allow(a) for a in opts.allow] + config_allows(trees["head"].root)
         engine = Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
-        discovery = Discovery(trees, engine, cache, roots_under)
+        discovery = Discovery(trees, engine, cache, roots_under, build_all=inventory is not None)
         revisions = discovery.run(refs)
-        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory)
+        touched = discovery.finish(revisions)
+        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched)
         locator = Locator(trees, revisions, discovery.resolvers)
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
-        change = Change(revisions["base"], revisions["head"], removals, issues, locator)
+        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
@@ -118,6 +119,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         "kustomizations_head": len(revisions["head"].nodes),
         "builds": engine.builds,
         "cache_hits": cache.hits,
+        "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}),
+        "clusters_judged": len(touched),
     }
     return GuardResult(sorted(findings, key=Finding.sort_key), stats)
 

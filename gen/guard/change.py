@@ -37,6 +37,7 @@ class Change:
     removals: list[Removal]
     issues: list[BuildIssue]
     locator: Locator
+    touched: set[str] | None = None  # clusters the change touches; None: all
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:
@@ -48,7 +49,8 @@ class Change:
 
     def clusters(self, label: str) -> dict[KsRef, ClusterObjects]:
         if label not in self._views:
-            self._views[label] = (self.head if label == "head" else self.base).clusters()
+            views = (self.head if label == "head" else self.base).clusters()
+            self._views[label] = {r: v for r, v in views.items() if self.touched is None or r.cluster in self.touched}
         return self._views[label]
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:

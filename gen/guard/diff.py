@@ -77,14 +77,15 @@ def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | No
     return None
 
 
-def compute_removals(base: Revision, head: Revision,
-                     inventory: dict[KsRef, set[ObjKey]] | None = None) -> tuple[list[Removal], list[BuildIssue]]:
+def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[ObjKey]] | None = None,
+                     touched: set[str] | None = None) -> tuple[list[Removal], list[BuildIssue]]:
+    """Judge every Kustomization of the clusters the change touches (all when `touched` is None)."""
     removals: list[Removal] = []
     issues: list[BuildIssue] = []
     head_owner = head.owners()
     for ref in sorted(base.nodes):
         bnode = base.nodes[ref]
-        if bnode.external:
+        if bnode.external or (touched is not None and ref.cluster not in touched):
             continue
         hnode = head.nodes.get(ref)
         if hnode is not None and hnode.external:
@@ -119,7 +120,8 @@ def compute_removals(base: Revision, head: Revision,
                                     moved_to=owner if fate == MOVED else None))
     for ref in sorted(head.nodes):
         hnode = head.nodes[ref]
-        if ref not in base.nodes and hnode.build.error and not hnode.external:
+        if ref not in base.nodes and hnode.build.error and not hnode.external and \
+                (touched is None or ref.cluster in touched):
             issues.append(BuildIssue(ref, None, hnode.build.error))
     return removals, issues
 

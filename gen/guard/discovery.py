@@ -42,7 +42,7 @@ class Explored:
 
 class Discovery:
     def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache,
-                 roots_under: tuple[str, ...] = ()) -> None:
+                 roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
@@ -50,6 +50,9 @@ class Discovery:
         parsed: dict[str, Any] = {}
         self.resolvers = {label: Resolver(tree, parsed) for label, tree in trees.items()}
         self.memo: dict[str, Build] = {}
+        self.requests: dict[str, tuple[str, FluxKs, Inputs]] = {}  # pending fingerprints
+        self._marks: dict[str, bool] = {}
+        self.build_all = build_all
         self.explored: dict[tuple[str, KsRef, str], Explored] = {}
         self.candidates: dict[str, list[Candidate]] = {label: [] for label in trees}
         self._flux_blobs: dict[str, list[Any] | None] = {}
@@ -87,17 +90,27 @@ class Discovery:
             digest.update(f"inexact\0{tree.commit}\n".encode())
         return ("" if inputs.exact else "x") + digest.hexdigest()
 
-    def _wave(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> list[tuple[str, FluxKs, tuple[str, str, str]]]:
-        """Build one wave of (label, spec, root source); return the next wave."""
-        keyed: list[tuple[str, FluxKs, tuple[str, str, str], str, Inputs]] = []
+    def _may_produce_flux(self, label: str, ks: FluxKs, inputs: Inputs) -> bool:
+        """Whether a build can contain Flux Kustomizations (needed to find the next wave).
+
+        kustomize never invents an apiVersion, so a build whose input files (and substitution
+        values) never mention the Flux API group cannot produce one."""
+        if not inputs.exact or self.build_all or FLUX_MARK.decode() in repr(ks.substitute):
+            return True
+        tree = self.trees[label]
+        for path in inputs.files:
+            blob = tree.blobs[path]
+            if blob not in self._marks:
+                self._marks[blob] = FLUX_MARK in tree.read(path)
+            if self._marks[blob]:
+                return True
+        return False
+
+    def _build(self, requests: dict[str, tuple[str, FluxKs, Inputs]]) -> None:
+        """Fill self.memo for every fingerprint requested: memo, then cache, then kustomize."""
         jobs: dict[str, Job] = {}
-        inputs_of: dict[str, Inputs] = {}
-        for label, ks, root_source in items:
-            inputs = self.resolvers[label].for_path(ks.path)
-            fp = self._fingerprint(label, ks, inputs)
-            keyed.append((label, ks, root_source, fp, inputs))
-            inputs_of.setdefault(fp, inputs)
-            if fp in self.memo or fp in jobs:
+        for fp, (label, ks, inputs) in requests.items():
+            if fp in self.memo and not self.memo[fp].pending:
                 continue
             tree = self.trees[label]
             if not tree.is_dir(ks.path) or ks.path in tree.blobs:
@@ -108,20 +121,36 @@ class Discovery:
             if cached is not None:
                 self.memo[fp] = _make_build(cached, inputs, fp)
             else:
-                jobs[fp] = Job(fp, self.trees[label], ks)
-        outcomes = self.engine.run(list(jobs.values()))
-        for fp, outcome in outcomes.items():
-            job = jobs[fp]
-            inputs = inputs_of[fp]
+                jobs[fp] = Job(fp, tree, ks)
+        for fp, outcome in self.engine.run(list(jobs.values())).items():
+            job, inputs = jobs[fp], requests[fp][2]
             if outcome.objects is None:
-                self.memo[fp] = Build(error=outcome.error or "build failed", inputs=tuple(sorted(inputs.files)), fingerprint=fp)
+                self.memo[fp] = Build(error=outcome.error or "build failed", inputs=tuple(sorted(inputs.files)),
+                                      fingerprint=fp)
                 continue
             objects = substitute(outcome.objects, job.ks)
             if inputs.exact:
                 self.cache.put(fp, objects)
             self.memo[fp] = _make_build(objects, inputs, fp)
+
+    def _wave(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> list[tuple[str, FluxKs, tuple[str, str, str]]]:
+        """Build one wave of (label, spec, root source); return the next wave."""
+        keyed: list[tuple[str, FluxKs, tuple[str, str, str], str]] = []
+        requests: dict[str, tuple[str, FluxKs, Inputs]] = {}
+        for label, ks, root_source in items:
+            inputs = self.resolvers[label].for_path(ks.path)
+            fp = self._fingerprint(label, ks, inputs)
+            keyed.append((label, ks, root_source, fp))
+            if fp in self.memo:
+                continue
+            if self._may_produce_flux(label, ks, inputs):
+                requests.setdefault(fp, (label, ks, inputs))
+            else:
+                self.memo[fp] = Build(inputs=tuple(sorted(inputs.files)), fingerprint=fp, pending=True)
+                self.requests[fp] = (label, ks, inputs)
+        self._build(requests)
         nxt: list[tuple[str, FluxKs, tuple[str, str, str]]] = []
-        for label, ks, root_source, fp, _ in keyed:
+        for label, ks, root_source, fp in keyed:
             key = (label, ks.ref, ks.spec_id())
             if key in self.explored:
                 continue
@@ -143,6 +172,30 @@ class Discovery:
                     continue
                 nxt.append((label, child, root_source))
         return nxt
+
+    def finish(self, models: dict[str, Revision]) -> set[str]:
+        """Build what the judgement needs: every Kustomization of every cluster the change
+        touches (a fingerprint, the set of Kustomizations, or a root differs). Returns them."""
+        base, head = models["base"], models["head"]
+        touched: set[str] = set()
+        for cluster in {r.cluster for r in base.roots} | {r.cluster for r in head.roots}:
+            before = {r: n.build.fingerprint for r, n in base.nodes.items() if r.cluster == cluster}
+            after = {r: n.build.fingerprint for r, n in head.nodes.items() if r.cluster == cluster}
+            if self.build_all or before != after or not before:
+                touched.add(cluster)
+        requests: dict[str, tuple[str, FluxKs, Inputs]] = {}
+        for rev in (base, head):
+            for ref, node in rev.nodes.items():
+                fp = node.build.fingerprint
+                if ref.cluster in touched and node.build.pending and fp is not None:
+                    requests[fp] = self.requests[fp]
+        self._build(requests)
+        for rev in (base, head):
+            for ref, node in rev.nodes.items():
+                fp = node.build.fingerprint
+                if fp is not None and node.build.pending and not self.memo[fp].pending:
+                    node.build = self.memo[fp]
+        return touched
 
     def _explore(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> None:
         seen: set[tuple[str, KsRef, str]] = set()

@@ -103,6 +103,7 @@ class Build:
     error: str | None = None
     inputs: tuple[str, ...] = ()  # repo-relative files the build reads
     fingerprint: str | None = None
+    pending: bool = False  # not built: its cluster is unchanged and it produces no Kustomization
 
 
 @dataclass

@@ -66,19 +66,43 @@ def test_transitive_base_dropping_an_object_is_refused(flux_repo, guard):
     ]
 
 
-def test_unchanged_kustomizations_are_built_once_and_then_cached(flux_repo, guard):
-    root = flux_repo(APPS, {"apps/other/x.yaml": configmap("other2", namespace="default")})
+def test_untouched_cluster_builds_only_what_discovery_needs_then_caches(flux_repo, guard):
+    root = flux_repo(APPS, {"apps/other/x.yaml": configmap("other2", namespace="default")})  # in no build
     first = guard(root)
-    assert first.stats["builds"] == 2  # flux-system and apps: one build serves both revisions
+    assert first.stats["builds"] == 1  # flux-system (it produces Kustomizations); `apps` is unchanged
+    assert first.stats["clusters_judged"] == 0
     second = guard(root)
-    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 2
+    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 1
     assert second.findings == first.findings == []
 
 
+def test_touched_cluster_builds_every_kustomization_once_per_fingerprint(flux_repo, guard):
+    root = flux_repo({**APPS, "clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/cm.yaml": configmap("coredns-custom")},
+                     {"dns/cm.yaml": configmap("coredns-custom", data="x.override: log")})
+    result = guard(root)
+    assert result.stats["clusters_judged"] == 1
+    assert result.stats["builds"] == 4  # flux-system and apps once each (shared), dns at base and head
+
+
+def test_only_touched_clusters_are_judged(flux_repo, guard):
+    from tests.guard.conftest import FLUX_SYSTEM
+
+    staging = {k.replace("prod", "staging"): v.replace("prod", "staging") for k, v in FLUX_SYSTEM.items()}
+    base = {**staging, "clusters/prod/dns.yaml": flux_ks("dns", "./dns/prod"), "dns/prod/cm.yaml": configmap("coredns-custom"),
+            "clusters/staging/dns.yaml": flux_ks("dns", "./dns/staging"),
+            "dns/staging/cm.yaml": configmap("coredns-custom", data="bad.key: x")}  # broken before, untouched
+    root = flux_repo(base, {"dns/prod/cm.yaml": None, "dns/prod/other.yaml": configmap("x", namespace="default")})
+    result = guard(root)
+    assert result.stats["clusters"] == 2 and result.stats["clusters_judged"] == 1
+    assert [(f.rule, f.details["cluster"]) for f in result.findings] == [
+        ("configmap-pruned", "clusters/prod/flux-system/gotk-sync.yaml")]
+
+
 def test_no_cache_builds_again(flux_repo, guard):
-    root = flux_repo(APPS, {})
-    guard(root)
-    assert guard(root, cache_dir=None).stats["builds"] == 2
+    root = flux_repo(APPS, {"apps/base/cm.yaml": configmap("app", namespace="default", data="k: v")})
+    assert guard(root).stats["builds"] == 3
+    assert guard(root).stats["builds"] == 0
+    assert guard(root, cache_dir=None).stats["builds"] == 3
 
 
 def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatch, tmp_path):
