@@ -114,7 +114,8 @@ def find_chains(config: VerifyConfig) -> list[Chain]:
         for d in fwd:
             origin = _norm(d.args[0])
             zone = block_zone if origin == "." else origin
-            if (zone, port) in chains:
+            if not _under(zone, block_zone) or (zone, port) in chains:
+                # outside the block's zone: no query ever reaches this forward
                 continue
             stanzas = tuple(_stanza(f) for f in fwd if _under(zone, _norm(f.args[0])))
             chains[(zone, port)] = Chain(zone, port, stanzas)

@@ -111,3 +111,8 @@ def test_declared_primary_must_answer_healthy_queries() -> None:
     healthy = plan(find_chains(cfg), cfg.primaries)[0]
     assert healthy.id == "healthy" and healthy.expect.answered_by == ("192.168.10.53",)
     assert plan(find_chains(cfg))[0].expect.answered_by == ("/etc/resolv.conf",)
+
+
+def test_forward_outside_its_block_zone_is_not_a_chain() -> None:
+    cfg = VerifyConfig("corp.example:53 {\n    forward other.example 10.0.0.9\n    forward . 10.0.0.1\n}\n")
+    assert [c.zone for c in find_chains(cfg)] == ["corp.example."]
