@@ -252,14 +252,14 @@ class Discovery:
             ks, parent, root, file, root_source = queue.pop(0)
             if ks.ref in revision.nodes:
                 continue
-            entry = self.explored.get((label, ks.ref, ks.spec_id()))
-            external = ks.source != root_source or entry is None or entry.external
-            node = Node(ks, entry.build if entry and not external else Build(), parent, root, file,
+            found = self.explored.get((label, ks.ref, ks.spec_id()))
+            external = ks.source != root_source or found is None or found.external
+            node = Node(ks, found.build if found and not external else Build(), parent, root, file,
                         external=external)
             revision.nodes[ks.ref] = node
-            if external or entry is None:
+            if external or found is None:
                 continue
-            for child in entry.children:
+            for child in found.children:
                 node.children.append(child.ref)
                 queue.append((child, ks.ref, root, None, root_source))
         return revision

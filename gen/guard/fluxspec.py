@@ -15,7 +15,7 @@ import posixpath
 import re
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from gen.guard.inputs import flux_scan
 from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef, metadata_flag
@@ -100,7 +100,7 @@ def wrapper(ks: FluxKs, tree: Tree, rel_to_root: str) -> str:
         if key == "components":
             value = [rel(posixpath.normpath(posixpath.join(ks.path, c))) for c in value]
         doc[key] = value
-    return yaml.safe_dump(doc, sort_keys=False)
+    return str(yaml.safe_dump(doc, sort_keys=False))
 
 
 _VAR = re.compile(r"\$\$|\$\{([_a-zA-Z][_a-zA-Z0-9]*)(?:(:?[-=])([^}]*))?\}")

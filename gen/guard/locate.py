@@ -142,11 +142,13 @@ class Locator:
                         best = (len(target), kfile, entry)
         if best is None:
             head_node = self.revisions["head"].nodes.get(ref)
-            kfile = self.trees["head"].kustomization_file(head_node.ks.path) if head_node else None
-            if kfile and not self.trees["base"].is_file(kfile):
-                lines = key_lines(self._text("head", kfile))
-                return kfile, lines.get("resources", 1), f"new {kfile} does not list {path}", \
-                    f"add {posixpath.relpath(path, head_node.ks.path or '.')} under resources: in {kfile}"
+            if head_node is None:
+                return None
+            new_file = self.trees["head"].kustomization_file(head_node.ks.path)
+            if new_file and not self.trees["base"].is_file(new_file):
+                lines = key_lines(self._text("head", new_file))
+                return new_file, lines.get("resources", 1), f"new {new_file} does not list {path}", \
+                    f"add {posixpath.relpath(path, head_node.ks.path or '.')} under resources: in {new_file}"
             return None
         _, kfile, entry = best
         if not self.trees["head"].is_file(kfile):

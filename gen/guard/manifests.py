@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -85,5 +85,5 @@ def entry_line(text: str, key: str, entry: str) -> int | None:
         if k.value == key and isinstance(v, yaml.SequenceNode):
             for item in v.value:
                 if isinstance(item, yaml.ScalarNode) and item.value == entry:
-                    return item.start_mark.line + 1
+                    return int(item.start_mark.line) + 1
     return None

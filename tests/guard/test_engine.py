@@ -117,3 +117,25 @@ def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatc
     assert with_batch.findings == with_cli.findings
     assert [f.details["object"] for f in with_cli.findings] == ["dns_b__ConfigMap"]
     assert with_batch.stats == with_cli.stats
+
+
+def test_post_build_substitution_follows_flux():
+    from gen.guard.fluxspec import parse_ks, substitute
+
+    def ks(post: str) -> object:
+        import yaml
+
+        spec = yaml.safe_load(f"path: ./x\nprune: true\nsourceRef: {{kind: GitRepository, name: s}}\n{post}")
+        return parse_ks({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                         "metadata": {"name": "k", "namespace": "flux-system"}, "spec": spec})
+
+    obj = {"kind": "ConfigMap", "metadata": {"name": "a-${v}"},
+           "data": {"n": "${n}", "d": "${missing:=dflt}", "e": "$${v}", "u": "x${unset}y"}}
+    out = substitute([obj], ks("postBuild:\n  substitute: {v: one, n: '3'}"))[0]
+    assert out == {"kind": "ConfigMap", "metadata": {"name": "a-one"},
+                   "data": {"n": 3, "d": "dflt", "e": "${v}", "u": "xy"}}
+    kept = substitute([obj], ks("postBuild:\n  substitute: {v: one}\n  substituteFrom: [{kind: ConfigMap, name: vars}]"))[0]
+    assert kept["data"]["u"] == "x${unset}y"  # may be set in the cluster: left as written
+    disabled = {**obj, "metadata": {"name": "a-${v}", "annotations": {"kustomize.toolkit.fluxcd.io/substitute": "disabled"}}}
+    assert substitute([disabled], ks("postBuild:\n  substitute: {v: one}"))[0] == disabled
+    assert substitute([obj], ks("")) == [obj]  # no postBuild: nothing substituted
