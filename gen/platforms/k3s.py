@@ -9,6 +9,7 @@ optionally a PrometheusRule for the gap seed 002 left open (no alert at one repl
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 from typing import Any, Callable
 
@@ -66,6 +67,9 @@ def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
 @functools.lru_cache(maxsize=None)
 def _stock(name: str) -> str:
     text = resources.files("gen").joinpath(f"data/k3s/{name}").read_text(encoding="utf-8")
+    # k3s substitutes `%{CLUSTER_DNS}%`-style tokens before applying; as bare YAML values they
+    # are not valid YAML, so quote the ones that stand as a whole value.
+    text = re.sub(r"(?<=[:-] )(%\{[A-Z_]+\}%)(?=\s*$)", r"'\1'", text, flags=re.M)
     for doc in yamlio.load_all_safe(text):
         if doc.get("kind") == "ConfigMap" and doc["metadata"]["name"] == "coredns":
             return str(doc["data"]["Corefile"])

@@ -1,0 +1,43 @@
+"""The main Corefile each platform loads (what `verify` and `lint` start from)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gen.platforms import base_corefile
+from gen.render import render_overlay
+from gen.values import load_values
+from gen.yamlio import load_all_safe
+from tests.conftest import REPO_ROOT
+
+
+def _values(name: str, **replace: str) -> object:
+    return load_values(REPO_ROOT / f"examples/{name}.yaml", repo=REPO_ROOT)
+
+
+@pytest.mark.parametrize(("version", "override_first"), [("v1.32.9+k3s1", False), ("v1.34.9+k3s1", True), ("v1.36.3+k3s1", True)])
+def test_k3s_base_corefile_follows_the_release_override_order(version: str, override_first: bool, tmp_path: Path) -> None:
+    text = (REPO_ROOT / "examples/k3s.yaml").read_text().replace("v1.34.9+k3s1", version)
+    if not override_first:  # old k3s: no `upstream:` (render refuses it), CoreDNS pinned
+        text = text.split("upstream:")[0] + "corednsVersion: 1.12.3\nzones:" + text.split("zones:")[1]
+    (tmp_path / "v.yaml").write_text(text)
+    corefile = base_corefile(load_values(tmp_path / "v.yaml", repo=tmp_path))
+    lines = [line.strip() for line in corefile.splitlines()]
+    assert "%{" not in corefile and "kubernetes cluster.local in-addr.arpa ip6.arpa {" in lines
+    override, forward = lines.index("import /etc/coredns/custom/*.override"), lines.index("forward . /etc/resolv.conf")
+    assert (override < forward) is override_first
+    assert lines[-1] == "import /etc/coredns/custom/*.server"
+
+
+def test_aks_base_corefile_imports_custom_keys() -> None:
+    lines = [line.strip() for line in base_corefile(_values("aks")).splitlines()]
+    assert "import custom/*.override" in lines and lines[-1] == "import custom/*.server"
+
+
+def test_talos_base_corefile_is_the_rendered_one() -> None:
+    values = _values("talos")
+    overlay = render_overlay(values)
+    configmap = next(load_all_safe(text)[0] for path, text in overlay.items() if path.name == "coredns-configmap.yaml")
+    assert base_corefile(values) == configmap["data"]["Corefile"]
