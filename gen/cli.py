@@ -182,9 +182,10 @@ def verify(
 ) -> None:
     """Load the cluster's rendered Corefile in a real CoreDNS on loopback and fail its upstreams.
 
-    Fakes every upstream, stages primary healthy/dead/silent/SERVFAIL/REFUSED, a negative
-    control without the second forward stanza, and every upstream down, then prints what each
-    query got. Exit codes: 0 all scenarios passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS.
+    Fakes every upstream; stages primary healthy, dead, silent, SERVFAIL
+    and REFUSED, a negative control without the second forward stanza,
+    and every upstream down; prints what each query got. Exit codes:
+    0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary.
     """
     from gen.verify import run_verify
     from gen.verify.output import FORMATS, format_verify
