@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-import ruamel.yaml
-import yaml
 
 from gen.yamlio import load_all_safe
 from gen.verify import Outcome, VerifyConfig, VerifyResult, run_verify, verify_config
@@ -53,11 +51,7 @@ def _example(platform: str, coredns_bin: Path) -> VerifyResult:
 # gen/platforms/k3s.py `base_corefile` YAML-parses the whole k3s manifest, whose Service has an
 # unquoted `%{CLUSTER_DNS}%`. Only that exception is expected; any verify failure still fails,
 # and the mark turns into XPASS once the platform code is fixed (then delete it).
-K3S_STOCK_YAML_BUG = pytest.mark.xfail(raises=(ruamel.yaml.YAMLError, yaml.YAMLError), strict=False,
-                                       reason="k3s base_corefile cannot parse the k3s manifest (%{CLUSTER_DNS}%)")
-
-
-@pytest.fixture(params=["talos", pytest.param("k3s", marks=K3S_STOCK_YAML_BUG), "aks"])
+@pytest.fixture(params=["talos", "k3s", "aks"])
 def example(request: pytest.FixtureRequest, coredns_bin: Path) -> tuple[str, VerifyResult]:
     return request.param, _example(request.param, coredns_bin)
 
