@@ -49,7 +49,7 @@ class BuildCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "w") as handle:
-                json.dump(objects, handle, separators=(",", ":"))
+                handle.write(json.dumps(objects, separators=(",", ":")))  # the C encoder
             os.replace(tmp, path)
         except OSError:
             pass  # a cache that cannot be written only costs time

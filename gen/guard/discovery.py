@@ -58,24 +58,45 @@ class Discovery:
         self._flux_blobs: dict[str, list[Any] | None] = {}
 
     # -- candidates -------------------------------------------------------------------------
-    def _scan(self, label: str) -> list[Candidate]:
+    def _candidate_files(self, label: str) -> list[str]:
+        """YAML files (under --path) that mention the Flux API group: where roots can be."""
         tree = self.trees[label]
-        found: list[Candidate] = []
+        wanted = [p.rstrip("/") for p in self.roots_under if p]
+        out = []
         for path in sorted(tree.blobs):
             if not path.endswith((".yaml", ".yml")):
                 continue
-            if self.roots_under and "" not in self.roots_under and not any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.roots_under):
+            if self.roots_under and "" not in self.roots_under and \
+                    not any(path == p or path.startswith(p + "/") for p in wanted):
                 continue
             blob = tree.blobs[path]
+            if blob not in self._marks:
+                self._marks[blob] = FLUX_MARK in tree.read(path)
+            if self._marks[blob]:
+                out.append(path)
+        return out
+
+    def _parse(self, label: str, paths: list[str]) -> list[Candidate]:
+        tree = self.trees[label]
+        found: list[Candidate] = []
+        for path in paths:
+            blob = tree.blobs[path]
             if blob not in self._flux_blobs:
-                data = tree.read(path)
-                self._flux_blobs[blob] = try_docs(data.decode("utf-8", "replace")) if FLUX_MARK in data else None
+                self._flux_blobs[blob] = try_docs(tree.read(path).decode("utf-8", "replace"))
             for doc in self._flux_blobs[blob] or []:
                 if is_flux_kustomization(doc):
                     given = bool((doc.get("metadata") or {}).get("namespace"))
                     # A root's file names its cluster: every cluster has its own flux-system.
                     found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
         return found
+
+    def _covered(self, label: str) -> set[str]:
+        """Files read by builds that produce Kustomizations: what they hold is produced, not a root."""
+        out: set[str] = set()
+        for (lab, _, _), entry in self.explored.items():
+            if lab == label and entry.children:
+                out.update(entry.build.inputs)
+        return out
 
     # -- building ---------------------------------------------------------------------------
     def _fingerprint(self, label: str, ks: FluxKs, inputs: Inputs) -> str:
@@ -177,12 +198,13 @@ class Discovery:
         """Build what the judgement needs: every Kustomization of every cluster the change
         touches (a fingerprint, the set of Kustomizations, or a root differs). Returns them."""
         base, head = models["base"], models["head"]
-        touched: set[str] = set()
-        for cluster in {r.cluster for r in base.roots} | {r.cluster for r in head.roots}:
-            before = {r: n.build.fingerprint for r, n in base.nodes.items() if r.cluster == cluster}
-            after = {r: n.build.fingerprint for r, n in head.nodes.items() if r.cluster == cluster}
-            if self.build_all or before != after or not before:
-                touched.add(cluster)
+        prints: dict[str, tuple[dict[KsRef, str | None], dict[KsRef, str | None]]] = {}
+        for r in list(base.roots) + list(head.roots):
+            prints.setdefault(r.cluster, ({}, {}))
+        for index, rev in enumerate((base, head)):
+            for ref, node in rev.nodes.items():
+                prints.setdefault(ref.cluster, ({}, {}))[index][ref] = node.build.fingerprint
+        touched = {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
         requests: dict[str, tuple[str, FluxKs, Inputs]] = {}
         for rev in (base, head):
             for ref, node in rev.nodes.items():
@@ -210,9 +232,25 @@ class Discovery:
 
     # -- the model --------------------------------------------------------------------------
     def run(self, refs: dict[str, str]) -> dict[str, Revision]:
-        for label in self.trees:
-            self.candidates[label] = self._scan(label)
-        self._explore([(label, c.ks, c.ks.source) for label in self.trees for c in self.candidates[label]])
+        """Explore from the likely roots (flux-system folders, gotk-sync.yaml) first; then only the
+        Flux files no build has read yet need parsing: the rest are produced, not roots."""
+        files = {label: self._candidate_files(label) for label in self.trees}
+        parsed: dict[str, set[str]] = {label: set() for label in self.trees}
+        todo = {label: [p for p in paths if _likely_root(p)] for label, paths in files.items()}
+        first = True
+        while first or any(todo.values()):
+            first = False
+            new = []
+            for label, paths in todo.items():
+                found = self._parse(label, paths)
+                parsed[label].update(paths)
+                self.candidates[label] += found
+                new += [(label, c.ks, c.ks.source) for c in found]
+            self._explore(new)
+            todo = {}
+            for label, paths in files.items():
+                covered = self._covered(label)
+                todo[label] = [p for p in paths if p not in parsed[label] and p not in covered]
         models = {label: self._model(label, refs[label]) for label in self.trees}
         if "base" in models and "head" in models:
             # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
@@ -263,6 +301,10 @@ class Discovery:
                 node.children.append(child.ref)
                 queue.append((child, ks.ref, root, None, root_source))
         return revision
+
+
+def _likely_root(path: str) -> bool:
+    return "flux-system" in path.split("/") or path.endswith(("/gotk-sync.yaml", "/gotk-sync.yml"))
 
 
 def _make_build(objects: list[dict[str, Any]], inputs: Inputs, fp: str) -> Build:

@@ -61,7 +61,7 @@ class Tree:
     commit: str
     root: Path
     blobs: dict[str, str] = field(default_factory=dict)  # path -> blob id
-    entries: dict[str, list[str]] = field(default_factory=dict)  # dir -> direct children (names)
+    entries: dict[str, set[str]] = field(default_factory=dict)  # dir -> direct children (names)
 
     def is_file(self, path: str) -> bool:
         return path in self.blobs
@@ -99,9 +99,12 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
         tree.blobs[path] = blob
         parent, name = posixpath.split(path)
         while True:
-            tree.entries.setdefault(parent, [])
-            if name not in tree.entries[parent]:
-                tree.entries[parent].append(name)
+            names = tree.entries.get(parent)
+            if names is None:
+                names = tree.entries[parent] = set()
+            elif name in names:
+                break  # this folder and its ancestors are registered already
+            names.add(name)
             if not parent:
                 break
             parent, name = posixpath.split(parent)

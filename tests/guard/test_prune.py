@@ -362,3 +362,21 @@ def test_unknown_base_ref_is_bad_input(flux_repo, guard, tmp_path):
         run_guard(GuardOptions(repo=root, base="nope", cache_dir=None))
     assert "--base: 'nope' is not a commit" in str(err.value)
     assert isinstance(root, Path)
+
+
+def test_hand_written_layout_without_flux_system_folder(flux_repo, guard):
+    """Roots need not be named gotk-sync.yaml: any Flux Kustomization no build produces is one."""
+    base = {
+        "bootstrap.yaml": flux_ks("infra", "./infra"),
+        "infra/platform.yaml": flux_ks("platform", "./platform"),
+        "platform/kustomization.yaml": kustomization("coredns"),
+        "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "platform/coredns/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    root = flux_repo(base, {"platform/coredns/kustomization.yaml": kustomization("hpa.yaml"),
+                            "platform/coredns/hpa.yaml": HPA}, standard=False)
+    result = guard(root)
+    assert summary(result.findings) == [
+        ("configmap-pruned", "error", "platform/coredns/kustomization.yaml", 3, CUSTOM_ID)]
+    assert result.findings[0].details["cluster"] == "bootstrap.yaml"
+    assert result.stats["kustomizations_base"] == 2  # infra (root) and platform
