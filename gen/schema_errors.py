@@ -111,7 +111,7 @@ class SchemaChecker:
             yield Problem(f"missing required key '{missing}'", file=shown, line=line, col=col, key=key, hint=f"add `{missing}:` ({hint})")
         elif v == "type":
             want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
-            names = " or ".join(_TYPE_NAMES.get(w, w) for w in want)
+            names = " or ".join(_TYPE_NAMES.get(str(w), str(w)) for w in want)
             yield Problem(f"expected {names}, got {kind_of(inst)}", file=shown, line=line, col=col, key=key,
                           hint=schema.get("x-hint") or f"write {names}")
         elif v == "enum":

@@ -73,8 +73,9 @@ AKS_COREDNS: dict[tuple[int, int], Version] = {
 
 def talos_coredns(version: Version) -> Version | None:
     """CoreDNS that a Talos release deploys by default, or None when FACTS.md has no figure."""
-    table = TALOS_COREDNS.get(version[:2])  # type: ignore[call-overload]
-    if table is None or version.patch > TALOS_LAST_KNOWN_PATCH[version[:2]]:  # type: ignore[index]
+    minor = (version.major, version.minor)
+    table = TALOS_COREDNS.get(minor)
+    if table is None or version.patch > TALOS_LAST_KNOWN_PATCH[minor]:
         return None
     chosen = table[0][1]
     for first_patch, coredns in table:

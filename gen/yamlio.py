@@ -27,7 +27,7 @@ class _Dumper(yaml.CSafeDumper):
         return True  # a shared dict is written out in full: reviewers and kustomize read plain YAML
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
     if "\n" in data:
         return dumper.represent_scalar(_STR, data, style="|")
     return dumper.represent_scalar(_STR, data)
