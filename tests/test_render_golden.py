@@ -125,3 +125,24 @@ def test_flux_objects_pass_the_flux_crd_schemas(path: Path) -> None:
 def test_both_source_kinds_are_covered() -> None:
     kinds = {d["kind"] for p in FLUX_FILES for d in __import__("gen.yamlio").yamlio.load_all_safe(p.read_text())}
     assert {"GitRepository", "OCIRepository", "Kustomization"} <= kinds
+
+
+VALUES_FILES = [REPO_ROOT / f"examples/{p}.yaml" for p in EXAMPLES] + sorted(REPO_ROOT.glob("tests/cases/*/values.yaml"))
+
+
+@pytest.mark.parametrize("values_file", VALUES_FILES, ids=lambda p: str(p.relative_to(REPO_ROOT)))
+def test_every_rendered_overlay_lints_clean_for_its_own_release(values_file: Path, tmp_path: Path) -> None:
+    """What render writes, lint (the independent Corefile checker) must accept for that CoreDNS."""
+    from typer.testing import CliRunner
+
+    from gen.cli import app
+    from gen.values import load_values
+
+    shutil.copy(values_file, tmp_path / "values.yaml")
+    values = load_values(tmp_path / "values.yaml", repo=tmp_path)
+    write_tree(plan_tree(render_files([tmp_path / "values.yaml"], tmp_path), tmp_path), tmp_path)
+    argv = ["lint", str(tmp_path / values.overlay_dir), "--platform", values.platform, "--coredns-version", values.coredns_version, "--strict"]
+    if values.platform == "k3s":
+        argv += ["--k3s-version", values.platform_version]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
