@@ -1,22 +1,28 @@
-"""kube-system/coredns-custom keys end `.server`/`.override`; overrides carry no root `forward .`.
+"""kube-system/coredns-custom keys end `.server`/`.override`; on AKS no override has a root `forward .`.
 
-AKS (and k3s, which imports the same globs) load only `*.server` files (whole server blocks) and
-`*.override` files (lines spliced into the default `.:53` block) from coredns-custom; any other
-key is silently ignored. A root `forward .` in an override is rejected or ignored on AKS (the
-default block already forwards `.`; on k3s the first forward wins). Applies wherever a build
-produces that ConfigMap; no platform guess is needed.
+AKS and k3s both load only `*.server` files (whole server blocks) and `*.override` files (lines
+spliced into the default `.:53` block) from coredns-custom; any other key is silently ignored, so
+the suffix check applies wherever a build produces that ConfigMap.
 
-PASS: keys `corp.server`, `log.override`.
-FAIL: key `corp.conf`, or `upstream.override: forward . 10.0.0.1` -> error at `data:`.
+A root `forward .` in an override is wrong on AKS only: AKS imports overrides *after* its own
+`forward . /etc/resolv.conf`, and rejects or ignores a second root forward. k3s (since
+v1.34.2/v1.32.10) imports them *before* its forward, which is how coredns-gen's k3s render chains
+`next` into it. AKS is judged by content: coredns-custom carries `kustomize.toolkit.fluxcd.io/ssa:
+Merge` (AKS creates the object; the repo merges its keys into it) or an `addonmanager.kubernetes.io`
+or `kubernetes.azure.com` marker, in a cluster with no k3s evidence (see k3s-hpa-min-replicas).
+
+PASS: keys `corp.server`, `log.override`; a k3s override `forward . 10.0.0.53 { next SERVFAIL }`.
+FAIL: key `corp.conf`; on AKS, `upstream.override: forward . 10.0.0.1` -> error at `data:`.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from gen.corefile import CorefileError, is_root_forward, parse_directives
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
+from gen.guard.k3s_hpa_min_replicas import k3s_marker
 from gen.guard.model import ObjKey
 
 ID = "coredns-custom-keys"
@@ -24,23 +30,36 @@ SEVERITY = Severity.ERROR
 CUSTOM = ObjKey("kube-system", "coredns-custom", "", "ConfigMap")
 
 
+def aks_marker(obj: dict[str, Any]) -> str | None:
+    meta = obj.get("metadata") or {}
+    annotations = meta.get("annotations") or {}
+    if str(annotations.get("kustomize.toolkit.fluxcd.io/ssa", "")).lower() == "merge":
+        return "kustomize.toolkit.fluxcd.io/ssa: Merge"
+    for section in ("labels", "annotations"):
+        for name in meta.get(section) or {}:
+            if str(name).startswith(("addonmanager.kubernetes.io/", "kubernetes.azure.com/")):
+                return str(name)
+    return None
+
+
 def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
     if CUSTOM not in objects:
         return
     ks, obj = objects[CUSTOM]
+    aks = aks_marker(obj) is not None and k3s_marker(objects, previous) is None
     for key, text in sorted((obj.get("data") or {}).items()):
         key = str(key)
         if not key.endswith((".server", ".override")):
             yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} ends neither .server nor .override, "
                             "so CoreDNS never loads it", f"rename it to {key.rsplit('.', 1)[0]}.server (a whole server "
                             "block) or .override (lines inside the default block)", "data")
-        elif key.endswith(".override") and isinstance(text, str):
+        elif aks and key.endswith(".override") and isinstance(text, str):
             try:
                 directives = parse_directives(text, filename=key)
             except CorefileError:
                 continue
             if any(is_root_forward(d) for d in directives):
-                yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which the default "
+                yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which AKS's default "
                                 "block already has: it is rejected or ignored",
                                 "forward a zone instead in a .server key, e.g. `corp.example:53 { forward . 10.0.0.53 }`",
                                 "data")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from gen.errors import ToolError
 from gen.guard.fluxspec import needs_wrapper, wrapper

@@ -15,7 +15,7 @@ import posixpath
 import re
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from gen.guard.inputs import flux_scan
 from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef, metadata_flag

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

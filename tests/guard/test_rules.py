@@ -195,12 +195,22 @@ def test_custom_keys_pass(flux_repo, guard):
     assert guard(root).findings == []
 
 
+AKS_MERGE = "kustomize.toolkit.fluxcd.io/ssa: Merge"
+
+
+def test_k3s_override_with_root_forward_and_next_passes(flux_repo, guard):
+    override = "upstream.override: |\n  forward . 10.0.0.53 {\n    next SERVFAIL\n  }"
+    root = flux_repo(K3S, {"dns/custom.yaml": configmap("coredns-custom", data=override)})
+    assert guard(root).findings == []
+
+
 @pytest.mark.parametrize("data,needle", [
     ("corp.conf: |\n  corp:53 {\n    forward . 10.0.0.1\n  }", "ends neither .server nor .override"),
     ("upstream.override: |\n  forward . 10.0.0.1", "root `forward .`"),
-], ids=["bad-suffix", "root-forward-override"])
+], ids=["bad-suffix", "aks-root-forward-override"])
 def test_custom_keys_fail(flux_repo, guard, data, needle):
-    root = flux_repo({**DNS, "dns/custom.yaml": configmap("coredns-custom")}, {"dns/custom.yaml": configmap("coredns-custom", data=data)})
+    root = flux_repo({**DNS, "dns/custom.yaml": configmap("coredns-custom", annotations=AKS_MERGE)},
+                     {"dns/custom.yaml": configmap("coredns-custom", data=data, annotations=AKS_MERGE)})
     findings = guard(root).findings
-    assert summary(findings) == [("coredns-custom-keys", "error", "dns/custom.yaml", 6, "kube-system_coredns-custom__ConfigMap")]
+    assert summary(findings) == [("coredns-custom-keys", "error", "dns/custom.yaml", 8, "kube-system_coredns-custom__ConfigMap")]
     assert needle in findings[0].message
