@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator, Protocol, cast
 
+from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import (
     build_failed,
@@ -103,6 +104,12 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         cache = BuildCache(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, roots_under, build_all=inventory is not None)
         revisions = discovery.run(refs)
+        if not revisions["base"].roots and not revisions["head"].roots:
+            where = f" under {', '.join(opts.paths)}" if opts.paths else ""
+            raise UsageError(f"no Flux Kustomization (kustomize.toolkit.fluxcd.io) found{where} at {opts.base} or {opts.head}: "
+                             "nothing to judge", key="--repo",
+                             hint="run the guard in the repository that holds the Flux objects "
+                                  "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         touched = discovery.finish(revisions)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched)
         locator = Locator(trees, revisions, discovery.resolvers)
@@ -141,7 +148,5 @@ def _relative(root: Path, repo: Path, path: str) -> str:
     try:
         rel = full.relative_to(root.resolve()).as_posix()
     except ValueError:
-        from gen.errors import UsageError
-
         raise UsageError(f"{path} is outside the repository", key="--path", hint="pass a folder inside --repo") from None
     return "" if rel == "." else rel

@@ -92,6 +92,13 @@ def test_exit_2_on_bad_repo_config(flux_repo):
     assert code == 2 and "guard.allow" in err
 
 
+def test_exit_2_when_no_flux_kustomization_is_found(flux_repo):
+    root = flux_repo({"k/cm.yaml": configmap("x")}, {"k/cm.yaml": None}, standard=False)
+    code, out, err = invoke(root)
+    assert code == 2 and out == ""
+    assert "no Flux Kustomization (kustomize.toolkit.fluxcd.io) found at base or HEAD" in err
+
+
 def test_exit_2_without_base(tmp_path):
     result = CliRunner().invoke(app, ["guard", "--repo", str(tmp_path)])
     assert result.exit_code == 2

@@ -325,7 +325,8 @@ def test_path_narrows_root_discovery(flux_repo, guard):
     staging = guard(root, paths=("clusters/staging",)).findings
     assert [(f.rule, f.details["cluster"]) for f in staging] == [
         ("configmap-pruned", "clusters/staging/flux-system/gotk-sync.yaml")]
-    assert guard(root, paths=("attic",)).findings == []
+    with pytest.raises(UsageError, match="no Flux Kustomization .* found under attic"):
+        guard(root, paths=("attic",))
 
 
 def test_post_build_substitution_and_generated_kustomization(flux_repo, guard):
