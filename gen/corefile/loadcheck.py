@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import os
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,6 +20,7 @@ from typing import Mapping
 
 from gen.corefile.model import Corefile, Directive, ServerBlock
 from gen.errors import ToolError
+from gen.loopback import free_port as free_port  # re-exported for the real-binary lint tests
 
 DROP = frozenset({"kubernetes", "loop"})  # need a cluster API / send probes upstream
 RESOLV_CONF = "/etc/resolv.conf"
@@ -32,21 +32,6 @@ class LoadResult:
     started: bool
     output: str  # stdout + stderr of the run (the refusal reason when it did not start)
     corefile: str  # the text CoreDNS was given
-
-
-def free_port() -> int:
-    """A port free for both UDP and TCP on 127.0.0.1 (as free as anything can be)."""
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-            udp.bind(("127.0.0.1", 0))
-            port = int(udp.getsockname()[1])
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp:
-                try:
-                    tcp.bind(("127.0.0.1", port))
-                except OSError:
-                    continue
-                return port
-    raise ToolError("no free loopback port found")
 
 
 def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str) -> ServerBlock:

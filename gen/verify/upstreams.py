@@ -25,6 +25,8 @@ import dns.rdataclass
 import dns.rdatatype
 import dns.rrset
 
+from gen.loopback import free_port as free_port  # re-exported: sandbox and tests import it from here
+
 DEFAULT_LIFETIME = 120.0
 _POLL = 0.05
 
@@ -242,21 +244,3 @@ def can_bind_port_53(host: str) -> bool:
         return False
     finally:
         s.close()
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port that was free a moment ago (TCP and UDP), for CoreDNS's own listeners."""
-    for _ in range(20):
-        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:
-            t.bind((host, 0))
-            port = t.getsockname()[1]
-            u.bind((host, port))
-            return int(port)
-        except OSError:
-            continue
-        finally:
-            t.close()
-            u.close()
-    raise OSError("no free loopback port")
