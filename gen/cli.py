@@ -241,6 +241,7 @@ def guard(
             opts.cache_dir = None
         result = run_guard(opts)
         _out(format_findings(result.findings, chosen, rule_docs()))
+        typer.echo(result.summary(), err=True)
         return 1 if blocking(result.findings) else 0
 
     raise typer.Exit(_run(run))

@@ -83,6 +83,16 @@ class GuardOptions:
 class GuardResult:
     findings: list[Finding]
     stats: dict[str, int] = field(default_factory=dict)
+    commits: dict[str, str] = field(default_factory=dict)  # "base"/"head" -> commit id
+
+    def summary(self) -> str:
+        """One deterministic line for logs: what was judged and what was found."""
+        count = {s: sum(1 for f in self.findings if f.severity is s) for s in Severity}
+        s = self.stats
+        return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: "
+                f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "
+                f"({s.get('kustomizations_base', 0)} Flux Kustomizations at base, {s.get('kustomizations_head', 0)} at head); "
+                f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed")
 
 
 def run_guard(opts: GuardOptions) -> GuardResult:
@@ -129,7 +139,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}),
         "clusters_judged": len(touched),
     }
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats)
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs)
 
 
 def _scratch() -> str | None:

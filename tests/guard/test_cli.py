@@ -28,12 +28,17 @@ def invoke(root: Path, *args: str, env: dict[str, str] | None = None) -> tuple[i
 
 def test_exit_0_when_nothing_in_place_is_lost(flux_repo):
     root = flux_repo(PLATFORM, {"platform/other.yaml": configmap("unused", namespace="default")})
-    assert invoke(root) == (0, "", "")
+    code, out, err = invoke(root)
+    assert (code, out) == (0, "")
+    assert err.startswith("guard ") and err.endswith(
+        ": 0 of 1 clusters touched and judged (2 Flux Kustomizations at base, 2 at head); "
+        "0 errors, 0 warnings, 0 allowed\n")
 
 
 def test_exit_1_and_text_report_when_refused(flux_repo):
-    code, out, _ = invoke(flux_repo(PLATFORM, DROP))
+    code, out, err = invoke(flux_repo(PLATFORM, DROP))
     assert code == 1
+    assert "1 of 1 clusters touched and judged" in err and "1 errors, 0 warnings" in err
     lines = out.splitlines()
     assert lines[0].startswith("platform/kustomization.yaml:3: error: ConfigMap kube-system/coredns-custom would be deleted by Flux")
     assert lines[0].endswith("(configmap-pruned)")
