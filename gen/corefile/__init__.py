@@ -22,6 +22,7 @@ from gen.corefile.model import (
     forwards,
     is_root_forward,
     quote,
+    walk_directives,
 )
 from gen.corefile.parser import expand_env, has_placeholder, parse_corefile, parse_directives
 
@@ -29,5 +30,5 @@ __all__ = [
     "Corefile", "CorefileError", "Directive", "ServerBlock", "ServerKey", "Snippet", "Source", "Token",
     "VirtualFS", "expand_env", "expand_imports", "forward_from", "forward_upstreams", "forwards",
     "has_placeholder", "is_root_forward", "is_server_import", "parse_corefile", "parse_directives",
-    "quote", "tokenize",
+    "quote", "tokenize", "walk_directives",
 ]

@@ -171,6 +171,13 @@ class Corefile:
                 yield block, d
 
 
+def walk_directives(directives: list[Directive]) -> Iterator[Directive]:
+    """Every directive and, depth first, every directive nested in its block."""
+    for d in directives:
+        yield d
+        yield from walk_directives(d.block or [])
+
+
 def forwards(block: ServerBlock) -> list[Directive]:
     """The block's `forward` directives in the order CoreDNS chains them."""
     return block.find("forward")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gen.corefile import Directive
+from gen.corefile import walk_directives
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
 from gen.lint.inputs import CUSTOM_CONFIGMAP, CUSTOM_DIR
@@ -23,12 +23,6 @@ from gen.lint.wiring import COREFILE_DIR, import_target
 ID = "import-not-found"
 SEVERITY = Severity.ERROR
 REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
-
-
-def _walk(directives: list[Directive]) -> Iterator[Directive]:
-    for d in directives:
-        yield d
-        yield from _walk(d.block or [])
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -40,7 +34,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         beside = set(unit.configmap.data) if unit.configmap is not None else set()
         beside |= set(custom.data) if custom is not None else set()
         snippets = sorted(unit.raw.snippets)
-        imports = [*unit.effective.imports, *(d for b in unit.effective.server_blocks for d in _walk(b.directives))]
+        imports = [*unit.effective.imports, *(d for b in unit.effective.server_blocks for d in walk_directives(b.directives))]
         for d in imports:
             if d.name != "import" or any(c in d.args[0] for c in "*?["):
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gen.corefile import Directive, is_server_import
+from gen.corefile import is_server_import, walk_directives
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
 
@@ -22,15 +22,9 @@ SEVERITY = Severity.ERROR
 REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
 
 
-def _walk(directives: list[Directive]) -> Iterator[Directive]:
-    for d in directives:
-        yield d
-        yield from _walk(d.block or [])
-
-
 def check(ctx: LintContext) -> Iterator[Finding]:
     for _unit, block in ctx.raw_blocks():
-        for d in _walk(block.directives):
+        for d in walk_directives(block.directives):
             if is_server_import(d):
                 yield at(ID, SEVERITY, d, f"`import {d.args[0]}` is inside the server block `{' '.join(block.keys)}`; "
                          "its files hold whole server blocks, which CoreDNS refuses as unknown directives",
