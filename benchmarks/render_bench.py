@@ -22,11 +22,15 @@ from gen.tools import kustomize_command  # noqa: E402
 
 
 RENDER = """
-import sys; sys.path.insert(0, {repo!r})
+import sys, time; sys.path.insert(0, {repo!r})
 from pathlib import Path
 from gen.project import render_files
 root = Path({root!r})
-print(len(render_files(sorted(root.glob("dns/*.yaml")), root)))
+paths = sorted(root.glob("dns/*.yaml"))
+count = len(render_files(paths, root))
+start = time.perf_counter()
+render_files(paths, root)  # same interpreter again: schemas compiled, templates loaded
+print(count, time.perf_counter() - start)
 """
 
 
@@ -58,20 +62,21 @@ def main() -> None:
         paths = write_fleet(root, args.files)
         overlay = REPO_ROOT / "overlays/talos/prod-talos"
         argv = [*kustomize_command(), str(overlay)]
-        render_s = builds_s = float("inf")
+        render_s = builds_s = warm_s = float("inf")
         for _ in range(args.repeat):  # interleaved, so both see the same machine load
             # a fresh interpreter each time: imports, schema and template loading are part of the figure
             start = time.perf_counter()
             proc = subprocess.run([sys.executable, "-c", RENDER.format(repo=str(REPO_ROOT), root=str(root))],
                                   check=True, capture_output=True, text=True)
-            render_s = min(render_s, time.perf_counter() - start)
-            files = int(proc.stdout)
+            render_s = min(render_s, time.perf_counter() - start - float(proc.stdout.split()[1]))
+            files, warm_s = int(proc.stdout.split()[0]), min(warm_s, float(proc.stdout.split()[1]))
             start = time.perf_counter()
             for _ in range(args.builds):
                 subprocess.run(argv, check=True, capture_output=True)
             builds_s = min(builds_s, time.perf_counter() - start)
     print(f"render+validate {args.files} values files ({files} output files, fresh interpreter incl. imports): {render_s:.3f} s "
           f"({render_s / args.files * 1000:.2f} ms/file)")
+    print(f"  the same again in that interpreter (schemas compiled, templates loaded): {warm_s:.3f} s")
     print(f"{args.builds} x `{' '.join(argv[:2])} {overlay.relative_to(REPO_ROOT)}`: {builds_s:.3f} s "
           f"({builds_s / args.builds * 1000:.1f} ms/build)")
     print(f"ratio render/builds: {render_s / builds_s:.2f} ({'PASS' if render_s < builds_s else 'FAIL'}: goal < 1.00)")
