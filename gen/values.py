@@ -8,6 +8,7 @@ once, one `file:line:col: key: problem — fix` line each, then the load fails w
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -179,7 +180,7 @@ def _quick_document(text: str) -> dict[str, Any] | None:
         docs = [d for d in yamlio.load_fast(text) if d is not None]
     except (yaml.YAMLError, ValueError):
         return None
-    if len(docs) != 1 or not isinstance(docs[0], dict) or any(True for _ in _shared_nodes(docs[0])):
+    if len(docs) != 1 or not isinstance(docs[0], dict):  # (aliases already raised AliasError)
         return None
     return docs[0]
 
@@ -224,10 +225,11 @@ def load_values(path: Path, *, repo: Path) -> Values:
 
 
 def _shown(path: Path, repo: Path) -> str:
-    try:
-        return path.resolve().relative_to(repo.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    """The path users see in messages and headers: relative to the repo root when inside it."""
+    absolute, root = os.path.abspath(path), os.path.abspath(repo)
+    if absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(absolute, root)).as_posix()
+    return str(path)
 
 
 def _tuple(items: Any) -> tuple[str, ...]:

@@ -175,13 +175,66 @@ _Core12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Core12Loader.add_constructor(_AMBIGUOUS, _ambiguous)
 
 
+_SCALARS: dict[str, Any] = {
+    "tag:yaml.org,2002:str": str,
+    "tag:yaml.org,2002:bool": lambda v: v[0] in "tT",
+    "tag:yaml.org,2002:null": lambda v: None,
+}
+
+
+class AliasError(ValueError):
+    """A collection reached twice: YAML anchors and aliases (and alias bombs) are not followed."""
+
+
+def _construct(node: yaml.Node, seen: set[int]) -> Any:
+    """Plain data from a composed node: what SafeConstructor does, minus its generic machinery.
+
+    libyaml composes in C; walking its nodes here costs a third of PyYAML's constructor, which
+    matters at fleet scale. Tags other than the core ones (and the ambiguous marker) raise, and
+    so does any collection node met twice (an alias), before it could be expanded.
+    """
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        if id(node) in seen:
+            raise AliasError(node.start_mark)
+        seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _construct(key_node, seen)
+            if key in mapping:
+                raise DuplicateKeyError(key_node.start_mark)
+            mapping[key] = _construct(value_node, seen)
+        return mapping
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(item, seen) for item in node.value]
+    tag, value = node.tag, node.value
+    convert = _SCALARS.get(tag)
+    if convert is not None:
+        return convert(value)
+    if tag == "tag:yaml.org,2002:int":
+        return int(value[2:], 8) if value.startswith("0o") else int(value, 0) if value.startswith("0x") else int(value)
+    if tag == "tag:yaml.org,2002:float":
+        return float(value.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf").replace(".nan", "nan")
+                     .replace(".NaN", "nan").replace(".NAN", "nan"))
+    if tag == _AMBIGUOUS:
+        raise AmbiguousScalarError(value)
+    raise AmbiguousScalarError(f"tag {tag}")  # explicit tags (!!binary, !custom): let ruamel decide
+
+
 def load_fast(text: str) -> list[Any]:
     """Every document as plain data, YAML 1.2 core schema.
 
     Raises:
-        yaml.YAMLError, DuplicateKeyError, AmbiguousScalarError: take the ruamel path instead.
+        yaml.YAMLError, DuplicateKeyError, AmbiguousScalarError, AliasError: take the ruamel path instead.
     """
-    return list(yaml.load_all(text, Loader=_Core12Loader))
+    loader = _Core12Loader(text)
+    try:
+        docs = []
+        while loader.check_node():
+            docs.append(_construct(loader.get_node(), set()))
+        return docs
+    finally:
+        loader.dispose()
 
 
 def load_all_safe(text: str) -> list[Any]:

@@ -81,3 +81,11 @@ def test_direct_writer_gives_libyaml_bytes_for_everything_we_render() -> None:
     assert len(docs) > 25
     for doc in docs:
         assert dump(doc) == _dump_libyaml(doc)
+
+
+def test_fast_loader_refuses_aliases_before_expanding_them() -> None:
+    from gen.yamlio import AliasError
+
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"l{i}: &l{i} [{', '.join(['*' + ('a' if i == 0 else f'l{i - 1}')] * 9)}]" for i in range(30)]
+    with pytest.raises(AliasError):  # 9**30 nodes if expanded: this returns at once or never
+        load_fast("\n".join(levels) + "\n")
