@@ -231,7 +231,8 @@ def load_fast(text: str) -> list[Any]:
     try:
         docs = []
         while loader.check_node():
-            docs.append(_construct(loader.get_node(), set()))
+            node = loader.get_node()
+            docs.append(None if node is None else _construct(node, set()))
         return docs
     finally:
         loader.dispose()
