@@ -84,7 +84,7 @@ def render(
 
         paths = [p if p.is_absolute() else Path.cwd() / p for p in values] if values else values_from_config(repo)
         files = render_files(paths, repo)
-        plan = plan_tree(files, repo)
+        plan = plan_tree(files, repo, check=check)
         if check:
             if plan.clean:
                 typer.echo(f"ok: {len(files)} generated files match {len(paths)} values file(s)", err=True)

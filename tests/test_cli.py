@@ -153,3 +153,21 @@ def test_new_refuses_unknown_platform() -> None:
 def test_render_without_files_is_a_usage_error() -> None:
     result = runner.invoke(app, ["render"])
     assert result.exit_code == 2
+
+
+def test_a_hand_rewritten_overlay_file_is_drift_and_render_restores_it(repo: Path) -> None:
+    target = repo / "overlays/k3s/edge-k3s/kustomization.yaml"
+    rendered = target.read_text()
+    target.write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- coredns-hpa.yaml\n")
+    check = _render(repo, "--check")
+    assert check.exit_code == 1
+    assert "-- coredns-custom-configmap.yaml" not in check.stdout and "+- coredns-custom-configmap.yaml" in check.stdout
+    assert _render(repo).exit_code == 0
+    assert target.read_text() == rendered
+
+
+def test_check_reports_a_foreign_flux_file_as_drift_not_bad_input(repo: Path) -> None:
+    (repo / "clusters/prod-talos/coredns.yaml").write_text("# hand-written by the platform team\n")
+    result = _render(repo, "--check")
+    assert result.exit_code == 1
+    assert "-# hand-written by the platform team" in result.stdout
