@@ -59,7 +59,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        paths = write_fleet(root, args.files)
+        write_fleet(root, args.files)
         overlay = REPO_ROOT / "overlays/talos/prod-talos"
         argv = [*kustomize_command(), str(overlay)]
         render_s = builds_s = warm_s = float("inf")

@@ -6,7 +6,6 @@ stray whitespace or re-ordered plugin anywhere else fails the test.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -213,7 +213,7 @@ class Discovery:
                     requests[fp] = self.requests[fp]
         self._build(requests)
         for rev in (base, head):
-            for ref, node in rev.nodes.items():
+            for node in rev.nodes.values():
                 fp = node.build.fingerprint
                 if fp is not None and node.build.pending and not self.memo[fp].pending:
                     node.build = self.memo[fp]

@@ -35,7 +35,7 @@ def config_for(values: object) -> VerifyConfig:
     from gen.render import render_overlay
 
     custom: dict[str, str] = {}
-    for path, text in render_overlay(values).items():
+    for text in render_overlay(values).values():
         for doc in yamlio.load_all_safe(text):
             meta = doc.get("metadata") or {}
             if doc.get("kind") == "ConfigMap" and meta.get("name") == "coredns-custom":

@@ -17,7 +17,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from gen.corefile import Directive, ServerBlock, ServerKey, Source, VirtualFS, expand_imports, parse_corefile
+from gen.corefile import Directive, ServerKey, Source, VirtualFS, expand_imports, parse_corefile
 from gen.verify.sandbox import VerifyConfig
 from gen.verify.upstreams import Behaviour
 

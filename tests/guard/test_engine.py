@@ -3,7 +3,6 @@ is built twice; a change in a transitively read file is never missed."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -8,7 +8,7 @@ import pytest
 
 from gen.finding import Severity
 from gen.guard import RULES, _MODULES
-from tests.guard.conftest import configmap, flux_ks, kustomization, summary
+from tests.guard.conftest import configmap, flux_ks, summary
 
 DNS = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns")}
 
