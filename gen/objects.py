@@ -8,20 +8,22 @@ fleet); Flux kinds use the Flux CRD schemas in gen/data/flux; PrometheusRule our
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import kubernetes_validate
 
 from gen.errors import Problem
 from gen.schema_errors import key_path
 from gen.validation import Checker
 
-_K8S_ROOT = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+# The strict schemas kubernetes-validate ships, found without importing it (its import pulls in
+# jsonschema, a tenth of our start-up, which only error explanations need).
+_SPEC = importlib.util.find_spec("kubernetes_validate")
+_K8S_ROOT = Path(next(iter(_SPEC.submodule_search_locations or []))) / "kubernetes-json-schema" if _SPEC else Path("/nonexistent")
 _OWN = {
     ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"): "data/flux/kustomization-kustomize-v1.json",
     ("source.toolkit.fluxcd.io/v1", "GitRepository"): "data/flux/gitrepository-source-v1.json",
@@ -81,7 +83,7 @@ def _validator(api_version: str, kind: str, version: str) -> Checker | None:
     own = _OWN.get((api_version, kind))
     if own:
         schema = json.loads(resources.files("gen").joinpath(own).read_text(encoding="utf-8"))
-        return Checker(schema, jsonschema.Draft7Validator)
+        return Checker(schema, draft="7")
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     path = _K8S_ROOT / f"v{version}-local-strict" / f"{kind.lower()}-{group_version}.json"
     if not path.is_file():

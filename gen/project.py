@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from gen.errors import GenError, Problem, UsageError, ValuesError
 from gen.render import render_cluster
+from gen.validation import expect_fleet
 from gen.values import Values, load_values, position
 
 PARALLEL_FROM = 64  # below this, starting worker processes costs more than it saves
@@ -85,6 +86,8 @@ def render_files(paths: list[Path], repo: Path) -> dict[PurePosixPath, str]:
         raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, "
                          "or list globs under `values:` in .coredns-gen.yaml")
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(paths) >= PARALLEL_FROM:
+        expect_fleet()
     if len(paths) < PARALLEL_FROM or workers < 2:
         parts = [_load_and_render(paths, repo)]
     else:

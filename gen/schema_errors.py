@@ -8,12 +8,14 @@ key path, the line, and a fix. Pattern checks carry their wording in the schema 
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from jsonschema.exceptions import ValidationError
 
 from gen.errors import Problem
 from gen.validation import Checker
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
                "array": "a list", "object": "a mapping", "null": "null"}

@@ -3,27 +3,47 @@
 jsonschema explains errors (every error, with its path) and starts instantly; fastjsonschema
 compiles a schema into Python code that checks a document 10-50x faster but costs 30-130 ms
 to compile. So a `Checker` answers with jsonschema until it has seen COMPILE_AFTER documents,
-then compiles once; errors are always explained by jsonschema. Schemas given here must use
-keywords both libraries implement alike (tests compare them on valid and invalid documents).
+then compiles once (at once when the caller announced a fleet); errors are always explained
+by jsonschema, imported only when needed (it is a tenth of the start-up time). Schemas given
+here must use keywords both libraries implement alike (tests compare them).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import fastjsonschema
-import jsonschema
-from jsonschema.exceptions import ValidationError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 COMPILE_AFTER = 16
+_fleet = False
+
+
+def expect_fleet() -> None:
+    """Many documents are coming (a fleet render): compile validators on first use."""
+    global _fleet
+    _fleet = True
 
 
 class Checker:
-    def __init__(self, schema: dict[str, Any], validator_class: type = jsonschema.Draft202012Validator) -> None:
+    def __init__(self, schema: dict[str, Any], draft: str = "2020-12") -> None:
         self.schema = schema
-        self.validator = validator_class(schema)
+        self.draft = draft
+        self._validator: Any = None
         self._compiled: Callable[[Any], Any] | None = None
         self._seen = 0
+
+    @property
+    def validator(self) -> Any:
+        """The jsonschema validator (explains errors); built on first use."""
+        if self._validator is None:
+            import jsonschema
+
+            cls = jsonschema.Draft7Validator if self.draft == "7" else jsonschema.Draft202012Validator
+            self._validator = cls(self.schema)
+        return self._validator
 
     def compile(self) -> Callable[[Any], Any]:
         if self._compiled is None:
@@ -34,7 +54,7 @@ class Checker:
 
     def is_valid(self, document: Any) -> bool:
         self._seen += 1
-        if self._compiled is None and self._seen <= COMPILE_AFTER:
+        if self._compiled is None and self._seen <= COMPILE_AFTER and not _fleet:
             return bool(self.validator.is_valid(document))
         try:
             self.compile()(document)
