@@ -3,7 +3,7 @@
 jsonschema explains errors (every error, with its path) and starts instantly; fastjsonschema
 compiles a schema into Python code that checks a document 10-50x faster but costs 30-130 ms
 to compile. So a `Checker` answers with jsonschema until it has seen COMPILE_AFTER documents,
-then compiles once (at once when the caller announced a fleet); errors are always explained
+then compiles once (at the second when the caller announced a fleet); errors are always explained
 by jsonschema, imported only when needed (it is a tenth of the start-up time). Schemas given
 here must use keywords both libraries implement alike (tests compare them).
 """
@@ -18,13 +18,14 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 COMPILE_AFTER = 16
-_fleet = False
+COMPILE_AFTER_IN_FLEET = 2  # the second distinct document of a kind: identical ones are memoised
+_compile_after = COMPILE_AFTER
 
 
 def expect_fleet() -> None:
-    """Many documents are coming (a fleet render): compile validators on first use."""
-    global _fleet
-    _fleet = True
+    """Many documents are coming (a fleet render): compile a validator once a kind repeats."""
+    global _compile_after
+    _compile_after = COMPILE_AFTER_IN_FLEET
 
 
 class Checker:
@@ -54,7 +55,7 @@ class Checker:
 
     def is_valid(self, document: Any) -> bool:
         self._seen += 1
-        if self._compiled is None and self._seen <= COMPILE_AFTER and not _fleet:
+        if self._compiled is None and self._seen < _compile_after:
             return bool(self.validator.is_valid(document))
         try:
             self.compile()(document)

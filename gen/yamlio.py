@@ -45,9 +45,27 @@ class _Unsupported(Exception):
     """A value the direct writer does not handle; the whole document goes to libyaml instead."""
 
 
-@functools.lru_cache(maxsize=8192, typed=True)  # typed: 1 and True are different scalars
+# Words that start with a letter or '/' and hold only these characters are written plain by
+# libyaml unless a YAML 1.1 resolver would read them as a bool or null (numbers, dates, .inf
+# and the like cannot start with a letter or '/'). Checked by a test against libyaml itself.
+_PLAIN_WORD = re.compile(r"^[A-Za-z/][A-Za-z0-9_./-]*$")
+_YAML11_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
+
+
 def _scalar(value: str | int | bool | None, as_key: bool) -> str:
-    """How libyaml writes one single-line scalar in block context (cached: keys repeat a lot)."""
+    """How libyaml writes one single-line scalar in block context."""
+    if isinstance(value, str):
+        if _PLAIN_WORD.match(value) and value.lower() not in _YAML11_WORDS:
+            return value
+    elif isinstance(value, bool):
+        return "true" if value else "false"
+    elif isinstance(value, int):
+        return str(value)
+    return _scalar_by_libyaml(value, as_key)
+
+
+@functools.lru_cache(maxsize=8192, typed=True)  # typed: 1 and True are different scalars
+def _scalar_by_libyaml(value: str | int | bool | None, as_key: bool) -> str:
     text = _dump_libyaml({value: 0} if as_key else [value])
     line = text[: -len(": 0\n")] if as_key else text[2:-1]
     if "\n" in line:

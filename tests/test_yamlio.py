@@ -89,3 +89,14 @@ def test_fast_loader_refuses_aliases_before_expanding_them() -> None:
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"] + [f"l{i}: &l{i} [{', '.join(['*' + ('a' if i == 0 else f'l{i - 1}')] * 9)}]" for i in range(30)]
     with pytest.raises(AliasError):  # 9**30 nodes if expanded: this returns at once or never
         load_fast("\n".join(levels) + "\n")
+
+
+@pytest.mark.parametrize("value", ["coredns", "kube-system", "a/b", "/etc/resolv.conf", "Yes", "yes", "YES", "yEs", "No", "on", "On",
+                                   "Off", "null", "Null", "NULL", "y", "Y", "n", "N", "true", "True", "False", "x.y", "a_b", "v1",
+                                   "apps/v1", "policy/v1", "ConfigMap", "c0001", "example.org", "E5", "e5", "inf", "nan", "NaN",
+                                   "Infinity", "a-", "a.", "a/", "_x", "x_", 0, 1, -1, 10**20, True, False, None])
+@pytest.mark.parametrize("as_key", [False, True])
+def test_scalar_shortcut_matches_libyaml(value: object, as_key: bool) -> None:
+    from gen.yamlio import _scalar, _scalar_by_libyaml
+
+    assert _scalar(value, as_key) == _scalar_by_libyaml(value, as_key)  # type: ignore[arg-type]
