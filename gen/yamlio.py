@@ -147,16 +147,11 @@ class DuplicateKeyError(ValueError):
 
 
 class _Core12Loader(yaml.CSafeLoader):
-    """libyaml with the YAML 1.2 core schema (what ruamel resolves): no yes/no/on/off booleans,
-    no sexagesimal or underscore numbers, no timestamps; duplicate keys refused."""
+    """libyaml composing with the YAML 1.2 core schema's implicit tags (what ruamel resolves):
+    no yes/no/on/off booleans, no sexagesimal or underscore numbers, no timestamps.
+    `_construct` below turns its nodes into data."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        if len(mapping) != len(node.value):  # `<<` has no merge meaning here, so counts match
-            raise DuplicateKeyError(node.start_mark)
-        return mapping
 
 
 class AmbiguousScalarError(ValueError):
@@ -176,21 +171,6 @@ for _tag, _pattern, _first in (
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
 ):
     _Core12Loader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
-
-
-def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    text = str(loader.construct_scalar(node))
-    if text.startswith("0o"):
-        return int(text[2:], 8)
-    return int(text, 0) if text.startswith("0x") else int(text)
-
-
-def _ambiguous(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
-    raise AmbiguousScalarError(node.value)
-
-
-_Core12Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_Core12Loader.add_constructor(_AMBIGUOUS, _ambiguous)
 
 
 _SCALARS: dict[str, Any] = {
