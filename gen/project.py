@@ -20,23 +20,6 @@ PARALLEL_FROM = 64  # below this, starting worker processes costs more than it s
 MAX_WORKERS = 8
 
 
-def load_all(paths: list[Path], repo: Path) -> list[Values]:
-    """Load every values file; raise one ValuesError listing the problems of all of them."""
-    if not paths:
-        raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, or list globs under `values:` in .coredns-gen.yaml")
-    loaded: list[tuple[Path, Values]] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append((path, load_values(path, repo=repo)))
-        except ValuesError as err:
-            problems.extend(err.problems)
-    problems += _collisions(loaded)
-    if problems:
-        raise ValuesError(problems)
-    return [values for _, values in loaded]
-
-
 def _collisions(loaded: list[tuple[Path, Values]]) -> list[Problem]:
     problems = []
     overlay: dict[str, Values] = {}
