@@ -13,46 +13,19 @@ import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
+from tests.guard.conftest import FLUX_SYSTEM
 from tests.helpers import build_tree, git
 
 runner = CliRunner()
 
-GOTK_SYNC = """\
-apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 1m
-  ref:
-    branch: main
-  url: ssh://git@example.com/fleet.git
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./clusters/{cluster}
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-"""
 
 
 @pytest.fixture
 def fleet(tmp_path: Path, git_bin: str, kustomize_argv: list[str]) -> Path:
     """A bootstrapped two-cluster fleet whose DNS is rendered by coredns-gen and committed."""
     for cluster, platform in (("prod", "talos"), ("edge", "k3s")):
-        build_tree(tmp_path, {
-            f"clusters/{cluster}/flux-system/gotk-sync.yaml": GOTK_SYNC.format(cluster=cluster),
-            f"clusters/{cluster}/flux-system/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-                                                                 "kind: Kustomization\nresources:\n- gotk-sync.yaml\n",
-        })
+        build_tree(tmp_path, {path.replace("clusters/prod/", f"clusters/{cluster}/"): text.replace("./clusters/prod", f"./clusters/{cluster}")
+                              for path, text in FLUX_SYSTEM.items()})
         result = runner.invoke(app, ["new", "--platform", platform, "--cluster", cluster, "-o", str(tmp_path / f"dns/{cluster}.yaml")])
         assert result.exit_code == 0, result.output
     (tmp_path / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
