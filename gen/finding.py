@@ -13,10 +13,6 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
     ALLOWED = "allowed"
 
-    @property
-    def rank(self) -> int:
-        return {"error": 0, "warning": 1, "allowed": 2}[self.value]
-
 
 @dataclass(frozen=True)
 class Finding:

@@ -32,9 +32,7 @@ def parse_version(text: str) -> Version:
 
 
 # CoreDNS feature gates (FACTS.md §2).
-NEXT_MIN = Version(1, 11, 4)  # forward `next RCODE…`
-MULTI_FORWARD_MIN = Version(1, 9, 4)  # several `forward` in one server block
-FAILOVER_MIN = Version(1, 13, 0)
+NEXT_MIN = Version(1, 11, 4)  # forward `next RCODE…` (implies several forwards per block, 1.9.4)
 
 # Talos: (minor) -> list of (first patch, CoreDNS) in ascending order (FACTS.md §6).
 TALOS_COREDNS: dict[tuple[int, int], list[tuple[int, Version]]] = {

@@ -23,7 +23,6 @@ from gen.guard.model import ObjKey
 
 ID = "k3s-hpa-min-replicas"
 SEVERITY = Severity.ERROR
-HPA_ID = "kube-system/coredns"
 
 
 def _targets_coredns(obj: dict[str, Any]) -> bool:

@@ -133,10 +133,3 @@ def _unpack(repo: Path, commit: str, dest: Path) -> None:
 
     with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as archive:
         archive.extractall(dest, filter="data")
-
-
-def show(repo: Path, commit: str, path: str) -> str | None:
-    """One file's text at a revision, or None when it is not there."""
-    proc = subprocess.run([git_binary(), "-C", str(repo), "show", f"{commit}:{path}"],
-                          capture_output=True, text=True, check=False)
-    return proc.stdout if proc.returncode == 0 else None

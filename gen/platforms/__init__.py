@@ -13,7 +13,7 @@ from gen import flux
 from gen.errors import Problem
 from gen.platforms import aks, k3s, talos
 from gen.schema_errors import key_path, locate
-from gen.versions import MULTI_FORWARD_MIN, NEXT_MIN, Version, parse_version
+from gen.versions import NEXT_MIN, parse_version
 
 PLATFORMS: dict[str, ModuleType] = {"talos": talos, "k3s": k3s, "aks": aks}
 
@@ -68,8 +68,6 @@ def check_values(values: Any, data: Any) -> list[Problem]:
             "would make CoreDNS refuse the whole Corefile",
             platform.NEXT_HINT,
         ))
-    elif uses_next(values) and coredns < MULTI_FORWARD_MIN:  # pragma: no cover - implied by NEXT_MIN
-        problems.append(at(where, f"CoreDNS {coredns} allows one forward per block", platform.NEXT_HINT))
 
     seen: dict[str, int] = {}
     for i, zone in enumerate(values.zones):
@@ -84,6 +82,3 @@ def check_values(values: Any, data: Any) -> list[Problem]:
     problems += flux.check(values, data, at)
     return problems
 
-
-def version_of(values: Any) -> Version:
-    return parse_version(values.platform_version)
