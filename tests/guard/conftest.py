@@ -54,6 +54,24 @@ FLUX_SYSTEM = {
 }
 
 
+def hpa(min_replicas: int) -> str:
+    """The k3s coredns HPA (seed 002) with the given floor."""
+    return f"""
+        apiVersion: autoscaling/v2
+        kind: HorizontalPodAutoscaler
+        metadata:
+          name: coredns
+          namespace: kube-system
+        spec:
+          scaleTargetRef:
+            apiVersion: apps/v1
+            kind: Deployment
+            name: coredns
+          minReplicas: {min_replicas}
+          maxReplicas: 3
+    """
+
+
 def flux_ks(name: str, path: str, *, prune: bool = True, extra: str = "") -> str:
     """A Flux Kustomization object (v1) reading this repository's GitRepository."""
     return f"""

@@ -8,7 +8,7 @@ import pytest
 
 from gen.errors import UsageError
 from gen.finding import Severity, blocking
-from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization, summary
+from tests.guard.conftest import by_rule, configmap, flux_ks, hpa, kustomization, summary
 
 CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
 COREDNS_ID = "kube-system_coredns__ConfigMap"
@@ -19,20 +19,7 @@ PLATFORM = {
     "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml"),
     "platform/coredns/coredns-custom.yaml": configmap("coredns-custom", data="corp.server: |\n  corp:53 {\n    forward . 10.0.0.1\n  }"),
 }
-HPA = """
-    apiVersion: autoscaling/v2
-    kind: HorizontalPodAutoscaler
-    metadata:
-      name: coredns
-      namespace: kube-system
-    spec:
-      scaleTargetRef:
-        apiVersion: apps/v1
-        kind: Deployment
-        name: coredns
-      minReplicas: 2
-      maxReplicas: 3
-"""
+HPA = hpa(2)
 
 
 def test_seed_002_rewrite_that_drops_coredns_custom_is_refused(flux_repo, guard):

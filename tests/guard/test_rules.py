@@ -8,26 +8,9 @@ import pytest
 
 from gen.finding import Severity
 from gen.guard import RULES, _MODULES
-from tests.guard.conftest import configmap, flux_ks, summary
+from tests.guard.conftest import configmap, flux_ks, hpa, summary
 
 DNS = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns")}
-
-
-def hpa(min_replicas: int) -> str:
-    return f"""
-        apiVersion: autoscaling/v2
-        kind: HorizontalPodAutoscaler
-        metadata:
-          name: coredns
-          namespace: kube-system
-        spec:
-          scaleTargetRef:
-            apiVersion: apps/v1
-            kind: Deployment
-            name: coredns
-          minReplicas: {min_replicas}
-          maxReplicas: 3
-    """
 
 
 PDB = """
