@@ -6,6 +6,7 @@ resolv.conf-style file (CoreDNS `forward` accepts both, FACTS.md §3).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Any, Iterator
@@ -17,6 +18,7 @@ _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/-]+$")
 EXAMPLE = "e.g. 10.0.0.10 or 10.0.0.10:5353"
 
 
+@functools.lru_cache(maxsize=4096)  # a fleet names the same few resolvers in every file
 def split_address(text: str) -> tuple[str, int | None]:
     """Return (ip, port); raise ValueError with a user-facing reason."""
     host, port = text, None

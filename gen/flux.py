@@ -65,11 +65,11 @@ def objects(values: Any) -> list[dict[str, Any]]:
     return docs
 
 
-def render_flux(values: Any) -> dict[PurePosixPath, str]:
+def render_flux(values: Any) -> dict[str, str]:
     """The Flux file for one cluster, validated against the Flux CRD schemas."""
-    path = PurePosixPath(values.flux.output)
+    path = str(PurePosixPath(values.flux.output))
     docs = objects(values)
-    problems = [p for d in docs for p in validate_object(d, file=str(path))]
+    problems = [p for d in docs for p in validate_object(d, file=path)]
     if problems:
         raise ValuesError(problems)
     return {path: header(values) + yamlio.dump_all(docs)}

@@ -38,6 +38,7 @@ def _k8s_versions() -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda v: tuple(int(x) for x in v.split("."))))
 
 
+@functools.lru_cache(maxsize=None)
 def schema_version(kubernetes: str | None) -> str:
     """The newest shipped schema set not newer than `kubernetes` (newest if None or newer)."""
     versions = _k8s_versions()
@@ -49,6 +50,7 @@ def schema_version(kubernetes: str | None) -> str:
 
 
 _DEFS_REF = "/api/_definitions.json#/$defs/"
+_SELF_CONTAINED_FORM = 1  # bump when _self_contained changes what it builds (names cache entries)
 
 
 @functools.lru_cache(maxsize=None)
@@ -88,9 +90,20 @@ def _validator(api_version: str, kind: str, version: str) -> Checker | None:
     path = _K8S_ROOT / f"v{version}-local-strict" / f"{kind.lower()}-{group_version}.json"
     if not path.is_file():
         return None
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    schema.pop("$id", None)
-    return Checker(_self_contained(schema, version))
+    text = path.read_text(encoding="utf-8")
+
+    def build() -> dict[str, Any]:
+        schema = json.loads(text)
+        schema.pop("$id", None)
+        return _self_contained(schema, version)
+
+    # The 1.5 MB of shared definitions are parsed only when the compiled code is not cached: the
+    # cache entry is named by the kind's file and the definitions file's size and mtime (as .pyc
+    # files are), plus the form _self_contained gives them.
+    definitions = (_K8S_ROOT / f"v{version}-local-strict" / "_definitions.json").stat()
+    identity = (f"kubernetes-validate {version} {path.name} {text} _definitions.json {definitions.st_size} "
+                f"{definitions.st_mtime_ns} self-contained form {_SELF_CONTAINED_FORM}")
+    return Checker(build, identity=identity)
 
 
 _VALID: set[tuple[str, str]] = set()  # (schema version, canonical JSON) of objects that passed

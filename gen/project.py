@@ -6,82 +6,83 @@ two clusters may never claim the same overlay folder or Flux file.
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
-import os
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
+from gen import parallel
 from gen.errors import GenError, Problem, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.validation import expect_fleet
-from gen.values import Values, load_values, position
+from gen.values import load_values, position
 
-PARALLEL_FROM = 64  # below this, starting worker processes costs more than it saves
+PARALLEL_FROM = 64  # below this, forking costs more than it saves
 MAX_WORKERS = 8
 
 
-def _collisions(loaded: list[tuple[Path, Values]]) -> list[Problem]:
+class Claim(NamedTuple):
+    """What one values file claims in the repository (small: it crosses process boundaries)."""
+
+    path: Path
+    source: str
+    overlay_dir: str
+    flux_output: str
+
+
+def _collisions(claims: list[Claim]) -> list[Problem]:
     problems = []
-    overlay: dict[str, Values] = {}
-    output: dict[str, Values] = {}
-    for path, v in loaded:
-        if v.overlay_dir in overlay:
-            problems.append(Problem(f"renders {v.overlay_dir}/, which {overlay[v.overlay_dir].source} renders too",
-                                    file=v.source, key="cluster", hint="give each cluster its own name"))
-        overlay.setdefault(v.overlay_dir, v)
-        out = str(PurePosixPath(v.flux.output))
+    overlay: dict[str, Claim] = {}
+    output: dict[str, Claim] = {}
+    for c in claims:
+        if c.overlay_dir in overlay:
+            problems.append(Problem(f"renders {c.overlay_dir}/, which {overlay[c.overlay_dir].source} renders too",
+                                    file=c.source, key="cluster", hint="give each cluster its own name"))
+        overlay.setdefault(c.overlay_dir, c)
+        out = str(PurePosixPath(c.flux_output))
         if out in output:
-            line, col = position(path, v.source, ["flux", "output"])
+            line, col = position(c.path, c.source, ["flux", "output"])
             problems.append(Problem(f"writes its Flux objects to {out}, which {output[out].source} writes too",
-                                    file=v.source, line=line, col=col, key="flux.output",
+                                    file=c.source, line=line, col=col, key="flux.output",
                                     hint="give each cluster its own flux.output"))
-        output.setdefault(out, v)
+        output.setdefault(out, c)
     return problems
 
 
-def _load_and_render(paths: list[Path], repo: Path) -> tuple[list[tuple[Path, Values]], dict[PurePosixPath, str], list[Problem]]:
+Share = tuple[list[Claim], dict[str, str], list[Problem]]
+
+
+def _load_and_render(paths: list[Path], repo: Path) -> Share:
     """One worker's share: load and render each file, collecting problems instead of raising."""
-    loaded: list[tuple[Path, Values]] = []
-    files: dict[PurePosixPath, str] = {}
+    claims: list[Claim] = []
+    files: dict[str, str] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
             values = load_values(path, repo=repo)
             files.update(render_cluster(values))
-            loaded.append((path, values))
+            claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
         except GenError as err:
             problems.extend(err.problems)
-    return loaded, files, problems
-
-
-def _chunks(paths: list[Path], workers: int) -> list[list[Path]]:
-    size = -(-len(paths) // (workers * 4))  # a few chunks per worker evens out slow files
-    return [paths[i:i + size] for i in range(0, len(paths), size)]
+    return claims, files, problems
 
 
 def render_files(paths: list[Path], repo: Path) -> dict[PurePosixPath, str]:
     """Every file the values render, in memory, validated; nothing is written here.
 
-    A fleet (PARALLEL_FROM files or more) is spread over the machine's cores; results are
-    merged in argument order, so the output does not depend on scheduling.
+    A fleet (PARALLEL_FROM files or more) is split over the machine's cores in argument order,
+    and the shares are merged in that order, so the output does not depend on the split.
     """
     if not paths:
         raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, "
                          "or list globs under `values:` in .coredns-gen.yaml")
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    workers = min(parallel.cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
     if len(paths) >= PARALLEL_FROM:
         expect_fleet()
-    if len(paths) < PARALLEL_FROM or workers < 2:
-        parts = [_load_and_render(paths, repo)]
-    else:
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            parts = list(pool.map(_load_and_render, _chunks(paths, workers), [repo] * (workers * 4 + 1)))
-    loaded = [item for part in parts for item in part[0]]
-    problems = [p for part in parts for p in part[2]] + _collisions(loaded)
+    parts = parallel.fork_map(lambda share: _load_and_render(share, repo), parallel.split(paths, workers))
+    claims = [claim for part in parts for claim in part[0]]
+    problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
         raise ValuesError(problems)
-    files: dict[PurePosixPath, str] = {}
+    files: dict[str, str] = {}
     for part in parts:
         files.update(part[1])
-    return dict(sorted(files.items()))
+    return {PurePosixPath(rel): files[rel] for rel in sorted(files, key=lambda rel: rel.split("/"))}

@@ -8,12 +8,12 @@ files that pass strict validation or raises.
 from __future__ import annotations
 
 import functools
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from gen import yamlio
+from gen import codecache, yamlio
 from gen.errors import Problem, ValuesError
 from gen.objects import validate_object
 
@@ -34,19 +34,26 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
+        auto_reload=False,  # templates do not change during a run: no stat() per render
+        bytecode_cache=codecache.TemplateCache(),
     )
 
 
+@functools.lru_cache(maxsize=None)
+def template(name: str) -> jinja2.Template:
+    return environment().get_template(name)
+
+
 def render_template(name: str, **context: Any) -> str:
-    return environment().get_template(name).render(**context)
+    return template(name).render(**context)
 
 
 def header(values: Any) -> str:
     return HEADER.format(source=values.source)
 
 
-def render_overlay(values: Any) -> dict[PurePosixPath, str]:
-    """Files of overlays/<platform>/<cluster>/, keyed by repo-relative path.
+def render_overlay(values: Any) -> dict[str, str]:
+    """Files of overlays/<platform>/<cluster>/, keyed by repo-relative POSIX path.
 
     Raises:
         ValuesError: a rendered object fails its schema (a bug, reported like bad input).
@@ -54,29 +61,30 @@ def render_overlay(values: Any) -> dict[PurePosixPath, str]:
     from gen.platforms import get
 
     platform = get(values.platform)
-    folder = PurePosixPath(values.overlay_dir)
+    folder = values.overlay_dir
     manifests = platform.manifests(values)
     problems: list[Problem] = []
-    files: dict[PurePosixPath, str] = {}
+    files: dict[str, str] = {}
+    kubernetes = platform.kubernetes_version(values)
     for name, obj in manifests:
-        path = folder / name
-        problems += validate_object(obj, file=str(path), kubernetes=platform.kubernetes_version(values))
+        path = f"{folder}/{name}"
+        problems += validate_object(obj, file=path, kubernetes=kubernetes)
         files[path] = header(values) + yamlio.dump(obj)
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "resources": [name for name, _ in manifests],
     }
-    files[folder / "kustomization.yaml"] = header(values) + yamlio.dump(kustomization)
+    files[f"{folder}/kustomization.yaml"] = header(values) + yamlio.dump(kustomization)
     if problems:
         raise ValuesError(problems)
-    return dict(sorted(files.items()))
+    return files
 
 
-def render_cluster(values: Any) -> dict[PurePosixPath, str]:
-    """The overlay plus the Flux objects that deliver it."""
+def render_cluster(values: Any) -> dict[str, str]:
+    """The overlay plus the Flux objects that deliver it, keyed by repo-relative POSIX path."""
     from gen.flux import render_flux
 
     files = render_overlay(values)
     files.update(render_flux(values))
-    return dict(sorted(files.items()))
+    return files

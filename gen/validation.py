@@ -1,11 +1,12 @@
 """Schema validation that stays fast for one file at a desk and for a 1,000-cluster fleet.
 
 jsonschema explains errors (every error, with its path) and starts instantly; fastjsonschema
-compiles a schema into Python code that checks a document 10-50x faster but costs 30-130 ms
-to compile. So a `Checker` answers with jsonschema until it has seen COMPILE_AFTER documents,
-then compiles once (at the second when the caller announced a fleet); errors are always explained
-by jsonschema, imported only when needed (it is a tenth of the start-up time). Schemas given
-here must use keywords both libraries implement alike (tests compare them).
+compiles a schema into Python code that checks a document 10-50x faster but costs 5-60 ms
+to compile. So a `Checker` uses compiled code that an earlier run left in the disk cache
+(`gen.codecache`); failing that, it answers with jsonschema until it has seen COMPILE_AFTER
+documents, then compiles once (at once when the caller announced a fleet). Errors are
+always explained by jsonschema, imported only when needed (it is a tenth of the start-up time).
+Schemas given here must use keywords both libraries implement alike (tests compare them).
 """
 
 from __future__ import annotations
@@ -14,27 +15,42 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import fastjsonschema
 
+from gen import codecache
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 COMPILE_AFTER = 16
-COMPILE_AFTER_IN_FLEET = 2  # the second distinct document of a kind: identical ones are memoised
+COMPILE_AFTER_IN_FLEET = 1  # compiled code is cached on disk: paid once per machine, not per run
 _compile_after = COMPILE_AFTER
 
 
 def expect_fleet() -> None:
-    """Many documents are coming (a fleet render): compile a validator once a kind repeats."""
+    """Many documents are coming (a fleet render): compile each validator on first use."""
     global _compile_after
     _compile_after = COMPILE_AFTER_IN_FLEET
 
 
 class Checker:
-    def __init__(self, schema: dict[str, Any], draft: str = "2020-12") -> None:
-        self.schema = schema
+    def __init__(self, schema: dict[str, Any] | Callable[[], dict[str, Any]], draft: str = "2020-12",
+                 identity: str | None = None) -> None:
+        """`schema` may be a function that builds it, then called only when needed: not when
+        the disk cache has the compiled code for `identity` (a cheap name for the schema's
+        content, which must change whenever the schema does)."""
+        self._schema = schema if isinstance(schema, dict) else None
+        self._build = schema if callable(schema) else None
         self.draft = draft
+        self.identity = identity
         self._validator: Any = None
         self._compiled: Callable[[Any], Any] | None = None
+        self._looked_in_cache = False
         self._seen = 0
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        if self._schema is None:
+            assert self._build is not None
+            self._schema = self._build()
+        return self._schema
 
     @property
     def validator(self) -> Any:
@@ -46,16 +62,28 @@ class Checker:
             self._validator = cls(self.schema)
         return self._validator
 
+    def _draft7(self) -> dict[str, Any]:
+        draft7 = {k: v for k, v in self.schema.items() if k not in {"$schema", "$id"}}
+        draft7["$schema"] = "http://json-schema.org/draft-07/schema#"
+        return draft7
+
+    def _from_cache(self) -> Callable[[Any], Any] | None:
+        if self._compiled is None and not self._looked_in_cache:
+            self._looked_in_cache = True
+            self._compiled = codecache.cached(self._identity())
+        return self._compiled
+
+    def _identity(self) -> str:
+        return f"{self.identity} as draft 7" if self.identity else codecache.identity_of(self._draft7())
+
     def compile(self) -> Callable[[Any], Any]:
         if self._compiled is None:
-            draft7 = {k: v for k, v in self.schema.items() if k not in {"$schema", "$id"}}
-            draft7["$schema"] = "http://json-schema.org/draft-07/schema#"
-            self._compiled = fastjsonschema.compile(draft7)
+            self._compiled = self._from_cache() or codecache.compile_validator(self._draft7(), self._identity())
         return self._compiled
 
     def is_valid(self, document: Any) -> bool:
         self._seen += 1
-        if self._compiled is None and self._seen < _compile_after:
+        if self._from_cache() is None and self._seen < _compile_after:
             return bool(self.validator.is_valid(document))
         try:
             self.compile()(document)

@@ -39,5 +39,5 @@ def test_aks_base_corefile_imports_custom_keys() -> None:
 def test_talos_base_corefile_is_the_rendered_one() -> None:
     values = _values("talos")
     overlay = render_overlay(values)
-    configmap = next(load_all_safe(text)[0] for path, text in overlay.items() if path.name == "coredns-configmap.yaml")
+    configmap = next(load_all_safe(text)[0] for path, text in overlay.items() if path.endswith("/coredns-configmap.yaml"))
     assert base_corefile(values) == configmap["data"]["Corefile"]

@@ -137,4 +137,4 @@ class Engine:
         keys = list(dirs)
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             results = list(pool.map(one, [dirs[k] for k in keys]))
-        return dict(zip(keys, results))
+        return dict(zip(keys, results, strict=True))

@@ -36,7 +36,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         return  # forward-multiple-unsupported refuses the block outright
     for _unit, block in ctx.blocks():
         fwds = forwards(block)
-        for prev, fwd in zip(fwds, fwds[1:]):
+        for prev, fwd in zip(fwds, fwds[1:], strict=False):
             if prev.option("next") or prev.option("except") or not _covers(_zone(prev), _zone(fwd)):
                 continue
             where = "" if prev.file == fwd.file else f" of {prev.file}"

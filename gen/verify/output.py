@@ -67,7 +67,7 @@ def format_text(result: VerifyResult) -> str:
     where = f" ({result.platform}, CoreDNS {result.coredns_version})" if result.platform else ""
     lines.append(f"verify {name}{where}: ran CoreDNS {result.binary_version}, resolv.conf {result.resolv_conf}")
     for r in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
     for o in result.outcomes:
         if not o.passed:
             bad = [q for q in o.queries if not q.ok]

@@ -93,11 +93,11 @@ class CoreDNS:
             try:
                 socket.create_connection((LOOPBACK, pending[0]), timeout=0.2).close()
                 pending.pop(0)
-            except OSError:
+            except OSError as err:
                 if time.monotonic() > deadline:
                     self.stop()
                     raise LoadError(f"CoreDNS did not listen on 127.0.0.1:{pending[0]} within {START_TIMEOUT:.0f}s",
-                                    self.output())
+                                    self.output()) from err
                 time.sleep(0.02)
 
     def stop(self) -> None:

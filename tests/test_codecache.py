@@ -1,0 +1,105 @@
+"""The disk cache of compiled validators and templates: reused, never stale, never required."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import fastjsonschema
+import jinja2
+import pytest
+
+from gen import codecache, objects, render
+from gen.validation import Checker
+
+SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum": 1, "default": 53}}, "additionalProperties": False}
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("COREDNS_GEN_CACHE", str(tmp_path / "cache"))
+    for cached in (render.environment, render.template, objects._validator):
+        cached.cache_clear()
+    yield tmp_path / "cache"
+    for cached in (render.environment, render.template, objects._validator):
+        cached.cache_clear()
+
+
+def _no_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled again although the cache holds the code")
+
+    monkeypatch.setattr(fastjsonschema, "compile_to_code", refuse)
+    monkeypatch.setattr(jinja2.Environment, "compile", refuse)
+
+
+def test_a_compiled_validator_is_reused_by_the_next_process(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    Checker(dict(SCHEMA)).compile()
+    assert len(list((cache / "validators").glob("*.marshal"))) == 1
+    _no_compiling(monkeypatch)
+    fresh = Checker(dict(SCHEMA))  # a new process would start with exactly this
+    assert fresh.is_valid({"port": 53}) and not fresh.is_valid({"port": 0}) and not fresh.is_valid({"name": "x"})
+
+
+def test_a_changed_schema_never_reads_the_old_entry(cache: Path) -> None:
+    Checker(dict(SCHEMA)).compile()
+    stricter = {**SCHEMA, "required": ["port"]}
+    with pytest.raises(fastjsonschema.JsonSchemaException):
+        Checker(stricter).compile()({})
+    assert Checker(dict(SCHEMA)).compile()({}) == {}
+    assert len(list((cache / "validators").glob("*.marshal"))) == 2
+
+
+def test_a_broken_entry_is_compiled_again(cache: Path) -> None:
+    Checker(dict(SCHEMA)).compile()
+    (entry,) = (cache / "validators").glob("*.marshal")
+    entry.write_bytes(entry.read_bytes()[:100])  # a truncated write, a disk error
+    checker = Checker(dict(SCHEMA))
+    assert checker.is_valid({"port": 5}) and not checker.is_valid({"port": "x"})
+
+
+def test_an_unwritable_cache_costs_only_time(cache: Path) -> None:
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("a file where the folder should be")
+    checker = Checker(dict(SCHEMA))
+    checker.compile()
+    assert checker.is_valid({"port": 5}) and not checker.is_valid({"port": -1})
+    assert render.render_template("common/override.j2", override=type("O", (), {"lines": ["log"]})) == "log\n"
+
+
+def test_a_validator_never_fills_in_defaults(cache: Path) -> None:
+    document: dict[str, object] = {}
+    assert Checker(dict(SCHEMA)).compile()(document) is document and document == {}
+
+
+def test_a_cached_kubernetes_validator_skips_the_shared_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    version = objects.schema_version("1.34")
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "coredns"}, "data": {"Corefile": ".:53 {}\n"}}
+    objects._validator("v1", "ConfigMap", version).compile()  # type: ignore[union-attr]
+    objects._validator.cache_clear()
+
+    def refuse(version: str) -> None:
+        raise AssertionError("parsed the 1.5 MB definitions although the compiled code is cached")
+
+    monkeypatch.setattr(objects, "_definitions", refuse)
+    checker = objects._validator("v1", "ConfigMap", version)
+    assert checker is not None and checker.compile()(configmap) == configmap
+    assert not checker.is_valid({**configmap, "data": {"Corefile": 1}})
+
+
+def test_compiled_templates_are_reused(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    override = type("O", (), {"lines": ["log", "errors"]})
+    first = render.render_template("common/override.j2", override=override)
+    assert list((cache / "templates").iterdir())
+    render.environment.cache_clear()
+    render.template.cache_clear()
+    _no_compiling(monkeypatch)
+    assert render.render_template("common/override.j2", override=override) == first == "log\nerrors\n"
+
+
+def test_the_cache_follows_xdg_when_not_told_otherwise(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("COREDNS_GEN_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert codecache.cache_dir() == tmp_path / "xdg" / "coredns-gen"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert codecache.cache_dir() == Path(os.path.expanduser("~/.cache/coredns-gen"))

@@ -1,0 +1,93 @@
+"""Fleet renders split over forked processes: same result as one process, in argument order."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gen import parallel, project
+from gen.errors import ValuesError
+from tests.conftest import REPO_ROOT
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX-only; elsewhere the fleet renders in one process")
+
+
+def test_split_is_contiguous_near_equal_and_complete() -> None:
+    items = list(range(11))
+    shares = parallel.split(items, 4)
+    assert [len(s) for s in shares] == [3, 3, 3, 2]
+    assert [x for s in shares for x in s] == items
+
+
+@needs_fork
+def test_fork_map_keeps_share_order_and_uses_other_processes() -> None:
+    results = parallel.fork_map(lambda share: (os.getpid(), [x * x for x in share]), [[1, 2], [3], [4, 5]])
+    assert [r[1] for r in results] == [[1, 4], [9], [16, 25]]
+    assert results[-1][0] == os.getpid() and len({pid for pid, _ in results}) == 3
+
+
+@needs_fork
+def test_a_share_whose_child_dies_is_redone_here() -> None:
+    parent = os.getpid()
+
+    def work(share: list[int]) -> list[int]:
+        if os.getpid() != parent and share[0] == 1:
+            os._exit(9)  # a crashing child: its share must still be in the result
+        return [x + 1 for x in share]
+
+    assert parallel.fork_map(work, [[1], [2], [3]]) == [[2], [3], [4]]
+
+
+@needs_fork
+def test_a_failure_here_stops_and_reaps_the_children() -> None:
+    parent = os.getpid()
+
+    def work(share: list[int]) -> list[int]:
+        if os.getpid() == parent:
+            raise RuntimeError("boom")
+        return share
+
+    with pytest.raises(RuntimeError, match="boom"):
+        parallel.fork_map(work, [[1], [2]])
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind, not even a zombie
+
+
+def _fleet(tmp_path: Path, count: int) -> list[Path]:
+    paths = []
+    for i in range(count):
+        platform = ("talos", "k3s", "aks")[i % 3]
+        text = (REPO_ROOT / f"examples/{platform}.yaml").read_text()
+        for name in ("prod-talos", "edge-k3s", "aks-westeu"):
+            text = text.replace(f"cluster: {name}", f"cluster: c{i:03d}").replace(f"examples/clusters/{name}/", f"clusters/c{i:03d}/")
+        path = tmp_path / f"dns/c{i:03d}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+@needs_fork
+def test_a_forked_fleet_render_equals_the_one_process_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _fleet(tmp_path, project.PARALLEL_FROM + 7)
+    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    forked = project.render_files(paths, tmp_path)
+    monkeypatch.setattr(parallel, "cores", lambda: 1)
+    single = project.render_files(paths, tmp_path)
+    assert list(forked) == list(single) and forked == single
+    assert len(forked) == sum((3, 6, 3)[i % 3] for i in range(len(paths)))  # talos, k3s, aks: files per cluster
+
+
+@needs_fork
+def test_a_forked_fleet_reports_every_bad_file_in_argument_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = _fleet(tmp_path, project.PARALLEL_FROM + 7)
+    bad = [paths[1], paths[len(paths) // 2], paths[-1]]
+    for path in bad:
+        path.write_text(path.read_text().replace("platform:", "platfrom:"))
+    monkeypatch.setattr(parallel, "cores", lambda: 3)
+    with pytest.raises(ValuesError) as caught:
+        project.render_files(paths, tmp_path)
+    shown = [problem.file for problem in caught.value.problems]
+    assert sorted(set(shown), key=shown.index) == [f"dns/{p.name}" for p in bad]
