@@ -45,10 +45,10 @@ class _Unsupported(Exception):
     """A value the direct writer does not handle; the whole document goes to libyaml instead."""
 
 
-# Words that start with a letter or '/' and hold only these characters are written plain by
-# libyaml unless a YAML 1.1 resolver would read them as a bool or null (numbers, dates, .inf
-# and the like cannot start with a letter or '/'). Checked by a test against libyaml itself.
-_PLAIN_WORD = re.compile(r"^[A-Za-z/][A-Za-z0-9_./-]*$")
+# Words that start with a letter, '/' or './' and hold only these characters are written plain
+# by libyaml unless a YAML 1.1 resolver would read them as a bool or null (numbers, dates, .inf
+# and the like cannot start that way). Checked by a test against libyaml itself.
+_PLAIN_WORD = re.compile(r"^(?:[A-Za-z/]|\./)[A-Za-z0-9_./-]*$")
 _YAML11_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
 
 
@@ -73,51 +73,83 @@ def _scalar_by_libyaml(value: str | int | bool | None, as_key: bool) -> str:
     return line
 
 
+# A render writes the same keys and most values thousands of times: each string is worked out once.
+_KEYS: dict[str, str] = {}
+_TEXTS: dict[str, str] = {}
+_REMEMBER = 1 << 16  # entries per table; past that, new strings are worked out every time
+
+
+def _key(key: Any) -> str:
+    if key.__class__ is not str:
+        raise _Unsupported(key)
+    text = _scalar(key, True)
+    if len(_KEYS) < _REMEMBER:
+        _KEYS[key] = text
+    return text
+
+
+def _text(value: str) -> str:
+    text = _scalar(value, False)
+    if len(_TEXTS) < _REMEMBER:
+        _TEXTS[value] = text
+    return text
+
+
 _LITERAL_SAFE = re.compile(r"^[^\s][\x20-\x7e]*(?:\n(?:[\x21-\x7e][\x20-\x7e]*[\x21-\x7e]|[\x21-\x7e]|[ ]+[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?)*\n$")
 
 
-def _value(value: Any, indent: str, out: list[str]) -> None:
-    """Append ` <scalar>\n` or a nested block for the value of a key or list item."""
-    if isinstance(value, dict):
-        if not value:
-            out.append(" {}\n")
-            return
-        out.append("\n")
-        _mapping(value, indent + "  ", out)
-    elif isinstance(value, list):
-        if not value:
-            out.append(" []\n")
-            return
-        out.append("\n")
-        _sequence(value, indent, out)  # libyaml's default: list items at the key's indent
-    elif isinstance(value, str) and "\n" in value:
-        if not _LITERAL_SAFE.match(value) or value.endswith("\n\n"):
-            raise _Unsupported(value)
-        inner = indent + "  "
-        out.append(" |\n")
-        out.extend(f"{inner}{line}\n" if line else "\n" for line in value[:-1].split("\n"))
-    elif value is None or isinstance(value, (str, int, bool)) and not isinstance(value, float):
-        out.append(f" {_scalar(value, False)}\n")
-    else:
+def _literal(value: str, indent: str, out: list[str]) -> None:
+    """A multi-line string as a `|` block (Corefiles), when libyaml would write it the same way."""
+    if not _LITERAL_SAFE.match(value) or value.endswith("\n\n"):
         raise _Unsupported(value)
+    inner = indent + "  "
+    out.append(" |\n")
+    out.extend(f"{inner}{line}\n" if line else "\n" for line in value[:-1].split("\n"))
 
 
 def _mapping(doc: dict[Any, Any], indent: str, out: list[str], first_prefix: str | None = None) -> None:
-    for i, (key, value) in enumerate(doc.items()):
-        if not isinstance(key, str):
-            raise _Unsupported(key)
-        out.append((first_prefix if i == 0 and first_prefix is not None else indent) + _scalar(key, True) + ":")
-        _value(value, indent, out)
+    """Append a block mapping. Dispatch is on exact types: anything else (floats, subclasses)
+    raises _Unsupported and the whole document goes to libyaml."""
+    prefix = indent if first_prefix is None else first_prefix
+    for key, value in doc.items():
+        head = prefix + (_KEYS.get(key) or _key(key)) + ":"
+        prefix = indent
+        cls = value.__class__
+        if cls is str:
+            if "\n" in value:
+                out.append(head)
+                _literal(value, indent, out)
+            else:
+                out.append(f"{head} {_TEXTS.get(value) or _text(value)}\n")
+        elif cls is dict:
+            if value:
+                out.append(head + "\n")
+                _mapping(value, indent + "  ", out)
+            else:
+                out.append(head + " {}\n")
+        elif cls is list:
+            if value:
+                out.append(head + "\n")
+                _sequence(value, indent, out)  # libyaml's default: list items at the key's indent
+            else:
+                out.append(head + " []\n")
+        elif cls is int or cls is bool or value is None:
+            out.append(f"{head} {_scalar(value, False)}\n")
+        else:
+            raise _Unsupported(value)
 
 
 def _sequence(items: list[Any], indent: str, out: list[str]) -> None:
     for item in items:
-        if isinstance(item, dict) and item:
+        cls = item.__class__
+        if cls is dict and item:
             _mapping(item, indent + "  ", out, first_prefix=indent + "- ")
-        elif isinstance(item, (dict, list)) or (isinstance(item, str) and "\n" in item):
-            raise _Unsupported(item)
-        else:
+        elif cls is str and "\n" not in item:
+            out.append(f"{indent}- {_TEXTS.get(item) or _text(item)}\n")
+        elif cls is int or cls is bool or item is None:
             out.append(f"{indent}- {_scalar(item, False)}\n")
+        else:
+            raise _Unsupported(item)
 
 
 def dump(doc: Any) -> str:
@@ -173,10 +205,45 @@ for _tag, _pattern, _first in (
     _Core12Loader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 
 
+_STR_TAG, _SEQ_TAG, _MAP_TAG = _STR, "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_BY_FIRST_CHAR: dict[str, list[tuple[str, re.Pattern[str]]]] = dict(_Core12Loader.yaml_implicit_resolvers)
+
+
+def _resolve(self: _Core12Loader, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
+    """BaseResolver.resolve for our table alone: the C composer calls it for every node, and
+    the generic one also walks path resolvers and wildcard lists we never register."""
+    if kind is yaml.ScalarNode:
+        if implicit[0]:
+            for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):  # type: ignore[index]
+                if pattern.match(value):  # type: ignore[arg-type]
+                    return tag
+        return _STR_TAG
+    return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
+
+
+def _no_path_resolvers(self: _Core12Loader, *args: Any) -> None:
+    """descend/ascend_resolver track the path only for path resolvers, which we do not use."""
+
+
+_Core12Loader.resolve = _resolve  # type: ignore[assignment]
+_Core12Loader.descend_resolver = _no_path_resolvers  # type: ignore[assignment]
+_Core12Loader.ascend_resolver = _no_path_resolvers  # type: ignore[assignment]
+
+
+def _int(value: str) -> int:
+    return int(value[2:], 8) if value.startswith("0o") else int(value, 0) if value.startswith("0x") else int(value)
+
+
+def _float(value: str) -> float:
+    return float(value.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf").replace(".nan", "nan")
+                 .replace(".NaN", "nan").replace(".NAN", "nan"))
+
+
 _SCALARS: dict[str, Any] = {
-    "tag:yaml.org,2002:str": str,
     "tag:yaml.org,2002:bool": lambda v: v[0] in "tT",
     "tag:yaml.org,2002:null": lambda v: None,
+    "tag:yaml.org,2002:int": _int,
+    "tag:yaml.org,2002:float": _float,
 }
 
 
@@ -191,11 +258,21 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
     matters at fleet scale. Tags other than the core ones (and the ambiguous marker) raise, and
     so does any collection node met twice (an alias), before it could be expanded.
     """
-    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
-        if id(node) in seen:
-            raise AliasError(node.start_mark)
-        seen.add(id(node))
-    if isinstance(node, yaml.MappingNode):
+    cls = node.__class__
+    if cls is yaml.ScalarNode:
+        tag, value = node.tag, node.value
+        if tag == _STR_TAG:
+            return value
+        convert = _SCALARS.get(tag)
+        if convert is not None:
+            return convert(value)
+        if tag == _AMBIGUOUS:
+            raise AmbiguousScalarError(value)
+        raise AmbiguousScalarError(f"tag {tag}")  # explicit tags (!!binary, !custom): let ruamel decide
+    if id(node) in seen:
+        raise AliasError(node.start_mark)
+    seen.add(id(node))
+    if cls is yaml.MappingNode:
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = _construct(key_node, seen)
@@ -203,20 +280,7 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
                 raise DuplicateKeyError(key_node.start_mark)
             mapping[key] = _construct(value_node, seen)
         return mapping
-    if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, seen) for item in node.value]
-    tag, value = node.tag, node.value
-    convert = _SCALARS.get(tag)
-    if convert is not None:
-        return convert(value)
-    if tag == "tag:yaml.org,2002:int":
-        return int(value[2:], 8) if value.startswith("0o") else int(value, 0) if value.startswith("0x") else int(value)
-    if tag == "tag:yaml.org,2002:float":
-        return float(value.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf").replace(".nan", "nan")
-                     .replace(".NaN", "nan").replace(".NAN", "nan"))
-    if tag == _AMBIGUOUS:
-        raise AmbiguousScalarError(value)
-    raise AmbiguousScalarError(f"tag {tag}")  # explicit tags (!!binary, !custom): let ruamel decide
+    return [_construct(item, seen) for item in node.value]
 
 
 def load_fast(text: str) -> list[Any]:

@@ -94,7 +94,8 @@ def test_fast_loader_refuses_aliases_before_expanding_them() -> None:
 @pytest.mark.parametrize("value", ["coredns", "kube-system", "a/b", "/etc/resolv.conf", "Yes", "yes", "YES", "yEs", "No", "on", "On",
                                    "Off", "null", "Null", "NULL", "y", "Y", "n", "N", "true", "True", "False", "x.y", "a_b", "v1",
                                    "apps/v1", "policy/v1", "ConfigMap", "c0001", "example.org", "E5", "e5", "inf", "nan", "NaN",
-                                   "Infinity", "a-", "a.", "a/", "_x", "x_", 0, 1, -1, 10**20, True, False, None])
+                                   "Infinity", "a-", "a.", "a/", "_x", "x_", "./overlays/talos/c0001", "./", ".//", "./-",
+                                   "./.inf", "./5", "../x", ".5", ".", "./a:b", 0, 1, -1, 10**20, True, False, None])
 @pytest.mark.parametrize("as_key", [False, True])
 def test_scalar_shortcut_matches_libyaml(value: object, as_key: bool) -> None:
     from gen.yamlio import _scalar, _scalar_by_libyaml
