@@ -7,7 +7,7 @@ can still garbage-collect the HPA or PDB when they leave git, but never the Core
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import posixpath
 from typing import Any, Callable
 
 from gen import yamlio
@@ -20,13 +20,14 @@ _REF_KEYS = {"GitRepository": {"branch", "tag", "semver", "commit"}, "OCIReposit
 
 def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
     problems = []
-    output = PurePosixPath(values.flux.output)
-    if output.is_absolute() or ".." in output.parts or not output.parts:
+    output = values.flux.output  # already normal: no `.` parts, no doubled slashes
+    parts = output.split("/")
+    if output.startswith("/") or ".." in parts or output == ".":
         problems.append(at(["flux", "output"], f"{values.flux.output} is outside the repository",
                            "give a path relative to the repository root, e.g. clusters/prod/coredns.yaml"))
-    elif output.suffix not in {".yaml", ".yml"}:
+    elif posixpath.splitext(output)[1] not in {".yaml", ".yml"}:
         problems.append(at(["flux", "output"], f"{values.flux.output} is not a .yaml file", "end the path with .yaml"))
-    elif output.parts[0] == "overlays":
+    elif parts[0] == "overlays":
         problems.append(at(["flux", "output"], "the Flux objects cannot live inside overlays/",
                            "write them where Flux looks for cluster objects, e.g. clusters/<cluster>/coredns.yaml"))
     src = values.flux.source
@@ -67,7 +68,7 @@ def objects(values: Any) -> list[dict[str, Any]]:
 
 def render_flux(values: Any) -> dict[str, str]:
     """The Flux file for one cluster, validated against the Flux CRD schemas."""
-    path = str(PurePosixPath(values.flux.output))
+    path = values.flux.output
     docs = objects(values)
     problems = [p for d in docs for p in validate_object(d, file=path)]
     if problems:

@@ -1,9 +1,11 @@
 """Spread a fleet over the machine's cores with plain fork(), the cheapest way Python has.
 
 A process pool starts fresh workers that import everything and compile every validator again,
-and keeps the parent idle; forked children inherit the warm interpreter, and the parent takes
-a share itself. Each child sends one pickled result through a pipe. A child that fails for any
-reason has its share redone in the parent, so a bug surfaces with its real traceback and the
+and keeps the parent idle; forked children inherit the warm interpreter, and the parent works
+too. Work is cut into small chunks that every process claims one at a time from a shared pipe,
+so a process that runs slower (a busy core, a slow file) simply takes fewer chunks. Each child
+sends its results back pickled through its own pipe. A chunk that no process reported back (a
+child that died) is redone in the parent, so a bug surfaces with its real traceback and the
 result never depends on how the work was split.
 """
 
@@ -17,6 +19,8 @@ from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+MAX_CHUNKS = 255  # chunk numbers travel through the claim pipe as single bytes
 
 
 def cores() -> int:
@@ -38,40 +42,54 @@ def split(items: Sequence[T], parts: int) -> list[list[T]]:
     return out
 
 
-def fork_map(function: Callable[[T], R], shares: Sequence[T]) -> list[R]:
-    """[function(s) for s in shares], the last share in this process and the others in children."""
-    if len(shares) < 2 or not hasattr(os, "fork"):
-        return [function(s) for s in shares]
-    children: list[tuple[int, int, T]] = []
+def fork_map(function: Callable[[T], R], chunks: Sequence[T], workers: int) -> list[R]:
+    """[function(c) for c in chunks], computed by this process and workers - 1 forked children."""
+    if workers < 2 or len(chunks) < 2 or not hasattr(os, "fork"):
+        return [function(c) for c in chunks]
+    if len(chunks) > MAX_CHUNKS:
+        raise ValueError(f"at most {MAX_CHUNKS} chunks")
+    claim_read, claim_write = os.pipe()
+    os.write(claim_write, bytes(range(len(chunks))))  # far below a pipe's buffer: never blocks
+    os.close(claim_write)  # once every number is claimed, a read returns b"" and the worker stops
+    children: list[tuple[int, int]] = []
     try:
-        for share in shares[:-1]:
-            read_fd, write_fd = os.pipe()
+        for _ in range(workers - 1):
+            result_read, result_write = os.pipe()
             pid = os.fork()
             if pid == 0:  # pragma: no cover - a child: its coverage is not collected
-                os.close(read_fd)
-                _child(function, share, write_fd)
-            os.close(write_fd)
-            children.append((pid, read_fd, share))
-        mine = function(shares[-1])
-        results = []
+                os.close(result_read)
+                _child(function, chunks, claim_read, result_write)
+            os.close(result_write)
+            children.append((pid, result_read))
+        done = dict(_work(function, chunks, claim_read))
         while children:
-            pid, read_fd, share = children.pop(0)
-            data = _receive(pid, read_fd)
-            results.append(function(share) if data is None else pickle.loads(data))
-        return results + [mine]
+            pid, result_read = children.pop()
+            data = _receive(pid, result_read)
+            if data is not None:
+                done.update(pickle.loads(data))
+        return [done[i] if i in done else function(chunks[i]) for i in range(len(chunks))]
     finally:
-        for pid, read_fd, _ in children:  # the parent failed or was interrupted: stop and reap
+        os.close(claim_read)
+        for pid, result_read in children:  # this process failed or was interrupted: stop and reap
             with contextlib.suppress(OSError):
-                os.close(read_fd)
+                os.close(result_read)
                 os.kill(pid, signal.SIGTERM)
                 os.waitpid(pid, 0)
 
 
-def _child(function: Callable[[T], R], share: T, write_fd: int) -> None:  # pragma: no cover
+def _work(function: Callable[[T], R], chunks: Sequence[T], claim_read: int) -> list[tuple[int, R]]:
+    """Claim chunk numbers until none are left; one-byte pipe reads never split or repeat."""
+    results = []
+    while claimed := os.read(claim_read, 1):
+        results.append((claimed[0], function(chunks[claimed[0]])))
+    return results
+
+
+def _child(function: Callable[[T], R], chunks: Sequence[T], claim_read: int, result_write: int) -> None:  # pragma: no cover
     status = 1
     try:
-        data = pickle.dumps(function(share), protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write_fd, "wb") as out:
+        data = pickle.dumps(_work(function, chunks, claim_read), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(result_write, "wb") as out:
             out.write(data)
         status = 0
     finally:
@@ -79,7 +97,7 @@ def _child(function: Callable[[T], R], share: T, write_fd: int) -> None:  # prag
 
 
 def _receive(pid: int, read_fd: int) -> bytes | None:
-    """A child's pickled result, or None if it did not finish cleanly."""
+    """A child's pickled results, or None if it did not finish cleanly."""
     with os.fdopen(read_fd, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)

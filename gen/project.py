@@ -6,7 +6,7 @@ two clusters may never claim the same overlay folder or Flux file.
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import NamedTuple
 
 from gen import parallel
@@ -14,9 +14,11 @@ from gen.errors import GenError, Problem, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.validation import expect_fleet
 from gen.values import load_values, position
+from gen.writer import path_order
 
 PARALLEL_FROM = 64  # below this, forking costs more than it saves
 MAX_WORKERS = 8
+CHUNKS_PER_WORKER = 16  # small enough that a slow core holds the others up by one short chunk
 
 
 class Claim(NamedTuple):
@@ -37,7 +39,7 @@ def _collisions(claims: list[Claim]) -> list[Problem]:
             problems.append(Problem(f"renders {c.overlay_dir}/, which {overlay[c.overlay_dir].source} renders too",
                                     file=c.source, key="cluster", hint="give each cluster its own name"))
         overlay.setdefault(c.overlay_dir, c)
-        out = str(PurePosixPath(c.flux_output))
+        out = c.flux_output
         if out in output:
             line, col = position(c.path, c.source, ["flux", "output"])
             problems.append(Problem(f"writes its Flux objects to {out}, which {output[out].source} writes too",
@@ -65,19 +67,21 @@ def _load_and_render(paths: list[Path], repo: Path) -> Share:
     return claims, files, problems
 
 
-def render_files(paths: list[Path], repo: Path) -> dict[PurePosixPath, str]:
-    """Every file the values render, in memory, validated; nothing is written here.
+def render_files(paths: list[Path], repo: Path) -> dict[str, str]:
+    """Every file the values render, keyed by repo-relative POSIX path, in path order, in
+    memory, validated; nothing is written here.
 
-    A fleet (PARALLEL_FROM files or more) is split over the machine's cores in argument order,
-    and the shares are merged in that order, so the output does not depend on the split.
+    A fleet (PARALLEL_FROM files or more) is cut into chunks in argument order that the
+    machine's cores render, merged back in that order: the output does not depend on the split.
     """
     if not paths:
         raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, "
                          "or list globs under `values:` in .coredns-gen.yaml")
     workers = min(parallel.cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
-    if len(paths) >= PARALLEL_FROM:
+    if workers > 1:
         expect_fleet()
-    parts = parallel.fork_map(lambda share: _load_and_render(share, repo), parallel.split(paths, workers))
+    chunks = parallel.split(paths, min(workers * CHUNKS_PER_WORKER, parallel.MAX_CHUNKS, len(paths)))
+    parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)
     claims = [claim for part in parts for claim in part[0]]
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
@@ -85,4 +89,4 @@ def render_files(paths: list[Path], repo: Path) -> dict[PurePosixPath, str]:
     files: dict[str, str] = {}
     for part in parts:
         files.update(part[1])
-    return {PurePosixPath(rel): files[rel] for rel in sorted(files, key=lambda rel: rel.split("/"))}
+    return {rel: files[rel] for rel in sorted(files, key=path_order)}

@@ -11,16 +11,17 @@ import json
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
-from typing import Any, Iterator
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Iterator
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
 
 from gen import addresses, yamlio
 from gen.errors import Problem, ValuesError
 from gen.schema_errors import SchemaChecker, kind_of, locate
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
 SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
@@ -115,6 +116,8 @@ class Values:
 
 
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML  # imported here: a fleet of valid files never needs it (a tenth of start-up)
+
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     return yaml
@@ -149,6 +152,8 @@ def read_text(path: Path, shown: str) -> str:
 
 def read_document(path: Path, shown: str, text: str | None = None) -> Any:
     """Read one YAML document with positions (ruamel round-trip); anything but a mapping is a ValuesError."""
+    from ruamel.yaml.error import MarkedYAMLError
+
     if text is None:
         text = read_text(path, shown)
     try:
@@ -228,7 +233,7 @@ def _shown(path: Path, repo: Path) -> str:
     """The path users see in messages and headers: relative to the repo root when inside it."""
     absolute, root = os.path.abspath(path), os.path.abspath(repo)
     if absolute.startswith(root.rstrip(os.sep) + os.sep):
-        return Path(os.path.relpath(absolute, root)).as_posix()
+        return absolute[len(root.rstrip(os.sep)) + 1:].replace(os.sep, "/")
     return str(path)
 
 
@@ -269,7 +274,7 @@ def _freeze(d: Any, shown: str) -> Values:
                             interval=str(src.get("interval", "5m")), secret_ref=src.get("secretRef"),
                             ref=tuple((str(k), str(v)) for k, v in src.get("ref", {}).items()))
     flux = Flux(
-        output=str(f.get("output", f"clusters/{cluster}/coredns.yaml")),
+        output=str(PurePosixPath(str(f.get("output", f"clusters/{cluster}/coredns.yaml")))),  # a/./b.yaml is a/b.yaml
         name=str(f.get("name", "coredns")), namespace=str(f.get("namespace", "flux-system")),
         path=str(f.get("path", f"./overlays/{platform}/{cluster}")),
         interval=str(f.get("interval", "10m")), timeout=str(f.get("timeout", "5m")),

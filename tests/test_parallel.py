@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -22,35 +23,53 @@ def test_split_is_contiguous_near_equal_and_complete() -> None:
 
 
 @needs_fork
-def test_fork_map_keeps_share_order_and_uses_other_processes() -> None:
-    results = parallel.fork_map(lambda share: (os.getpid(), [x * x for x in share]), [[1, 2], [3], [4, 5]])
-    assert [r[1] for r in results] == [[1, 4], [9], [16, 25]]
-    assert results[-1][0] == os.getpid() and len({pid for pid, _ in results}) == 3
+def test_fork_map_keeps_chunk_order_and_uses_other_processes() -> None:
+    def work(chunk: list[int]) -> tuple[int, list[int]]:
+        time.sleep(0.005)
+        return os.getpid(), [x * x for x in chunk]
+
+    chunks = [[i, i + 1] for i in range(0, 40, 2)]
+    results = parallel.fork_map(work, chunks, 3)
+    assert [r[1] for r in results] == [[x * x for x in chunk] for chunk in chunks]
+    assert len({pid for pid, _ in results}) > 1
 
 
 @needs_fork
-def test_a_share_whose_child_dies_is_redone_here() -> None:
+def test_a_slow_worker_takes_fewer_chunks() -> None:
     parent = os.getpid()
 
-    def work(share: list[int]) -> list[int]:
-        if os.getpid() != parent and share[0] == 1:
-            os._exit(9)  # a crashing child: its share must still be in the result
-        return [x + 1 for x in share]
+    def work(chunk: list[int]) -> int:
+        time.sleep(0.05 if os.getpid() == parent else 0.005)  # this process runs on a busy core
+        return os.getpid()
 
-    assert parallel.fork_map(work, [[1], [2], [3]]) == [[2], [3], [4]]
+    pids = parallel.fork_map(work, [[i] for i in range(20)], 2)
+    assert 1 <= pids.count(parent) < 10
+
+
+@needs_fork
+def test_chunks_of_a_child_that_dies_are_redone_here() -> None:
+    parent = os.getpid()
+
+    def work(chunk: list[int]) -> list[int]:
+        if os.getpid() != parent and chunk[0] % 2:
+            os._exit(9)  # a crashing child: whatever it claimed must still be in the result
+        return [x + 1 for x in chunk]
+
+    assert parallel.fork_map(work, [[i] for i in range(12)], 3) == [[i + 1] for i in range(12)]
 
 
 @needs_fork
 def test_a_failure_here_stops_and_reaps_the_children() -> None:
     parent = os.getpid()
 
-    def work(share: list[int]) -> list[int]:
+    def work(chunk: list[int]) -> list[int]:
         if os.getpid() == parent:
             raise RuntimeError("boom")
-        return share
+        time.sleep(0.01)
+        return chunk
 
     with pytest.raises(RuntimeError, match="boom"):
-        parallel.fork_map(work, [[1], [2]])
+        parallel.fork_map(work, [[i] for i in range(8)], 3)
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # no child left behind, not even a zombie
 
