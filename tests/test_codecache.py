@@ -64,7 +64,7 @@ def test_an_unwritable_cache_costs_only_time(cache: Path) -> None:
     checker = Checker(dict(SCHEMA))
     checker.compile()
     assert checker.is_valid({"port": 5}) and not checker.is_valid({"port": -1})
-    assert render.render_template("common/override.j2", override=type("O", (), {"lines": ["log"]})) == "log\n"
+    assert render.render_macro("common/override.j2", "override_lines", override=type("O", (), {"lines": ["log"]})) == "log\n"
 
 
 def test_a_validator_never_fills_in_defaults(cache: Path) -> None:
@@ -89,12 +89,12 @@ def test_a_cached_kubernetes_validator_skips_the_shared_definitions(monkeypatch:
 
 def test_compiled_templates_are_reused(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     override = type("O", (), {"lines": ["log", "errors"]})
-    first = render.render_template("common/override.j2", override=override)
+    first = render.render_macro("common/override.j2", "override_lines", override=override)
     assert list((cache / "templates").iterdir())
     render.environment.cache_clear()
     render.template.cache_clear()
     _no_compiling(monkeypatch)
-    assert render.render_template("common/override.j2", override=override) == first == "log\nerrors\n"
+    assert render.render_macro("common/override.j2", "override_lines", override=override) == first == "log\nerrors\n"
 
 
 def test_the_cache_follows_xdg_when_not_told_otherwise(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import re
 from typing import Any, Callable
 
 from gen.errors import Problem
-from gen.render import render_template
+from gen.render import render_macro
 
 _ROOT_FORWARD = re.compile(r"^\s*forward\s+\.(\s|$)")
 
@@ -48,9 +48,9 @@ def custom_data(values: Any, extra_overrides: dict[str, str] | None = None) -> d
     """Keys sorted, so the ConfigMap is byte-stable whatever order the values list them in."""
     data: dict[str, str] = {}
     for zone in values.zones:
-        data[f"{zone.zone}.server"] = render_template("common/zone.server.j2", zone=zone, indent="    ", step="    ")
+        data[f"{zone.zone}.server"] = render_macro("common/zone.server.j2", "zone_server", zone=zone, indent="    ", step="    ")
     for override in values.overrides:
-        data[f"{override.name}.override"] = render_template("common/override.j2", override=override)
+        data[f"{override.name}.override"] = render_macro("common/override.j2", "override_lines", override=override)
     data.update(extra_overrides or {})
     return dict(sorted(data.items()))
 

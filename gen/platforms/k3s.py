@@ -16,7 +16,7 @@ from typing import Any, Callable
 from gen import yamlio
 from gen.errors import Problem
 from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
-from gen.render import render_template
+from gen.render import render_macro
 from gen.versions import Version, k3s_coredns, k3s_override_after_forward, parse_version
 
 NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
@@ -139,7 +139,7 @@ def _rule(values: Any) -> dict[str, Any]:
 
 
 def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
-    extra = {"upstream.override": render_template("k3s/upstream.override.j2", upstream=values.upstream)} if values.upstream else {}
+    extra = {"upstream.override": render_macro("k3s/upstream.override.j2", "upstream_override", upstream=values.upstream)} if values.upstream else {}
     out = [
         ("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, extra)),
         ("coredns-hpa.yaml", _hpa(values)),

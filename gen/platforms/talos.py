@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from gen.errors import Problem
-from gen.render import render_template
+from gen.render import render_macro
 from gen.versions import Version, parse_version, talos_coredns
 
 NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
@@ -89,10 +89,10 @@ def corefile(values: Any) -> str:
     body = match["body"] or ""
     options = [line.strip() for line in body.splitlines() if line.strip()]
     step = (re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):] if body else "   ")  # type: ignore[index]
-    stanzas = render_template("talos/forward.j2", upstream=values.upstream, talos_options=options, indent=indent, step=step)
+    stanzas = render_macro("talos/forward.j2", "talos_forward", upstream=values.upstream, talos_options=options, indent=indent, step=step)
     text = text[: match.start()] + stanzas + text[match.end():]
     for zone in values.zones:
-        text += "\n" + render_template("common/zone.server.j2", zone=zone, indent=indent, step=step)
+        text += "\n" + render_macro("common/zone.server.j2", "zone_server", zone=zone, indent=indent, step=step)
     return text
 
 
