@@ -12,6 +12,7 @@ result never depends on how the work was split.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -52,6 +53,7 @@ def fork_map(function: Callable[[T], R], chunks: Sequence[T], workers: int) -> l
     os.write(claim_write, bytes(range(len(chunks))))  # far below a pipe's buffer: never blocks
     os.close(claim_write)  # once every number is claimed, a read returns b"" and the worker stops
     children: list[tuple[int, int]] = []
+    gc.freeze()  # the inherited heap is never traversed by the collector, so its pages stay shared
     try:
         for _ in range(workers - 1):
             result_read, result_write = os.pipe()
@@ -69,6 +71,7 @@ def fork_map(function: Callable[[T], R], chunks: Sequence[T], workers: int) -> l
                 done.update(pickle.loads(data))
         return [done[i] if i in done else function(chunks[i]) for i in range(len(chunks))]
     finally:
+        gc.unfreeze()
         os.close(claim_read)
         for pid, result_read in children:  # this process failed or was interrupted: stop and reap
             with contextlib.suppress(OSError):
