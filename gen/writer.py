@@ -52,11 +52,25 @@ def _top(rel: str) -> str:
     return rel.split("/", 1)[0]
 
 
-def _inside(repo: Path, rel: str) -> Path:
-    target = (repo / rel).resolve()
-    if not target.is_relative_to(repo.resolve()):
-        raise UsageError(Problem(f"{rel} resolves outside the repository ({target})", hint="remove the symlink or change the path"))
-    return target
+class _Resolver:
+    """Where a repo-relative path really points, refusing anything outside the repo. Folders
+    are resolved once each (a fleet writes thousands of files into a few hundred folders)."""
+
+    def __init__(self, repo: Path) -> None:
+        self.root = repo.resolve()
+        self._folders: dict[str, Path] = {}
+
+    def __call__(self, rel: str) -> Path:
+        folder, name = posixpath.split(rel)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = (self.root / folder).resolve()
+        target = real / name
+        if target.is_symlink():
+            target = target.resolve()
+        if not target.is_relative_to(self.root):
+            raise UsageError(Problem(f"{rel} resolves outside the repository ({target})", hint="remove the symlink or change the path"))
+        return target
 
 
 def plan_tree(files: dict[str, str], repo: Path, *, check: bool = False) -> Plan:
@@ -70,9 +84,10 @@ def plan_tree(files: dict[str, str], repo: Path, *, check: bool = False) -> Plan
     """
     plan = Plan()
     problems: list[Problem] = []
+    inside = _Resolver(repo)
     for rel in sorted(files, key=path_order):
         text = files[rel]
-        target = _inside(repo, rel)
+        target = inside(rel)
         if target.is_file():
             current = target.read_text(encoding="utf-8", errors="replace")
             if current == text:
@@ -103,10 +118,13 @@ def plan_tree(files: dict[str, str], repo: Path, *, check: bool = False) -> Plan
 def write_tree(plan: Plan, repo: Path) -> None:
     """Apply a plan; temps first, then renames, so a failure changes nothing."""
     staged: list[tuple[str, Path]] = []
+    made: set[Path] = set()
     try:
         for rel, text in plan.writes.items():
             target = repo / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)

@@ -171,3 +171,29 @@ def test_check_reports_a_foreign_flux_file_as_drift_not_bad_input(repo: Path) ->
     result = _render(repo, "--check")
     assert result.exit_code == 1
     assert "-# hand-written by the platform team" in result.stdout
+
+
+@pytest.mark.parametrize("link", ["overlays/k3s/edge-k3s", "overlays/k3s/edge-k3s/coredns-hpa.yaml"], ids=["folder", "file"])
+def test_a_symlink_out_of_the_repo_is_refused_and_nothing_is_written(repo: Path, tmp_path_factory: pytest.TempPathFactory,
+                                                                    link: str) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    target = repo / link
+    if target.is_dir():
+        shutil.rmtree(target)
+        target.symlink_to(outside, target_is_directory=True)
+    else:
+        (outside / target.name).write_text("theirs\n")
+        target.unlink()
+        target.symlink_to(outside / target.name)
+    (repo / "dns/k3s.yaml").write_text((repo / "dns/k3s.yaml").read_text().replace("minReplicas: 2", "minReplicas: 3"))
+    before, before_outside = snapshot_tree(repo), snapshot_tree(outside)
+    result = _render(repo)
+    assert result.exit_code == 2
+    assert f"{link if link.endswith('.yaml') else link + '/coredns-custom-configmap.yaml'} resolves outside the repository" in result.stderr
+    assert snapshot_tree(repo) == before and snapshot_tree(outside) == before_outside
+
+
+def test_a_repo_that_is_not_a_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["render", "--repo", str(tmp_path / "nope"), str(tmp_path / "x.yaml")])
+    assert result.exit_code == 2
+    assert "--repo" in result.stderr and "is not a directory" in result.stderr
