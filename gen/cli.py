@@ -54,7 +54,7 @@ def _out(text: str) -> None:
 
 # Paths are declared `str` and made Paths here: Typer (0.2x) coerces each Path argument through a
 # pydantic TypeAdapter and realpath(), which cost 0.6 s for a 1,000-file fleet render.
-RepoOption = Annotated[str, typer.Option("--repo", help="GitOps repository root; every path is relative to it.")]
+RepoOption = Annotated[str, typer.Option("--repo", metavar="DIR", help="GitOps repository root; every path is relative to it.")]
 
 
 def _repo(repo: str) -> Path:
@@ -72,7 +72,7 @@ def _repo(repo: str) -> Path:
 @app.command()
 def render(
     values: Annotated[Optional[list[str]], typer.Argument(
-        help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
+        metavar="VALUES_FILE", help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
     repo: RepoOption = ".",
     check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
 ) -> None:
@@ -127,7 +127,7 @@ def schema() -> None:
 def new(
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s or aks.", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
-    output: Annotated[Optional[str], typer.Option("--output", "-o", help="Write here instead of stdout (never overwrites).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites).")] = None,
 ) -> None:
     """Write a commented starter values file with the platform's defaults filled in."""
     from gen.starter import starter_values
@@ -155,7 +155,7 @@ def new(
 
 @app.command()
 def lint(
-    files: Annotated[list[str], typer.Argument(help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
+    files: Annotated[list[str], typer.Argument(metavar="PATH", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
     platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks or kubeadm (decides how *.override keys are read).")] = None,
     k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="k3s release, e.g. 1.34.2 (implies --platform k3s).")] = None,
@@ -184,7 +184,7 @@ def lint(
 
 @app.command()
 def verify(
-    values: Annotated[str, typer.Argument(help="The cluster's values file.", show_default=False)],
+    values: Annotated[str, typer.Argument(metavar="VALUES_FILE", help="The cluster's values file.", show_default=False)],
     coredns: Annotated[Optional[str], typer.Option("--coredns", help="CoreDNS binary (default: `coredns` on PATH, then ~/.cache/coredns-gen/bin).")] = None,
     repo: RepoOption = ".",
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
@@ -222,7 +222,7 @@ def guard(
     path: Annotated[Optional[list[str]], typer.Option("--path", help="Seek root Kustomizations only under this folder (repeatable).", show_default=False)] = None,
     fmt: Annotated[Optional[str], typer.Option("--format", help="text, json, github or sarif (default: github under GITHUB_ACTIONS=true, else text).", show_default=False)] = None,
     allow: Annotated[Optional[list[str]], typer.Option("--allow", help="Inventory id of a deliberate removal, <namespace>_<name>_<group>_<kind> (repeatable).", show_default=False)] = None,
-    inventory: Annotated[Optional[str], typer.Option("--inventory", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
+    inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the build cache (~/.cache/coredns-gen/guard).")] = False,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
