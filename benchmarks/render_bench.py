@@ -69,7 +69,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         write_fleet(root, args.files)
-        env = {**os.environ, "COREDNS_GEN_CACHE": str(Path(tmp) / "cache")}
+        env = {**os.environ, "COREDNS_GEN_CODE_CACHE": str(Path(tmp) / "cache")}
         overlay = REPO_ROOT / "overlays/talos/prod-talos"
         argv = [*kustomize_command(), str(overlay)]
 

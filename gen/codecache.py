@@ -29,11 +29,8 @@ USE_DEFAULT = False
 
 
 def cache_dir() -> Path:
-    """$COREDNS_GEN_CACHE, else $XDG_CACHE_HOME/coredns-gen, else ~/.cache/coredns-gen."""
-    explicit = os.environ.get("COREDNS_GEN_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or "~/.cache").expanduser() / "coredns-gen"
+    """$COREDNS_GEN_CODE_CACHE, else ~/.cache/coredns-gen/code (beside the guard's build cache)."""
+    return Path(os.environ.get("COREDNS_GEN_CODE_CACHE") or "~/.cache/coredns-gen/code").expanduser()
 
 
 def identity_of(schema: dict[str, Any]) -> str:

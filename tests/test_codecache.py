@@ -17,7 +17,7 @@ SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum"
 
 @pytest.fixture(autouse=True)
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("COREDNS_GEN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("COREDNS_GEN_CODE_CACHE", str(tmp_path / "cache"))
     for cached in (render.environment, render.template, objects._validator):
         cached.cache_clear()
     yield tmp_path / "cache"
@@ -97,9 +97,6 @@ def test_compiled_templates_are_reused(cache: Path, monkeypatch: pytest.MonkeyPa
     assert render.render_macro("common/override.j2", "override_lines", override=override) == first == "log\nerrors\n"
 
 
-def test_the_cache_follows_xdg_when_not_told_otherwise(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("COREDNS_GEN_CACHE")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert codecache.cache_dir() == tmp_path / "xdg" / "coredns-gen"
-    monkeypatch.delenv("XDG_CACHE_HOME")
-    assert codecache.cache_dir() == Path(os.path.expanduser("~/.cache/coredns-gen"))
+def test_the_cache_sits_beside_the_other_caches_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COREDNS_GEN_CODE_CACHE")
+    assert codecache.cache_dir() == Path(os.path.expanduser("~/.cache/coredns-gen/code"))
