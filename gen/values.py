@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 import yaml
 
@@ -29,15 +28,13 @@ SCHEMA: dict[str, Any] = json.loads(
 _CHECKER = SchemaChecker(SCHEMA)
 
 
-@dataclass(frozen=True)
-class Upstream:
+class Upstream(NamedTuple):
     resolvers: tuple[str, ...]
     fallback: tuple[str, ...] = ("/etc/resolv.conf",)
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
 
 
-@dataclass(frozen=True)
-class Zone:
+class Zone(NamedTuple):
     zone: str
     upstreams: tuple[str, ...]
     policy: str = "sequential"
@@ -47,30 +44,26 @@ class Zone:
     cache: int = 30
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(NamedTuple):
     name: str
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Autoscaling:
+class Autoscaling(NamedTuple):
     min_replicas: int = 2
     max_replicas: int = 3
     cpu_utilization: int = 80
     scale_down_window_seconds: int = 600
 
 
-@dataclass(frozen=True)
-class Alert:
+class Alert(NamedTuple):
     enabled: bool = False
     for_: str = "5m"
     severity: str = "critical"
     labels: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class FluxSource:
+class FluxSource(NamedTuple):
     kind: str
     name: str
     url: str
@@ -79,8 +72,7 @@ class FluxSource:
     ref: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class Flux:
+class Flux(NamedTuple):
     output: str
     name: str = "coredns"
     namespace: str = "flux-system"
@@ -93,8 +85,7 @@ class Flux:
     source: FluxSource | None = None
 
 
-@dataclass(frozen=True)
-class Values:
+class Values(NamedTuple):
     """One cluster's validated settings; the rest of the code never touches raw YAML."""
 
     source: str  # the values file, relative to the repo root (POSIX), as users name it
@@ -107,8 +98,8 @@ class Values:
     upstream: Upstream | None = None
     zones: tuple[Zone, ...] = ()
     overrides: tuple[Override, ...] = ()
-    autoscaling: Autoscaling = field(default_factory=Autoscaling)
-    alert: Alert = field(default_factory=Alert)
+    autoscaling: Autoscaling = Autoscaling()
+    alert: Alert = Alert()
 
     @property
     def overlay_dir(self) -> str:

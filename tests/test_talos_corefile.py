@@ -73,7 +73,7 @@ def test_zones_are_appended_as_their_own_blocks_and_nothing_else_moves() -> None
 def test_custom_cluster_domain_touches_only_domain_tokens() -> None:
     stock = talos.stock_corefile((1, 13))
     values = _values((1, 13))
-    values = Values(**{**values.__dict__, "cluster_domain": "lab.internal"})
+    values = values._replace(cluster_domain="lab.internal")
     expected = talos.corefile(_values((1, 13))).replace(
         "    kubernetes cluster.local in-addr.arpa", "    kubernetes lab.internal in-addr.arpa").replace(
         "disable success cluster.local", "disable success lab.internal").replace("disable denial cluster.local", "disable denial lab.internal")
