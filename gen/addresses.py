@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from gen.errors import Problem
 from gen.schema_errors import key_path, locate
 
-_SAFE_PATH = re.compile(r"^/[A-Za-z0-9._/-]+$")
+_SAFE_PATH = re.compile(r"/[A-Za-z0-9._/-]+")  # fullmatch: `$` would let a trailing newline through
 EXAMPLE = "e.g. 10.0.0.10 or 10.0.0.10:5353"
 
 
@@ -41,7 +41,7 @@ def split_address(text: str) -> tuple[str, int | None]:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "٥٣" is digits too, and int() takes it
         raise ValueError(f"port {text!r} is not a number")
     port = int(text)
     if not 1 <= port <= 65535:
@@ -72,7 +72,7 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
                 continue
             text = item
             if files_ok and text.startswith("/"):
-                if not _SAFE_PATH.match(text):
+                if not _SAFE_PATH.fullmatch(text):
                     line, col = locate(data, [*path, i])
                     yield Problem(f"{text!r} is not a plain file path", file=shown, line=line, col=col,
                                   key=key_path([*path, i]), hint="use an absolute path such as /etc/resolv.conf")

@@ -123,4 +123,5 @@ def validate_object(obj: dict[str, Any], *, file: str, kubernetes: str | None = 
         Problem(f"{err.message.splitlines()[0][:200]} (rendered {kind} fails its schema)", file=file,
                 key=key_path(err.absolute_path) or kind, hint="this is a coredns-gen bug; please report it")
         for err in validator.iter_errors(obj)
-    ]
+    ] or [Problem(f"rendered {kind} fails its schema, but no check could say where", file=file, key=kind,
+                  hint="this is a coredns-gen bug; please report it")]

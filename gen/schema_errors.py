@@ -76,6 +76,12 @@ def _key_position(data: Any, path: Sequence[Any], key: str) -> tuple[int | None,
     return locate(data, path)
 
 
+def _unexplained(shown: str) -> Problem:
+    """The compiled gate refused what the explaining validator accepts: never let it pass."""
+    return Problem("fails the values schema, but no check could say where", file=shown,
+                   hint="this is a coredns-gen bug; please report it with the file")
+
+
 class SchemaChecker:
     """A compiled values schema; compile once, check many files (the render benchmark needs it).
 
@@ -91,7 +97,7 @@ class SchemaChecker:
         out: list[Problem] = []
         for err in self.checker.iter_errors(data):
             out.extend(self._explain(err, data, shown))
-        return out
+        return out or [_unexplained(shown)]
 
     def _explain(self, err: ValidationError, data: Any, shown: str) -> Iterable[Problem]:
         path = list(err.absolute_path)

@@ -13,7 +13,7 @@ from gen.platforms.talos import known_versions
 from gen.render import render_template
 
 DEFAULT_RELEASE = {"talos": "v1.13.9", "k3s": "v1.34.9+k3s1", "aks": "1.34"}
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")  # fullmatch: `$` would accept "prod\n"
 
 
 def starter_values(platform: str, cluster: str) -> str:
@@ -21,7 +21,7 @@ def starter_values(platform: str, cluster: str) -> str:
     problems = []
     if platform not in PLATFORMS:
         problems.append(Problem(f"unknown platform {platform!r}", key="--platform", hint=f"use one of {', '.join(PLATFORMS)}"))
-    if not _NAME.match(cluster):
+    if not _NAME.fullmatch(cluster):
         problems.append(Problem(f"{cluster!r} is not a DNS-1123 label", key="--cluster",
                                 hint="use lower-case letters, digits and '-', e.g. prod-talos"))
     if problems:

@@ -11,13 +11,64 @@ Schemas given here must use keywords both libraries implement alike (tests compa
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import fastjsonschema
 
 from gen import codecache
+
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
+
+
+def ecma_pattern(pattern: str) -> str:
+    """A JSON Schema pattern (ECMA-262) as a Python regex with the same meaning.
+
+    ECMA's `$` ends the input; Python's `$` also matches before a final newline, so under
+    jsonschema's plain `re.search`, "prod\\n" passes "^[a-z]+$" and a zone name with a trailing
+    line break would reach the Corefile. Every unescaped `$` outside a character class
+    becomes `\\Z` (fastjsonschema does the same when it compiles).
+    """
+    out, in_class, i = [], False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(ecma_pattern(pattern))
+
+
+def _pattern_keyword(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.lru_cache(maxsize=None)
+def _explaining_class(draft: str) -> Any:
+    """jsonschema's validator for the draft, with ECMA `pattern` semantics (see ecma_pattern)."""
+    import jsonschema
+
+    base = jsonschema.Draft7Validator if draft == "7" else jsonschema.Draft202012Validator
+    return jsonschema.validators.extend(base, {"pattern": _pattern_keyword})
+
 
 COMPILE_AFTER = 16
 COMPILE_AFTER_IN_FLEET = 1  # compiled code is cached on disk: paid once per machine, not per run
@@ -56,10 +107,7 @@ class Checker:
     def validator(self) -> Any:
         """The jsonschema validator (explains errors); built on first use."""
         if self._validator is None:
-            import jsonschema
-
-            cls = jsonschema.Draft7Validator if self.draft == "7" else jsonschema.Draft202012Validator
-            self._validator = cls(self.schema)
+            self._validator = _explaining_class(self.draft)(self.schema)
         return self._validator
 
     def _draft7(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
@@ -17,7 +18,7 @@ import yaml
 
 from gen import addresses, yamlio
 from gen.errors import Problem, ValuesError
-from gen.schema_errors import SchemaChecker, kind_of, locate
+from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -186,10 +187,40 @@ def position(path: Path, shown: str, keys: list[Any]) -> tuple[int | None, int |
     return locate(read_document(path, shown), keys)
 
 
+# Line breaks (YAML's too: NEL, LS, PS) and other control characters; a tab may indent an override line.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _control_characters(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
+    """Every value lands on one line of a Corefile or a path: a line break inside one would end
+    it early (injection) or make a file name nobody can type. Keys already reported by the
+    schema (whose patterns refuse these too) are not reported twice."""
+    stack: list[tuple[list[Any], Any]] = [([], data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(([*path, k], v) for k, v in node.items())
+            texts = [(k, [*path, k]) for k in node if isinstance(k, str) and not k.isprintable()]  # label names
+        elif isinstance(node, list):
+            stack.extend(([*path, i], v) for i, v in enumerate(node))
+            continue
+        else:
+            texts = [(node, path)] if isinstance(node, str) and not node.isprintable() else []
+        for text, where in texts:
+            found = _CONTROL.search(text)
+            key = key_path(where)
+            if found and key not in reported:
+                what = "a line break" if found[0] in "\n\r\x85\u2028\u2029" else f"the control character U+{ord(found[0]):04X}"
+                line, col = locate(data, where)
+                yield Problem(f"{text!r} contains {what}", file=shown, line=line, col=col, key=key,
+                              hint="write it on one line, without control characters")
+
+
 def _check(data: Any, shown: str) -> tuple[Values | None, list[Problem]]:
     from gen.platforms import check_values  # platform rules need the platform registry
 
     problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
+    problems += _control_characters(data, shown, {p.key for p in problems if p.key})
     if problems:
         return None, problems
     values = _freeze(data, shown)

@@ -150,6 +150,14 @@ def test_new_refuses_unknown_platform() -> None:
     assert result.stderr == "--platform: unknown platform 'eks' — fix: use one of talos, k3s, aks\n"
 
 
+@pytest.mark.parametrize("name", ["prod\n", "Prod", "-prod", "a" * 64])
+def test_new_refuses_a_cluster_name_that_is_not_a_dns_label(name: str) -> None:
+    result = runner.invoke(app, ["new", "--platform", "talos", "--cluster", name])
+    assert result.exit_code == 2
+    assert result.stderr == f"--cluster: {name!r} is not a DNS-1123 label — fix: use lower-case letters, digits and '-', e.g. prod-talos\n"
+    assert result.stdout == ""
+
+
 def test_render_without_files_is_a_usage_error() -> None:
     result = runner.invoke(app, ["render"])
     assert result.exit_code == 2

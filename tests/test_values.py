@@ -18,6 +18,16 @@ upstream:
   resolvers: [10.96.0.53]
 """
 
+EXPECTED_LINE_BREAKS = [  # a trailing line break must fail like any other: JSON Schema's `$` ends the input
+    "v.yaml:1:10: cluster: 'prod\\n' is not a DNS-1123 label — fix: use lower-case letters, digits and '-', at most 63 characters, e.g. prod-talos",
+    "v.yaml:6:14: upstream.fallback[0]: '/etc/resolv.conf\\n' is not a plain file path — fix: use an absolute path such as /etc/resolv.conf",
+    "v.yaml:8:11: zones[0].zone: 'corp.example.com\\n' is not a plain DNS zone name (spaces, braces, quotes, newlines and {$…} placeholders would inject Corefile syntax) — fix: use dot-separated labels of letters, digits, '-' and '_', e.g. corp.example.com",
+    "v.yaml:9:17: zones[0].upstreams[0]: port '٥٣' is not a number — fix: write an IP address or IP:port, e.g. 10.0.0.10 or 10.0.0.10:5353",
+    "v.yaml:11:11: flux.output: 'clusters/a\\nb/coredns.yaml' contains a line break — fix: write it on one line, without control characters",
+    "v.yaml:12:9: flux.path: './overlays/talos/prod\\u2028' contains a line break — fix: write it on one line, without control characters",
+    "v.yaml:13:9: flux.name: 'a\\x07' is not a DNS-1123 name — fix: use e.g. coredns",
+]
+
 CASES = {
     "unknown-platform": (
         "cluster: prod\nplatform: bsd\nplatformVersion: v1.0.0\n",
@@ -44,6 +54,12 @@ CASES = {
         [f"v.yaml:{line}:11: zones[{i}].zone: {value} is not a plain DNS zone name (spaces, braces, quotes, newlines and {{$…}} "
          "placeholders would inject Corefile syntax) — fix: use dot-separated labels of letters, digits, '-' and '_', e.g. corp.example.com"
          for i, (line, value) in enumerate([(7, "'a.com {'"), (9, "'b.com\\n}'"), (11, "'{$HOME}'"), (13, "'x y.com'")])],
+    ),
+    "line-breaks-and-control-characters": (
+        'cluster: "prod\\n"\nplatform: talos\nplatformVersion: v1.13.9\nupstream:\n  resolvers: [10.96.0.53]\n'
+        '  fallback: ["/etc/resolv.conf\\n"]\nzones:\n  - zone: "corp.example.com\\n"\n    upstreams: ["10.0.0.1:\u0665\u0663"]\n'
+        'flux:\n  output: "clusters/a\\nb/coredns.yaml"\n  path: "./overlays/talos/prod\\u2028"\n  name: "a\\x07"\n',
+        EXPECTED_LINE_BREAKS,
     ),
     "duplicate-key": (
         GOOD_TALOS + "cluster: other\n",
@@ -140,7 +156,10 @@ def test_fast_schema_gate_agrees_with_jsonschema_on_every_case() -> None:
                                                "zones: [{zone: a.b, upstreams: [1.1.1.1], cache: 1.5}]\n",
                                                "flux: {source: {kind: GitRepository, url: 'https://x', ref: {}}}\n",
                                                "flux: {source: {kind: GitRepository, url: 'https://x', ref: {branch: a, tag: b}}}\n",
-                                               "upstream: {resolvers: [a], fallbackOn: [SERVFAIL, SERVFAIL]}\n")]
+                                               "upstream: {resolvers: [a], fallbackOn: [SERVFAIL, SERVFAIL]}\n",
+                                               'clusterDomain: "corp.local\\n"\n', 'corednsVersion: "1.12.0\\n"\n',
+                                               'zones: [{zone: "a.b\\n", upstreams: [1.1.1.1]}]\n')]
+    texts += [GOOD_TALOS.replace("cluster: prod", 'cluster: "prod\\n"')]
     checked = 0
     for text in texts:
         try:
@@ -156,3 +175,25 @@ def test_fast_schema_gate_agrees_with_jsonschema_on_every_case() -> None:
             assert fast_ok == _CHECKER.checker.validator.is_valid(doc), text
             checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize(("pattern", "python"), [("^[a-z]+$", "^[a-z]+\\Z"), ("^a\\$b$", "^a\\$b\\Z"), ("^[$]x$", "^[$]x\\Z"),
+                                                 ("^(a|b)$|^c$", "^(a|b)\\Z|^c\\Z")])
+def test_schema_patterns_keep_ecma_end_of_input(pattern: str, python: str) -> None:
+    import re
+
+    from gen.validation import ecma_pattern
+
+    assert ecma_pattern(pattern) == python
+    assert not re.search(python, "a\n") and not re.search(python, "c\n")
+
+
+def test_a_file_the_gate_refuses_is_never_passed_unexplained(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from gen.values import _CHECKER
+
+    monkeypatch.setattr(_CHECKER.checker, "is_valid", lambda document: False)
+    monkeypatch.setattr(_CHECKER.checker, "iter_errors", lambda document: iter(()))
+    (tmp_path / "v.yaml").write_text(GOOD_TALOS)
+    result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 2
+    assert result.stderr == "v.yaml: fails the values schema, but no check could say where — fix: this is a coredns-gen bug; please report it with the file\n"
