@@ -216,11 +216,13 @@ def _control_characters(data: Any, shown: str, reported: set[str]) -> Iterator[P
                               hint="write it on one line, without control characters")
 
 
-def _check(data: Any, shown: str) -> tuple[Values | None, list[Problem]]:
+def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Values | None, list[Problem]]:
+    """`all_printable`: the fast loader already saw every string printable (no walk needed)."""
     from gen.platforms import check_values  # platform rules need the platform registry
 
     problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
-    problems += _control_characters(data, shown, {p.key for p in problems if p.key})
+    if not all_printable:
+        problems += _control_characters(data, shown, {p.key for p in problems if p.key})
     if problems:
         return None, problems
     values = _freeze(data, shown)
@@ -241,7 +243,7 @@ def load_values(path: Path, *, repo: Path) -> Values:
     text = read_text(path, shown)
     quick = _quick_document(text)
     if quick is not None:
-        values, _ = _check(quick, shown)
+        values, _ = _check(quick, shown, all_printable=True)
         if values is not None:
             return values
     values, problems = _check(read_document(path, shown, text), shown)

@@ -251,6 +251,11 @@ class AliasError(ValueError):
     """A collection reached twice: YAML anchors and aliases (and alias bombs) are not followed."""
 
 
+class UnprintableScalarError(ValueError):
+    """A string holding a line break, tab or other non-printable character: values files take
+    the ruamel path then, which checks them and can say where they are."""
+
+
 def _construct(node: yaml.Node, seen: set[int]) -> Any:
     """Plain data from a composed node: what SafeConstructor does, minus its generic machinery.
 
@@ -262,7 +267,9 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
     if cls is yaml.ScalarNode:
         tag, value = node.tag, node.value
         if tag == _STR_TAG:
-            return value
+            if value.isprintable():
+                return value
+            raise UnprintableScalarError(value)
         convert = _SCALARS.get(tag)
         if convert is not None:
             return convert(value)
@@ -286,8 +293,11 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
 def load_fast(text: str) -> list[Any]:
     """Every document as plain data, YAML 1.2 core schema.
 
+    Every string it returns is printable (str.isprintable).
+
     Raises:
-        yaml.YAMLError, DuplicateKeyError, AmbiguousScalarError, AliasError: take the ruamel path instead.
+        yaml.YAMLError, DuplicateKeyError, AmbiguousScalarError, AliasError, UnprintableScalarError:
+            take the ruamel path instead.
     """
     loader = _Core12Loader(text)
     try:

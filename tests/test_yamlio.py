@@ -101,3 +101,11 @@ def test_scalar_shortcut_matches_libyaml(value: object, as_key: bool) -> None:
     from gen.yamlio import _scalar, _scalar_by_libyaml
 
     assert _scalar(value, as_key) == _scalar_by_libyaml(value, as_key)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", ['"a\\tb"', '"a\\nb"', '"a\\x07"', '"a\\u2028b"', '"a\\u0085b"', "|\n  two\n  lines\n"])
+def test_fast_loader_leaves_unprintable_strings_to_ruamel(value: str) -> None:
+    from gen.yamlio import UnprintableScalarError
+
+    with pytest.raises(UnprintableScalarError):
+        load_fast(f"k: {value}\n")
