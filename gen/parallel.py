@@ -16,6 +16,7 @@ import gc
 import os
 import pickle
 import signal
+import threading
 from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -45,7 +46,8 @@ def split(items: Sequence[T], parts: int) -> list[list[T]]:
 
 def fork_map(function: Callable[[T], R], chunks: Sequence[T], workers: int) -> list[R]:
     """[function(c) for c in chunks], computed by this process and workers - 1 forked children."""
-    if workers < 2 or len(chunks) < 2 or not hasattr(os, "fork"):
+    if workers < 2 or len(chunks) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
+        # (a thread holding a lock while we fork would leave that lock held forever in the child)
         return [function(c) for c in chunks]
     if len(chunks) > MAX_CHUNKS:
         raise ValueError(f"at most {MAX_CHUNKS} chunks")

@@ -110,3 +110,17 @@ def test_a_forked_fleet_reports_every_bad_file_in_argument_order(tmp_path: Path,
         project.render_files(paths, tmp_path)
     shown = [problem.file for problem in caught.value.problems]
     assert sorted(set(shown), key=shown.index) == [f"dns/{p.name}" for p in bad]
+
+
+def test_a_process_with_threads_does_not_fork() -> None:
+    import threading
+
+    release = threading.Event()
+    helper = threading.Thread(target=release.wait)
+    helper.start()
+    try:
+        pids = parallel.fork_map(lambda chunk: os.getpid(), [[1], [2], [3]], 3)
+    finally:
+        release.set()
+        helper.join()
+    assert pids == [os.getpid()] * 3
