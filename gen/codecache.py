@@ -1,7 +1,7 @@
 """Compiled schema validators and templates kept on disk, the way Python keeps .pyc files.
 
-fastjsonschema turns a schema into Python source and compiles it: 5-60 ms per Kubernetes
-kind, 0.2 s for what one fleet render needs, paid again by every process; Jinja compiles each
+fastjsonschema turns a schema into Python source and compiles it: 3-20 ms per Kubernetes
+kind, 0.1 s for what one fleet render needs, paid again by every process; Jinja compiles each
 template (~6 ms). The compiled code objects, marshalled, load in well under a millisecond.
 Entries are keyed by everything that shapes the code (schema or template text, library
 version, the interpreter's bytecode tag), so a stale entry is never read; a missing,
@@ -22,10 +22,13 @@ from typing import Any, Callable
 import fastjsonschema
 import jinja2
 
-# Settings both for generating and keying: a validator must never fill schema defaults into the
-# document it checks (that would change what we write). (detailed_exceptions=False would be
-# leaner, but fastjsonschema 2.22 then fails to generate `const` checks.)
-USE_DEFAULT = False
+# What shapes the generated code (part of every cache key). A validator here only answers yes or
+# no (errors are explained by jsonschema), so no detailed exceptions: with them, fastjsonschema
+# writes each subschema, references expanded, into every `raise`, which makes the code for a
+# Kubernetes kind 3-7x larger and 3x slower to build. It must never fill schema defaults into
+# the document it checks (that would change what we write).
+_OPTIONS = {"use_default": False, "detailed_exceptions": False}
+_FORM = 2  # bump when _fast_form changes
 
 
 def cache_dir() -> Path:
@@ -39,7 +42,7 @@ def identity_of(schema: dict[str, Any]) -> str:
 
 
 def _entry(identity: str) -> Path:
-    text = json.dumps([identity, fastjsonschema.VERSION, sys.implementation.cache_tag, sys.version, USE_DEFAULT])
+    text = json.dumps([identity, fastjsonschema.VERSION, sys.implementation.cache_tag, sys.version, _OPTIONS, _FORM])
     return cache_dir() / "validators" / f"{hashlib.sha256(text.encode()).hexdigest()}.marshal"
 
 
@@ -57,10 +60,24 @@ def cached(identity: str) -> Callable[[Any], Any] | None:
         return None
 
 
+def _fast_form(node: Any) -> Any:
+    """`const: X` as the equivalent `enum: [X]`: fastjsonschema 2.22 cannot generate `const`
+    without detailed exceptions."""
+    if isinstance(node, dict):
+        out = {k: _fast_form(v) for k, v in node.items() if k != "const"}
+        if "const" in node:
+            out["enum"] = [node["const"]]
+        return out
+    if isinstance(node, list):
+        return [_fast_form(v) for v in node]
+    return node
+
+
 def compile_validator(schema: dict[str, Any], identity: str) -> Callable[[Any], Any]:
     """Compile `schema` (draft 7) into a validator that raises on the first problem; cache it
     under `identity`, which must change whenever the schema does."""
-    code = compile(fastjsonschema.compile_to_code(schema, use_default=USE_DEFAULT), "<coredns-gen validator>", "exec")
+    source = fastjsonschema.compile_to_code(_fast_form(schema), **_OPTIONS)  # type: ignore[arg-type]
+    code = compile(source, "<coredns-gen validator>", "exec")
     _store(_entry(identity), marshal.dumps(code))
     return _function(code)
 

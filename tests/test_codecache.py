@@ -100,3 +100,12 @@ def test_compiled_templates_are_reused(cache: Path, monkeypatch: pytest.MonkeyPa
 def test_the_cache_sits_beside_the_other_caches_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COREDNS_GEN_CODE_CACHE")
     assert codecache.cache_dir() == Path(os.path.expanduser("~/.cache/coredns-gen/code"))
+
+
+def test_const_is_checked_like_an_enum_of_one() -> None:
+    checker = Checker({"type": "object", "properties": {"kind": {"const": "PrometheusRule"}, "n": {"const": {"a": [1]}}}})
+    validate = checker.compile()
+    assert validate({"kind": "PrometheusRule", "n": {"a": [1]}})
+    for bad in ({"kind": "ConfigMap"}, {"n": {"a": [2]}}):
+        with pytest.raises(fastjsonschema.JsonSchemaException):
+            validate(bad)
