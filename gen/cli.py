@@ -72,14 +72,15 @@ def _repo(repo: str) -> Path:
 @app.command()
 def render(
     values: Annotated[Optional[list[str]], typer.Argument(
-        metavar="VALUES_FILE", help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
+        metavar="VALUES_FILE...", help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
     repo: RepoOption = ".",
     check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
 ) -> None:
-    """Render overlays/<platform>/<cluster>/ and the Flux objects for each values file.
+    """Render overlays/<platform>/<cluster>/ and the Flux objects per values file.
 
-    Everything is rendered and validated in memory first; any error leaves every file as it
-    was. Files an earlier render generated and this one does not are removed. Exit codes:
+    Everything is rendered and validated in memory first; any error leaves
+    every file as it was. Files an earlier render generated and this one does
+    not are removed. 64 or more files are rendered on every core. Exit codes:
     0 ok, 1 drift (--check), 2 bad input, 3 tool failure.
     """
     from gen.project import render_files
@@ -155,7 +156,7 @@ def new(
 
 @app.command()
 def lint(
-    files: Annotated[list[str], typer.Argument(metavar="PATH", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
+    files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
     platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks or kubeadm (decides how *.override keys are read).")] = None,
     k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="k3s release, e.g. 1.34.2 (implies --platform k3s).")] = None,
@@ -227,10 +228,11 @@ def guard(
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
-    Builds every Flux Kustomization reached from the roots at --base and --head with real
-    kustomize, as kustomize-controller would, and reports what Flux would delete, orphan or move,
-    plus the DNS invariants on head. Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize
-    missing or broken. See docs/guard.md.
+    Builds every Flux Kustomization reached from the roots at --base and
+    --head with real kustomize, as kustomize-controller would, and reports
+    what Flux would delete, orphan or move, plus the DNS invariants on head.
+    Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize missing or
+    broken. See docs/guard.md.
     """
     import os
 
