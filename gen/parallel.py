@@ -59,7 +59,12 @@ def fork_map(function: Callable[[T], R], chunks: Sequence[T], workers: int) -> l
     try:
         for _ in range(workers - 1):
             result_read, result_write = os.pipe()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:  # no memory or process slots left: fewer hands, same result
+                os.close(result_read)
+                os.close(result_write)
+                break
             if pid == 0:  # pragma: no cover - a child: its coverage is not collected
                 os.close(result_read)
                 _child(function, chunks, claim_read, result_write)

@@ -124,3 +124,12 @@ def test_a_process_with_threads_does_not_fork() -> None:
         release.set()
         helper.join()
     assert pids == [os.getpid()] * 3
+
+
+@needs_fork
+def test_when_fork_fails_this_process_does_all_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert parallel.fork_map(lambda chunk: [x * 2 for x in chunk], [[1], [2], [3]], 3) == [[2], [4], [6]]
