@@ -12,7 +12,6 @@ from typing import NamedTuple
 from gen import parallel
 from gen.errors import GenError, Problem, UsageError, ValuesError
 from gen.render import render_cluster
-from gen.validation import expect_fleet
 from gen.values import load_values, position
 from gen.writer import path_order
 
@@ -78,8 +77,6 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, str]:
         raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, "
                          "or list globs under `values:` in .coredns-gen.yaml")
     workers = min(parallel.cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
-    if workers > 1:
-        expect_fleet()
     chunks = parallel.split(paths, min(workers * CHUNKS_PER_WORKER, parallel.MAX_CHUNKS, len(paths)))
     parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)
     claims = [claim for part in parts for claim in part[0]]

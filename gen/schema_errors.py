@@ -85,7 +85,7 @@ def _unexplained(shown: str) -> Problem:
 class SchemaChecker:
     """A compiled values schema; compile once, check many files (the render benchmark needs it).
 
-    Validation goes through `gen.validation.Checker` (jsonschema, compiled once a fleet is seen).
+    Validation goes through `gen.validation.Checker` (compiled code; jsonschema explains a no).
     """
 
     def __init__(self, schema: dict[str, Any]) -> None:

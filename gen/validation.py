@@ -1,12 +1,10 @@
 """Schema validation that stays fast for one file at a desk and for a 1,000-cluster fleet.
 
-jsonschema explains errors (every error, with its path) and starts instantly; fastjsonschema
-compiles a schema into Python code that checks a document 10-50x faster but costs 5-60 ms
-to compile. So a `Checker` uses compiled code that an earlier run left in the disk cache
-(`gen.codecache`); failing that, it answers with jsonschema until it has seen COMPILE_AFTER
-documents, then compiles once (at once when the caller announced a fleet). Errors are
-always explained by jsonschema, imported only when needed (it is a tenth of the start-up time).
-Schemas given here must use keywords both libraries implement alike (tests compare them).
+A `Checker` answers yes or no with code fastjsonschema compiled from the schema: 10-50x faster
+than jsonschema, 1-20 ms to compile, and compiled once per machine (`gen.codecache` keeps it).
+Only a no is explained, by jsonschema, imported then (it would be a tenth of the start-up
+time). Schemas given here must use keywords both libraries implement alike (tests compare
+them), and patterns mean what JSON Schema says they mean (ECMA-262), in both.
 """
 
 from __future__ import annotations
@@ -70,17 +68,6 @@ def _explaining_class(draft: str) -> Any:
     return jsonschema.validators.extend(base, {"pattern": _pattern_keyword})
 
 
-COMPILE_AFTER = 16
-COMPILE_AFTER_IN_FLEET = 1  # compiled code is cached on disk: paid once per machine, not per run
-_compile_after = COMPILE_AFTER
-
-
-def expect_fleet() -> None:
-    """Many documents are coming (a fleet render): compile each validator on first use."""
-    global _compile_after
-    _compile_after = COMPILE_AFTER_IN_FLEET
-
-
 class Checker:
     def __init__(self, schema: dict[str, Any] | Callable[[], dict[str, Any]], draft: str = "2020-12",
                  identity: str | None = None) -> None:
@@ -93,8 +80,6 @@ class Checker:
         self.identity = identity
         self._validator: Any = None
         self._compiled: Callable[[Any], Any] | None = None
-        self._looked_in_cache = False
-        self._seen = 0
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -115,24 +100,17 @@ class Checker:
         draft7["$schema"] = "http://json-schema.org/draft-07/schema#"
         return draft7
 
-    def _from_cache(self) -> Callable[[Any], Any] | None:
-        if self._compiled is None and not self._looked_in_cache:
-            self._looked_in_cache = True
-            self._compiled = codecache.cached(self._identity())
-        return self._compiled
-
     def _identity(self) -> str:
         return f"{self.identity} as draft 7" if self.identity else codecache.identity_of(self._draft7())
 
     def compile(self) -> Callable[[Any], Any]:
+        """The compiled validator: from the disk cache, else compiled now (and cached)."""
         if self._compiled is None:
-            self._compiled = self._from_cache() or codecache.compile_validator(self._draft7(), self._identity())
+            identity = self._identity()
+            self._compiled = codecache.cached(identity) or codecache.compile_validator(self._draft7(), identity)
         return self._compiled
 
     def is_valid(self, document: Any) -> bool:
-        self._seen += 1
-        if self._from_cache() is None and self._seen < _compile_after:
-            return bool(self.validator.is_valid(document))
         try:
             self.compile()(document)
             return True
