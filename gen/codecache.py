@@ -15,12 +15,13 @@ import json
 import marshal
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 import fastjsonschema
 import jinja2
+
+from gen.cachefile import write_entry
 
 # What shapes the generated code (part of every cache key). A validator here only answers yes or
 # no (errors are explained by jsonschema), so no detailed exceptions: with them, fastjsonschema
@@ -78,23 +79,8 @@ def compile_validator(schema: dict[str, Any], identity: str) -> Callable[[Any], 
     under `identity`, which must change whenever the schema does."""
     source = fastjsonschema.compile_to_code(_fast_form(schema), **_OPTIONS)  # type: ignore[arg-type]
     code = compile(source, "<coredns-gen validator>", "exec")
-    _store(_entry(identity), marshal.dumps(code))
+    write_entry(_entry(identity), marshal.dumps(code))
     return _function(code)
-
-
-def _store(entry: Path, data: bytes) -> None:
-    """Write whole or not at all: renders racing on one cache see a complete entry or none."""
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".marshal")
-    except OSError:
-        return  # a read-only home or full disk: this run is still correct, only the next is slower
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, entry)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
 
 
 class TemplateCache(jinja2.FileSystemBytecodeCache):

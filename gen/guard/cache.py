@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from gen.cachefile import write_entry
 
 DEFAULT_DIR = Path(os.environ.get("COREDNS_GEN_CACHE_DIR", "~/.cache/coredns-gen/guard")).expanduser()
 
@@ -44,12 +45,4 @@ class BuildCache:
         """Store a successful build; failures are not cached (the tool may have been missing)."""
         if self.directory is None:
             return
-        path = self._path(fingerprint)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w") as handle:
-                handle.write(json.dumps(objects, separators=(",", ":")))  # the C encoder
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        write_entry(self._path(fingerprint), json.dumps(objects, separators=(",", ":")).encode())  # the C encoder
