@@ -38,7 +38,8 @@ from gen.lint import (
 )
 from gen.lint.context import PLATFORMS, LintContext, Rule, build_units
 from gen.lint.inputs import Inputs, load_inputs
-from gen.lint.versions import NEWEST, Version, image_version, parse_version
+from gen.lint.versions import NEWEST, image_version, parse_version
+from gen.versions import Version
 
 RULES: tuple[Rule, ...] = (
     unknown_plugin,

@@ -15,7 +15,7 @@ from typing import Iterator, Protocol
 from gen.corefile import Corefile, Directive, ServerBlock, Source, VirtualFS, expand_imports
 from gen.finding import Finding, Severity
 from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
-from gen.lint.versions import Version
+from gen.versions import Version
 
 PLATFORMS = ("talos", "k3s", "aks", "kubeadm")
 

@@ -10,28 +10,16 @@ version rather than guess.
 
 from __future__ import annotations
 
-import re
-from typing import NamedTuple
-
-
-class Version(NamedTuple):
-    major: int
-    minor: int
-    patch: int
-
-    def __str__(self) -> str:
-        return f"{self.major}.{self.minor}.{self.patch}"
-
-
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+from gen import versions
+from gen.versions import NEXT_MIN, Version
 
 
 def parse_version(text: str) -> Version | None:
     """`1.13.1`, `v1.13.1`, `v1.12.1-1` (AKS build suffix) -> Version; anything else -> None."""
-    m = _VERSION.match(text.strip())
-    if not m:
+    try:
+        return versions.parse_version(text)
+    except ValueError:
         return None
-    return Version(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
 
 
 def image_version(image: str) -> Version | None:
@@ -63,7 +51,7 @@ FORWARD_OPTIONS: dict[str, Version] = {
     "policy": FORWARD_PLUGIN,
     "prefer_udp": Version(1, 2, 0),
     "max_concurrent": Version(1, 6, 8),
-    "next": Version(1, 11, 4),
+    "next": NEXT_MIN,
     "failfast_all_unhealthy_upstreams": Version(1, 12, 1),
     "failover": Version(1, 13, 0),
     "max_connect_attempts": Version(1, 13, 2),
@@ -102,25 +90,6 @@ REMOVED_PLUGINS: dict[str, tuple[Version, str]] = {
     "proxy": (Version(1, 5, 0), "use `forward`"),
     "federation": (Version(1, 7, 0), "use the external federation plugin or drop it"),
 }
-
-# k3s put `forward .` after `import …*.override` in k3s-io/k3s#12980; first releases with it
-# (FACTS.md §6 k3s details). release-1.33 could not be read: unknown, so lint only warns there.
-K3S_OVERRIDE_ORDER_FIXED: dict[tuple[int, int], Version | None] = {
-    (1, 32): Version(1, 32, 10),
-    (1, 33): None,
-    (1, 34): Version(1, 34, 2),
-}
-K3S_FIRST_FIXED_MINOR = 35  # every minor from 1.35 on branched after the fix on main
-
-
-def k3s_override_forward_ignored(k3s: Version) -> bool | None:
-    """True when this k3s runs the default `forward .` before `*.override` (None: unknown)."""
-    line = (k3s.major, k3s.minor)
-    if line in K3S_OVERRIDE_ORDER_FIXED:
-        fixed = K3S_OVERRIDE_ORDER_FIXED[line]
-        return None if fixed is None else k3s < fixed
-    return k3s.minor < K3S_FIRST_FIXED_MINOR if k3s.major == 1 else False
-
 
 def plugin_status(name: str, version: Version) -> tuple[str, str]:
     """('ok'|'unknown'|'too-new'|'removed', detail) for a directive name at a CoreDNS version."""

@@ -14,8 +14,9 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext
-from gen.lint.versions import Version, image_version
+from gen.lint.versions import image_version
 from gen.lint.wiring import line, wirings
+from gen.versions import Version
 
 ID = "wiring-reload"
 SEVERITY = Severity.ERROR
