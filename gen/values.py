@@ -255,9 +255,9 @@ def load_values(path: Path, *, repo: Path) -> Values:
 
 def _shown(path: Path, repo: Path) -> str:
     """The path users see in messages and headers: relative to the repo root when inside it."""
-    absolute, root = os.path.abspath(path), os.path.abspath(repo)
-    if absolute.startswith(root.rstrip(os.sep) + os.sep):
-        return absolute[len(root.rstrip(os.sep)) + 1:].replace(os.sep, "/")
+    absolute, root = os.path.abspath(path), os.path.abspath(repo).rstrip(os.sep) + os.sep
+    if absolute.startswith(root):
+        return absolute[len(root):].replace(os.sep, "/")
     return str(path)
 
 

@@ -205,7 +205,7 @@ for _tag, _pattern, _first in (
     _Core12Loader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 
 
-_STR_TAG, _SEQ_TAG, _MAP_TAG = _STR, "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _BY_FIRST_CHAR: dict[str, list[tuple[str, re.Pattern[str]]]] = dict(_Core12Loader.yaml_implicit_resolvers)
 
 
@@ -217,7 +217,7 @@ def _resolve(self: _Core12Loader, kind: type, value: str | None, implicit: tuple
             for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):  # type: ignore[index]
                 if pattern.match(value):  # type: ignore[arg-type]
                     return tag
-        return _STR_TAG
+        return _STR
     return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
 
 
@@ -266,7 +266,7 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
     cls = node.__class__
     if cls is yaml.ScalarNode:
         tag, value = node.tag, node.value
-        if tag == _STR_TAG:
+        if tag == _STR:
             if value.isprintable():
                 return value
             raise UnprintableScalarError(value)
