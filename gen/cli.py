@@ -52,8 +52,9 @@ def _out(text: str) -> None:
     sys.stdout.flush()
 
 
-# Paths are declared `str` and made Paths here: Typer (0.2x) coerces each Path argument through a
-# pydantic TypeAdapter and realpath(), which cost 0.6 s for a 1,000-file fleet render.
+# Paths are declared `str` and made Paths here: Typer 0.29 coerces each Path argument through a
+# pydantic TypeAdapter and realpath() (0.6 s for a 1,000-file fleet render); pyproject pins Typer
+# below 0.29, and plain strings keep that cost away should the pin be lifted.
 RepoOption = Annotated[str, typer.Option("--repo", metavar="DIR", help="GitOps repository root; every path is relative to it.")]
 
 
