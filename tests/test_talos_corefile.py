@@ -11,7 +11,6 @@ import pytest
 
 from gen.platforms import talos
 from gen.values import Flux, Upstream, Values, Zone
-from tests.conftest import REPO_ROOT
 
 MINORS = list(talos.KNOWN)
 
@@ -47,15 +46,6 @@ def test_only_the_forward_changes(minor: tuple[int, int]) -> None:
         assert removed == []
         assert added == ["    forward . 10.96.0.53 /etc/resolv.conf {", "       policy sequential",
                          "       next SERVFAIL REFUSED", "    }"]
-
-
-@pytest.mark.parametrize("minor", MINORS, ids=[f"v{a}.{b}" for a, b in MINORS])
-def test_vendored_corefile_is_the_shared_upstream_file(minor: tuple[int, int]) -> None:
-    upstream = sorted((REPO_ROOT.parent / "shared/upstream").glob(f"talos-v{minor[0]}.{minor[1]}.*.Corefile"))
-    upstream = [p for p in upstream if "no-cluster-domain" not in p.name]
-    if not upstream:
-        pytest.skip("../shared/upstream is not beside this checkout")
-    assert talos.stock_corefile(minor) == upstream[0].read_text()
 
 
 def test_zones_are_appended_as_their_own_blocks_and_nothing_else_moves() -> None:

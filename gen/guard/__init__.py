@@ -30,7 +30,7 @@ from gen.guard import (
     talos_corefile_kept,
 )
 from gen.guard.allow import Allow, apply_allow, config_allows
-from gen.guard.cache import DEFAULT_DIR, BuildCache
+from gen.guard.cache import BuildCache, default_dir
 from gen.guard.change import Change
 from gen.guard.diff import compute_removals
 from gen.guard.discovery import Discovery
@@ -75,7 +75,7 @@ class GuardOptions:
     paths: tuple[str, ...] = ()
     allow: tuple[str, ...] = ()
     inventory: Path | None = None
-    cache_dir: Path | None = DEFAULT_DIR
+    cache_dir: Path | None = field(default_factory=default_dir)  # None: no cache
     parallel: int | None = None
 
 

@@ -15,7 +15,12 @@ from typing import Any
 
 from gen.cachefile import write_entry
 
-DEFAULT_DIR = Path(os.environ.get("COREDNS_GEN_CACHE_DIR", "~/.cache/coredns-gen/guard")).expanduser()
+
+
+def default_dir() -> Path:
+    """`COREDNS_GEN_CACHE_DIR`, else ~/.cache/coredns-gen/guard; read when a guard run starts (not at
+    import), so whoever sets the variable later, a test or a wrapper, gets its own cache."""
+    return Path(os.environ.get("COREDNS_GEN_CACHE_DIR") or "~/.cache/coredns-gen/guard").expanduser()
 
 
 class BuildCache:

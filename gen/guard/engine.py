@@ -23,7 +23,7 @@ from gen.errors import ToolError
 from gen.guard.fluxspec import needs_wrapper, wrapper
 from gen.guard.model import FluxKs
 from gen.guard.revision import Tree
-from gen.tools import COREDNS_CACHE_BIN, kustomize_command
+from gen.tools import cache_bin, kustomize_command
 
 BATCH_ENV = "COREDNS_GEN_KUSTOMIZE_BATCH"  # path to kustomize-batch, or "off"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -36,7 +36,7 @@ def batch_binary() -> Path | None:
         return None
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
-    cached = COREDNS_CACHE_BIN / "kustomize-batch"
+    cached = cache_bin() / "kustomize-batch"
     if cached.is_file() and os.access(cached, os.X_OK):
         return cached
     found = shutil.which("kustomize-batch")

@@ -133,3 +133,12 @@ def test_exit_3_when_git_is_missing(flux_repo, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     code, _, err = invoke(root)
     assert code == 3 and "git not found" in err
+
+
+def test_the_build_cache_is_where_the_environment_says_when_the_command_runs(flux_repo, tmp_path):
+    """COREDNS_GEN_CACHE_DIR is read when a run starts, not when gen is imported: a wrapper or a
+    test that sets it later must never write into the user's real ~/.cache."""
+    chosen = tmp_path / "late-cache"
+    code, _, _ = invoke(flux_repo(PLATFORM, DROP), env={"COREDNS_GEN_CACHE_DIR": str(chosen)})
+    assert code == 1
+    assert list(chosen.rglob("*.json")), "no build was cached where COREDNS_GEN_CACHE_DIR points"
