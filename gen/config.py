@@ -4,12 +4,20 @@
       - dns/*.yaml
     guard:
       allow: []        # deliberate removals the guard reports as allowed (see docs/guard.md)
+      clusters:        # optional: the clusters, when `flux bootstrap` files do not say it
+        - name: prod
+          root: clusters/prod/flux-system/gotk-sync.yaml   # file with its root Flux Kustomization
+          platform: talos                                   # optional: what the cluster runs
+      sources:         # optional: sources whose artifact is a folder of this repository
+        - source: OCIRepository/flux-system/flux-system
+          path: kubernetes/
 
 Hooks and CI call `coredns-gen render --check` without arguments and find the files here.
 """
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +29,30 @@ CONFIG_NAME = ".coredns-gen.yaml"
 
 
 @dataclass(frozen=True)
+class ClusterEntry:
+    """A cluster the user names: its root file (repo-relative posix) and, optionally, platform."""
+
+    name: str
+    root: str
+    platform: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    """A Flux source (`Kind/namespace/name`) whose artifact is `path` of this repository."""
+
+    kind: str
+    namespace: str
+    name: str
+    path: str  # repo-relative posix folder, "" for the root
+
+
+@dataclass(frozen=True)
 class Config:
     values: tuple[str, ...] = ()
     guard_allow: tuple[str, ...] = ()
+    guard_clusters: tuple[ClusterEntry, ...] = ()
+    guard_sources: tuple[SourceEntry, ...] = ()
     raw: Any = None  # the round-trip document, for line numbers in later checks
 
 
@@ -48,14 +77,66 @@ def load_config(repo: Path) -> Config:
         problems.append(Problem("expected a list of glob patterns", file=CONFIG_NAME, key="values", hint="e.g. values: [dns/*.yaml]"))
         values = []
     guard = data.get("guard") or {}
-    allow = guard.get("allow", []) if isinstance(guard, dict) else None
+    if not isinstance(guard, dict):
+        problems.append(Problem("expected a mapping", file=CONFIG_NAME, key="guard", hint="e.g. guard: {allow: []}"))
+        guard = {}
+    for key in sorted(set(guard) - {"allow", "clusters", "sources"}):
+        problems.append(Problem(f"unknown key '{key}'", file=CONFIG_NAME, key=f"guard.{key}",
+                                hint="allowed keys: allow, clusters, sources"))
+    allow = guard.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
         problems.append(Problem("expected a list of object ids", file=CONFIG_NAME, key="guard.allow",
                                 hint="e.g. allow: [kube-system_coredns-custom__ConfigMap]"))
         allow = []
+    clusters = _entries(guard.get("clusters", []), "guard.clusters", {"name", "root"}, {"platform"}, problems)
+    sources = _entries(guard.get("sources", []), "guard.sources", {"source", "path"}, set(), problems)
+    cluster_entries = tuple(ClusterEntry(c["name"], _repo_path(c["root"], f"guard.clusters[{i}].root", problems),
+                                         c.get("platform")) for i, c in enumerate(clusters))
+    source_entries = []
+    for i, entry in enumerate(sources):
+        parts = entry["source"].split("/")
+        if len(parts) != 3 or not all(parts):
+            problems.append(Problem(f"'{entry['source']}' is not Kind/namespace/name", file=CONFIG_NAME,
+                                    key=f"guard.sources[{i}].source", hint="e.g. source: OCIRepository/flux-system/flux-system"))
+            continue
+        source_entries.append(SourceEntry(parts[0], parts[1], parts[2],
+                                          _repo_path(entry["path"], f"guard.sources[{i}].path", problems)))
     if problems:
         raise UsageError(problems)
-    return Config(values=tuple(values), guard_allow=tuple(allow), raw=data)
+    return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=cluster_entries,
+                  guard_sources=tuple(source_entries), raw=data)
+
+
+def _entries(raw: Any, key: str, required: set[str], optional: set[str], problems: list[Problem]) -> list[dict[str, str]]:
+    """A list of mappings with string values and exactly the keys given (required + optional)."""
+    example = ", ".join(f"{k}: …" for k in sorted(required))
+    if not isinstance(raw, list):
+        problems.append(Problem("expected a list", file=CONFIG_NAME, key=key, hint=f"e.g. - {{{example}}}"))
+        return []
+    out = []
+    for i, item in enumerate(raw):
+        where = f"{key}[{i}]"
+        if not isinstance(item, dict) or not all(isinstance(v, str) and v for v in item.values()):
+            problems.append(Problem("expected a mapping of non-empty strings", file=CONFIG_NAME, key=where,
+                                    hint=f"e.g. {{{example}}}"))
+            continue
+        missing, unknown = required - set(item), set(item) - required - optional
+        if missing or unknown:
+            problems.append(Problem(f"missing {', '.join(sorted(missing))}" if missing else f"unknown key {', '.join(sorted(unknown))}",
+                                    file=CONFIG_NAME, key=where, hint=f"keys: {', '.join(sorted(required | optional))}"))
+            continue
+        out.append({str(k): str(v) for k, v in item.items()})
+    return out
+
+
+def _repo_path(raw: str, key: str, problems: list[Problem]) -> str:
+    """A repo-relative posix path (the repository boundary holds: no absolute path, no `..`)."""
+    norm = posixpath.normpath(raw.strip().removeprefix("./")) if raw.strip() not in ("", ".", "./") else "."
+    if posixpath.isabs(raw) or "\\" in raw or norm == ".." or norm.startswith("../"):
+        problems.append(Problem(f"'{raw}' is not a path inside the repository", file=CONFIG_NAME, key=key,
+                                hint="give a path relative to the repository root, e.g. clusters/prod/flux-system/gotk-sync.yaml"))
+        return ""
+    return "" if norm == "." else norm
 
 
 def values_from_config(repo: Path) -> list[Path]:
