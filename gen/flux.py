@@ -8,17 +8,19 @@ can still garbage-collect the HPA or PDB when they leave git, but never the Core
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Callable
+from typing import Any, Mapping
 
 from gen import yamlio
 from gen.errors import Problem, ValuesError
 from gen.objects import validate_object
-from gen.render import header
+from gen.platforms.base import At
+from gen.rendered import Obj, Owner, RenderedFile, header
+from gen.spec import Values
 
 _REF_KEYS = {"GitRepository": {"branch", "tag", "semver", "commit"}, "OCIRepository": {"tag", "semver", "digest"}}
 
 
-def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
     output = values.flux.output  # already normal: no `.` parts, no doubled slashes
     parts = output.split("/")
@@ -44,10 +46,10 @@ def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
     return problems
 
 
-def objects(values: Any) -> list[dict[str, Any]]:
+def objects(values: Values) -> list[Obj]:
     f = values.flux
     meta = {"name": f.name, "namespace": f.namespace}
-    docs: list[dict[str, Any]] = []
+    docs: list[Obj] = []
     source_ref = {"kind": "GitRepository", "name": "flux-system"}
     if f.source is not None:
         spec: dict[str, Any] = {"interval": f.source.interval, "url": f.source.url}
@@ -66,11 +68,11 @@ def objects(values: Any) -> list[dict[str, Any]]:
     return docs
 
 
-def render_flux(values: Any) -> dict[str, str]:
+def render_flux(values: Values) -> RenderedFile:
     """The Flux file for one cluster, validated against the Flux CRD schemas."""
     path = values.flux.output
     docs = objects(values)
     problems = [p for d in docs for p in validate_object(d, file=path)]
     if problems:
         raise ValuesError(problems)
-    return {path: header(values) + yamlio.dump_all(docs)}
+    return RenderedFile(path, header(values) + yamlio.dump_all(docs), Owner.SHARED, tuple(docs))

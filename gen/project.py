@@ -12,6 +12,7 @@ from typing import NamedTuple
 from gen import parallel
 from gen.errors import GenError, Problem, UsageError, ValuesError
 from gen.render import render_cluster
+from gen.rendered import RenderedFile
 from gen.values import load_values, position
 from gen.writer import path_order
 
@@ -48,25 +49,25 @@ def _collisions(claims: list[Claim]) -> list[Problem]:
     return problems
 
 
-Share = tuple[list[Claim], dict[str, str], list[Problem]]
+Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem]]
 
 
 def _load_and_render(paths: list[Path], repo: Path) -> Share:
     """One worker's share: load and render each file, collecting problems instead of raising."""
     claims: list[Claim] = []
-    files: dict[str, str] = {}
+    files: dict[str, RenderedFile] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
             values = load_values(path, repo=repo)
-            files.update(render_cluster(values))
+            files.update((f.path, f) for f in render_cluster(values))
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
         except GenError as err:
             problems.extend(err.problems)
     return claims, files, problems
 
 
-def render_files(paths: list[Path], repo: Path) -> dict[str, str]:
+def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
     """Every file the values render, keyed by repo-relative POSIX path, in path order, in
     memory, validated; nothing is written here.
 
@@ -83,7 +84,7 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, str]:
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
         raise ValuesError(problems)
-    files: dict[str, str] = {}
+    files: dict[str, RenderedFile] = {}
     for part in parts:
         files.update(part[1])
     return {rel: files[rel] for rel in sorted(files, key=path_order)}

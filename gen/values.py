@@ -12,13 +12,16 @@ import os
 import re
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator
 
 import yaml
 
 from gen import addresses, yamlio
+from gen.checks import check_values, refused_platform
 from gen.errors import Problem, ValuesError
+from gen.platforms import default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
+from gen.spec import Alert, Autoscaling, Flux, FluxSource, Override, Upstream, Values, Zone
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -27,84 +30,6 @@ SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
 )
 _CHECKER = SchemaChecker(SCHEMA)
-
-
-class Upstream(NamedTuple):
-    resolvers: tuple[str, ...]
-    fallback: tuple[str, ...] = ("/etc/resolv.conf",)
-    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
-
-
-class Zone(NamedTuple):
-    zone: str
-    upstreams: tuple[str, ...]
-    policy: str = "sequential"
-    kind: str = "stub"
-    fallback: tuple[str, ...] = ()
-    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
-    cache: int = 30
-
-
-class Override(NamedTuple):
-    name: str
-    lines: tuple[str, ...]
-
-
-class Autoscaling(NamedTuple):
-    min_replicas: int = 2
-    max_replicas: int = 3
-    cpu_utilization: int = 80
-    scale_down_window_seconds: int = 600
-
-
-class Alert(NamedTuple):
-    enabled: bool = False
-    for_: str = "5m"
-    severity: str = "critical"
-    labels: tuple[tuple[str, str], ...] = ()
-
-
-class FluxSource(NamedTuple):
-    kind: str
-    name: str
-    url: str
-    interval: str = "5m"
-    secret_ref: str | None = None
-    ref: tuple[tuple[str, str], ...] = ()
-
-
-class Flux(NamedTuple):
-    output: str
-    name: str = "coredns"
-    namespace: str = "flux-system"
-    path: str = ""
-    interval: str = "10m"
-    timeout: str = "5m"
-    retry_interval: str = "2m"
-    wait: bool = True
-    depends_on: tuple[tuple[str, str | None], ...] = ()
-    source: FluxSource | None = None
-
-
-class Values(NamedTuple):
-    """One cluster's validated settings; the rest of the code never touches raw YAML."""
-
-    source: str  # the values file, relative to the repo root (POSIX), as users name it
-    cluster: str
-    platform: str
-    platform_version: str
-    coredns_version: str
-    cluster_domain: str
-    flux: Flux
-    upstream: Upstream | None = None
-    zones: tuple[Zone, ...] = ()
-    overrides: tuple[Override, ...] = ()
-    autoscaling: Autoscaling = Autoscaling()
-    alert: Alert = Alert()
-
-    @property
-    def overlay_dir(self) -> str:
-        return f"overlays/{self.platform}/{self.cluster}"
 
 
 def _yaml() -> YAML:
@@ -218,8 +143,9 @@ def _control_characters(data: Any, shown: str, reported: set[str]) -> Iterator[P
 
 def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Values | None, list[Problem]]:
     """`all_printable`: the fast loader already saw every string printable (no walk needed)."""
-    from gen.platforms import check_values  # platform rules need the platform registry
-
+    refused = refused_platform(data, shown)
+    if refused is not None:
+        return None, [refused]
     problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
     if not all_printable:
         problems += _control_characters(data, shown, {p.key for p in problems if p.key})
@@ -266,8 +192,6 @@ def _tuple(items: Any) -> tuple[str, ...]:
 
 
 def _freeze(d: Any, shown: str) -> Values:
-    from gen.platforms import default_coredns_version
-
     up = d.get("upstream")
     upstream = None
     if up is not None:

@@ -9,7 +9,7 @@ import fastjsonschema
 import jinja2
 import pytest
 
-from gen import codecache, objects, render
+from gen import codecache, objects, templating
 from gen.validation import Checker
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum": 1, "default": 53}}, "additionalProperties": False}
@@ -18,10 +18,10 @@ SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum"
 @pytest.fixture(autouse=True)
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("COREDNS_GEN_CODE_CACHE", str(tmp_path / "cache"))
-    for cached in (render.environment, render.template, objects._validator):
+    for cached in (templating.environment, templating.template, objects._validator):
         cached.cache_clear()
     yield tmp_path / "cache"
-    for cached in (render.environment, render.template, objects._validator):
+    for cached in (templating.environment, templating.template, objects._validator):
         cached.cache_clear()
 
 
@@ -64,7 +64,7 @@ def test_an_unwritable_cache_costs_only_time(cache: Path) -> None:
     checker = Checker(dict(SCHEMA))
     checker.compile()
     assert checker.is_valid({"port": 5}) and not checker.is_valid({"port": -1})
-    assert render.render_macro("common/override.j2", "override_lines", override=type("O", (), {"lines": ["log"]})) == "log\n"
+    assert templating.render_macro("common/override.j2", "override_lines", override=type("O", (), {"lines": ["log"]})) == "log\n"
 
 
 def test_a_validator_never_fills_in_defaults(cache: Path) -> None:
@@ -89,12 +89,12 @@ def test_a_cached_kubernetes_validator_skips_the_shared_definitions(monkeypatch:
 
 def test_compiled_templates_are_reused(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     override = type("O", (), {"lines": ["log", "errors"]})
-    first = render.render_macro("common/override.j2", "override_lines", override=override)
+    first = templating.render_macro("common/override.j2", "override_lines", override=override)
     assert list((cache / "templates").iterdir())
-    render.environment.cache_clear()
-    render.template.cache_clear()
+    templating.environment.cache_clear()
+    templating.template.cache_clear()
     _no_compiling(monkeypatch)
-    assert render.render_macro("common/override.j2", "override_lines", override=override) == first == "log\nerrors\n"
+    assert templating.render_macro("common/override.j2", "override_lines", override=override) == first == "log\nerrors\n"
 
 
 def test_the_cache_sits_beside_the_other_caches_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,14 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from gen.platforms import base_corefile
+from gen.platforms import get
 from gen.render import render_overlay
+from gen.spec import Values
 from gen.values import load_values
-from gen.yamlio import load_all_safe
 from tests.conftest import REPO_ROOT
 
 
-def _values(name: str, **replace: str) -> object:
+def base_corefile(values: Values) -> str:
+    return get(values.platform).main_corefile(values)
+
+
+def _values(name: str) -> Values:
     return load_values(REPO_ROOT / f"examples/{name}.yaml", repo=REPO_ROOT)
 
 
@@ -39,5 +43,5 @@ def test_aks_base_corefile_imports_custom_keys() -> None:
 def test_talos_base_corefile_is_the_rendered_one() -> None:
     values = _values("talos")
     overlay = render_overlay(values)
-    configmap = next(load_all_safe(text)[0] for path, text in overlay.items() if path.endswith("/coredns-configmap.yaml"))
+    configmap = next(f.objects[0] for f in overlay if f.path.endswith("/coredns-configmap.yaml"))
     assert base_corefile(values) == configmap["data"]["Corefile"]

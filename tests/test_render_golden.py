@@ -66,8 +66,8 @@ def test_render_twice_gives_identical_bytes(tmp_path: Path) -> None:
     second = render_files(list(reversed(paths)), REPO_ROOT)
     assert list(first) == list(second)
     assert first == second
-    for text in first.values():
-        assert str(REPO_ROOT) not in text  # no absolute paths leak into output
+    for file in first.values():
+        assert str(REPO_ROOT) not in file.text  # no absolute paths leak into output
 
 
 def _overlay_dirs() -> list[Path]:

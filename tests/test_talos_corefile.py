@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from gen.platforms import talos
-from gen.values import Flux, Upstream, Values, Zone
+from gen.spec import Flux, Upstream, Values, Zone
+from gen.versions import Version
 
 MINORS = list(talos.KNOWN)
 
@@ -35,7 +36,7 @@ def _changes(old: str, new: str) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("minor", MINORS, ids=[f"v{a}.{b}" for a, b in MINORS])
 def test_only_the_forward_changes(minor: tuple[int, int]) -> None:
-    stock = talos.stock_corefile(minor)
+    stock = talos.stock_corefile(Version(*minor), "cluster.local")
     rendered = talos.corefile(_values(minor))
     removed, added = _changes(stock, rendered)
     if minor >= (1, 9):
@@ -61,7 +62,7 @@ def test_zones_are_appended_as_their_own_blocks_and_nothing_else_moves() -> None
 
 
 def test_custom_cluster_domain_touches_only_domain_tokens() -> None:
-    stock = talos.stock_corefile((1, 13))
+    stock = talos.stock_corefile(Version(1, 13), "cluster.local")
     values = _values((1, 13))
     values = values._replace(cluster_domain="lab.internal")
     expected = talos.corefile(_values((1, 13))).replace(

@@ -17,7 +17,7 @@ from typing import Iterator
 from gen.corefile import forwards, is_root_forward
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.versions import k3s_override_after_forward
+from gen.platforms.k3s import override_after_forward
 
 ID = "override-root-forward"
 SEVERITY = Severity.ERROR
@@ -33,7 +33,7 @@ def _verdict(ctx: LintContext) -> tuple[Severity, str] | None:
         if ctx.k3s_version is None:
             return Severity.WARNING, ("k3s before v1.32.10/v1.34.2 imports `*.override` after its own "
                                       "`forward .`; pass --k3s-version to decide")
-        ignored = k3s_override_after_forward(ctx.k3s_version)  # the table render checks too
+        ignored = override_after_forward(ctx.k3s_version)  # the table render checks too
         if ignored is None:
             return Severity.WARNING, f"k3s {ctx.k3s_version}: the override/forward order of this line is unverified"
         if ignored:

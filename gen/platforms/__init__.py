@@ -1,84 +1,50 @@
-"""Platform registry and the checks every platform shares (versions, the `next` gate).
+"""The platform registry: each served platform is a module satisfying `base.Platform`.
 
-Each platform module answers the same questions: which CoreDNS a release ships, what its
-values may and may not say, which manifests it renders, and which Corefile CoreDNS loads.
+`PLATFORMS` lists those we render for; `REFUSED` those we know and decline, with the reason and
+what to do instead (asked for by name, they are refused rather than called unknown).
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any
-
-from gen import flux
-from gen.errors import Problem
+from gen.errors import Problem, UsageError
 from gen.platforms import aks, k3s, talos
-from gen.schema_errors import key_path, locate
-from gen.versions import NEXT_MIN, parse_version
+from gen.platforms.base import Platform, Refused
+from gen.versions import parse_version
 
-PLATFORMS: dict[str, ModuleType] = {"talos": talos, "k3s": k3s, "aks": aks}
+PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks}
+REFUSED: dict[str, Refused] = {}
 
 
-def get(name: str) -> ModuleType:
+def names() -> str:
+    return ", ".join(PLATFORMS)
+
+
+def get(name: str) -> Platform:
+    """Raises KeyError for a name that is not served (callers checked it or report it)."""
+    return PLATFORMS[name]
+
+
+def refusal(name: str, key: str) -> Problem | None:
+    """The problem to report when `name` is not a platform we render for (None when it is)."""
+    if name in PLATFORMS:
+        return None
+    refused = REFUSED.get(name)
+    if refused is not None:
+        return Problem(f"{name} is not supported: {refused.reason}", key=key, hint=refused.instead)
+    return Problem(f"unknown platform {name!r}", key=key, hint=f"use one of {names()}")
+
+
+def require(name: str, key: str) -> Platform:
+    """The platform, or a UsageError that says why not (refused or unknown)."""
+    problem = refusal(name, key)
+    if problem is not None:
+        raise UsageError(problem)
     return PLATFORMS[name]
 
 
 def default_coredns_version(platform: str, platform_version: str) -> str | None:
     try:
-        found = get(platform).default_coredns(parse_version(platform_version))
+        found = get(platform).coredns_for(parse_version(platform_version))
     except (KeyError, ValueError):
         return None
     return str(found) if found else None
-
-
-def base_corefile(values: Any) -> str:
-    """The main Corefile CoreDNS loads on this cluster (its imports pull in coredns-custom)."""
-    return str(get(values.platform).base_corefile(values))
-
-
-def uses_next(values: Any) -> bool:
-    """Whether the render emits a forward `next` (and so two forwards in one block)."""
-    return bool(values.upstream) or any(z.fallback for z in values.zones)
-
-
-def check_values(values: Any, data: Any) -> list[Problem]:
-    """Cross-field checks; each problem points at the key a user must change."""
-    shown = values.source
-    platform = get(values.platform)
-    problems: list[Problem] = []
-
-    def at(path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem:
-        line, col = locate(data, path)
-        return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
-
-    version_problem = platform.check_version(values)
-    if version_problem:
-        problems.append(at(["platformVersion"], *version_problem))
-        return problems  # everything below depends on knowing the release
-    if not values.coredns_version:
-        problems.append(at(["platformVersion"], f"no known CoreDNS version for {values.platform} {values.platform_version}",
-                           "set `corednsVersion:` to the CoreDNS image tag the cluster runs, e.g. 1.14.6"))
-        return problems
-    coredns = parse_version(values.coredns_version)
-    where = ["corednsVersion"] if "corednsVersion" in data else ["platformVersion"]
-    origin = "" if "corednsVersion" in data else f" ({values.platform} {values.platform_version}'s default)"
-    if uses_next(values) and coredns < NEXT_MIN:
-        problems.append(at(
-            where,
-            f"CoreDNS {coredns}{origin} does not support forward `next` (added in {NEXT_MIN}); the fallback stanza "
-            "would make CoreDNS refuse the whole Corefile",
-            platform.NEXT_HINT,
-        ))
-
-    seen: dict[str, int] = {}
-    for i, zone in enumerate(values.zones):
-        if zone.zone in seen:
-            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} is listed twice (also zones[{seen[zone.zone]}])",
-                               "merge the two entries"))
-        seen.setdefault(zone.zone, i)
-        if zone.zone == values.cluster_domain or zone.zone.endswith("." + values.cluster_domain) or zone.zone in {"in-addr.arpa", "ip6.arpa"}:
-            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records",
-                               f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa"))
-    problems += platform.check(values, data, at)
-    problems += flux.check(values, data, at)
-    return problems
-

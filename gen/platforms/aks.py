@@ -9,11 +9,38 @@ a controller's `zoneroute.server`) share the ConfigMap, so Flux applies with `ss
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Mapping
 
 from gen.errors import Problem
+from gen.platforms.base import (
+    COREDNS_CONFIGMAP,
+    COREDNS_DEPLOYMENT,
+    CUSTOM_CONFIGMAP,
+    OVERRIDE_IMPORT,
+    SERVER_IMPORT,
+    At,
+    ImportPoint,
+    ObjectRef,
+)
 from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
-from gen.versions import AKS_COREDNS, Version, aks_coredns, parse_version
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.versions import Version, parse_version
+
+NAME = "aks"
+SUMMARY = "Microsoft owns kube-system/coredns and the Deployment; the repo merges its keys into coredns-custom"
+DEFAULT_RELEASE = "1.34"
+OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP,)
+NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
+
+# AKS Kubernetes minor -> CoreDNS (supported-kubernetes-versions.md, FACTS.md §6).
+COREDNS: dict[tuple[int, int], Version] = {
+    (1, 32): Version(1, 11, 3),
+    (1, 33): Version(1, 12, 1),
+    (1, 34): Version(1, 13, 1),
+    (1, 35): Version(1, 13, 1),
+    (1, 36): Version(1, 14, 3),
+}
 
 NEXT_HINT = "set `corednsVersion:` to the CoreDNS AKS runs (≥ 1.11.4, AKS 1.33 and later), or drop the zone's fallback"
 ANNOTATIONS = {
@@ -22,23 +49,34 @@ ANNOTATIONS = {
 }
 
 
-def default_coredns(version: Version) -> Version | None:
-    return aks_coredns(version)
+def known_releases() -> str:
+    return ", ".join(f"{a}.{b}" for a, b in sorted(COREDNS))
 
 
-def kubernetes_version(values: Any) -> str | None:
+def coredns_for(release: Version) -> Version | None:
+    return COREDNS.get((release.major, release.minor))
+
+
+def kubernetes_version(values: Values) -> str | None:
     return str(values.platform_version)
 
 
-def check_version(values: Any) -> tuple[str, str] | None:
+def check_version(values: Values) -> tuple[str, str] | None:
     v = parse_version(values.platform_version)
-    if (v.major, v.minor) not in AKS_COREDNS:
-        known = ", ".join(f"{a}.{b}" for a, b in sorted(AKS_COREDNS))
-        return (f"unknown AKS Kubernetes version {values.platform_version}", f"use one of {known}")
+    if (v.major, v.minor) not in COREDNS:
+        return (f"unknown AKS Kubernetes version {values.platform_version}", f"use one of {known_releases()}")
     return None
 
 
-def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+def import_points(release: Version) -> tuple[ImportPoint, ...]:
+    return (SERVER_IMPORT, OVERRIDE_IMPORT)
+
+
+def guard_invariants() -> tuple[str, ...]:
+    return ("coredns-custom-keys", "next-needs-forward", "k3s-deployment-untouched")
+
+
+def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
     if "upstream" in data:
         problems.append(at(["upstream"], "AKS owns the root forward; 'upstream' cannot change it",
@@ -54,10 +92,15 @@ def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
     return problems
 
 
-def base_corefile(values: Any) -> str:
+def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     """The AKS Corefile users report (Azure/AKS#3786); Microsoft does not publish it."""
-    return resources.files("gen").joinpath("data/aks/aks-user-reported-Azure-AKS-3786.Corefile").read_text(encoding="utf-8")
+    text = resources.files("gen").joinpath("data/aks/aks-user-reported-Azure-AKS-3786.Corefile").read_text(encoding="utf-8")
+    return text.replace("cluster.local", cluster_domain) if cluster_domain != "cluster.local" else text
 
 
-def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
+def main_corefile(values: Values) -> str:
+    return str(stock_corefile(parse_version(values.platform_version), values.cluster_domain))
+
+
+def manifests(values: Values) -> list[tuple[str, Obj]]:
     return [("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS))]

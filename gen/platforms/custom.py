@@ -6,21 +6,28 @@ and `*.override` inside the default `.:53` block; any other suffix is mounted bu
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable
-
+from gen.corefile import CorefileError, is_root_forward, parse_directives
 from gen.errors import Problem
-from gen.render import render_macro
-
-_ROOT_FORWARD = re.compile(r"^\s*forward\s+\.(\s|$)")
-
-
-def root_forward_overrides(values: Any) -> list[tuple[int, int]]:
-    """(override index, line index) of every `forward .` line in the overrides."""
-    return [(i, j) for i, o in enumerate(values.overrides) for j, line in enumerate(o.lines) if _ROOT_FORWARD.match(line)]
+from gen.platforms.base import At
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.templating import render_macro
 
 
-def check_override_names(values: Any, at: Callable[..., Problem], reserved: set[str]) -> list[Problem]:
+def root_forward_overrides(values: Values) -> list[tuple[int, int]]:
+    """(override index, line index) of every root `forward .` in the overrides, as the Corefile
+    parser reads them (an override that does not parse is reported by check_override_names)."""
+    found = []
+    for i, o in enumerate(values.overrides):
+        try:
+            directives = parse_directives("\n".join(o.lines) + "\n", filename=f"{o.name}.override")
+        except CorefileError:
+            continue
+        found += [(i, d.line - 1) for d in directives if is_root_forward(d)]
+    return found
+
+
+def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Problem]:
     problems = []
     seen: set[str] = set()
     for i, o in enumerate(values.overrides):
@@ -44,7 +51,7 @@ def check_override_names(values: Any, at: Callable[..., Problem], reserved: set[
     return problems
 
 
-def custom_data(values: Any, extra_overrides: dict[str, str] | None = None) -> dict[str, str]:
+def custom_data(values: Values, extra_overrides: dict[str, str] | None = None) -> dict[str, str]:
     """Keys sorted, so the ConfigMap is byte-stable whatever order the values list them in."""
     data: dict[str, str] = {}
     for zone in values.zones:
@@ -55,7 +62,7 @@ def custom_data(values: Any, extra_overrides: dict[str, str] | None = None) -> d
     return dict(sorted(data.items()))
 
 
-def configmap(values: Any, annotations: dict[str, str], extra_overrides: dict[str, str] | None = None) -> dict[str, Any]:
+def configmap(values: Values, annotations: dict[str, str], extra_overrides: dict[str, str] | None = None) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",

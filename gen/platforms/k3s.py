@@ -11,13 +11,46 @@ from __future__ import annotations
 import functools
 import re
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Mapping
 
 from gen import yamlio
 from gen.errors import Problem
+from gen.platforms.base import (
+    COREDNS_CONFIGMAP,
+    COREDNS_DEPLOYMENT,
+    CUSTOM_CONFIGMAP,
+    At,
+    ImportPoint,
+    ObjectRef,
+)
 from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
-from gen.render import render_macro
-from gen.versions import Version, k3s_coredns, k3s_override_after_forward, parse_version
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.templating import render_macro
+from gen.versions import Version, parse_version
+
+NAME = "k3s"
+SUMMARY = "k3s owns kube-system/coredns and its Deployment; the repo adds coredns-custom, an HPA and a PDB"
+DEFAULT_RELEASE = "v1.34.9+k3s1"
+OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP, ObjectRef("HorizontalPodAutoscaler", "kube-system", "coredns"),
+                               ObjectRef("PodDisruptionBudget", "kube-system", "coredns"))
+NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
+
+# Exact releases FACTS.md names -> CoreDNS (k3s-io/k3s manifests/coredns.yaml at each commit).
+COREDNS: dict[Version, Version] = {
+    Version(1, 32, 9): Version(1, 12, 3),
+    Version(1, 32, 10): Version(1, 13, 1),
+    Version(1, 34, 2): Version(1, 13, 1),
+    Version(1, 34, 9): Version(1, 14, 4),
+    Version(1, 36, 3): Version(1, 14, 6),
+}
+# k3s imports *.override before its own `forward` from these releases on (PR #12980);
+# before them a root `forward .` override is unreachable. release-1.33 is unverified.
+OVERRIDE_ORDER_FIXED = {(1, 32): 10, (1, 34): 2}
+OVERRIDE_ORDER_FIXED_FROM_MINOR = (1, 35)
+# Where the bundled Corefile imports coredns-custom (absolute paths, FACTS.md §6 k3s details).
+SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
+OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
 
 NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
@@ -25,24 +58,48 @@ ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.over
               "(k3s PR #12980); until then forward specific domains with `zones:`")
 
 
-def default_coredns(version: Version) -> Version | None:
-    return k3s_coredns(version)
+def known_releases() -> str:
+    return ", ".join(f"v{v}+k3s1" for v in COREDNS)
 
 
-def kubernetes_version(values: Any) -> str | None:
+def coredns_for(release: Version) -> Version | None:
+    return COREDNS.get(release)
+
+
+def override_after_forward(release: Version) -> bool | None:
+    """True when k3s imports *.override after its own forward (old order); None if unknown."""
+    minor = (release.major, release.minor)
+    if minor >= OVERRIDE_ORDER_FIXED_FROM_MINOR:
+        return False
+    if minor in OVERRIDE_ORDER_FIXED:
+        return release.patch < OVERRIDE_ORDER_FIXED[minor]
+    if minor < (1, 32):
+        return True
+    return None
+
+
+def import_points(release: Version) -> tuple[ImportPoint, ...]:
+    return (SERVER, OVERRIDE)
+
+
+def guard_invariants() -> tuple[str, ...]:
+    return ("k3s-hpa-min-replicas", "next-needs-forward", "k3s-deployment-untouched", "coredns-custom-keys")
+
+
+def kubernetes_version(values: Values) -> str | None:
     return str(values.platform_version)
 
 
-def check_version(values: Any) -> tuple[str, str] | None:
+def check_version(values: Values) -> tuple[str, str] | None:
     v = parse_version(values.platform_version)
     if v.major != 1 or not 25 <= v.minor <= 40 or "k3s" not in values.platform_version:
         return (f"unknown k3s version {values.platform_version}", "write the k3s release as `k3s --version` prints it, e.g. v1.34.9+k3s1")
     return None
 
 
-def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
-    order = k3s_override_after_forward(parse_version(values.platform_version))
+    order = override_after_forward(parse_version(values.platform_version))
     order_problem = {True: f"k3s {values.platform_version} imports *.override after its own forward, so this forward is never reached",
                      None: f"k3s {values.platform_version}'s override order is unverified (FACTS.md: release-1.33 unread)"}
     if values.upstream is not None:
@@ -76,17 +133,20 @@ def _stock(name: str) -> str:
     raise RuntimeError(f"no coredns ConfigMap in {name}")
 
 
-def base_corefile(values: Any) -> str:
+def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     """k3s's bundled Corefile for that release (old or new override order)."""
-    v = parse_version(values.platform_version)
-    if k3s_override_after_forward(v):
+    if override_after_forward(release):
         name = "k3s-v1.32.9+k3s1-coredns.yaml"
     else:
-        name = "k3s-v1.36.3+k3s1-coredns.yaml" if (v.major, v.minor) >= (1, 36) else "k3s-v1.34.9+k3s1-coredns.yaml"
-    return _stock(name).replace("%{CLUSTER_DOMAIN}%", values.cluster_domain)
+        name = "k3s-v1.36.3+k3s1-coredns.yaml" if (release.major, release.minor) >= (1, 36) else "k3s-v1.34.9+k3s1-coredns.yaml"
+    return _stock(name).replace("%{CLUSTER_DOMAIN}%", cluster_domain)
 
 
-def _hpa(values: Any) -> dict[str, Any]:
+def main_corefile(values: Values) -> str:
+    return str(stock_corefile(parse_version(values.platform_version), values.cluster_domain))
+
+
+def _hpa(values: Values) -> Obj:
     a = values.autoscaling
     return {
         "apiVersion": "autoscaling/v2",
@@ -106,7 +166,7 @@ def _hpa(values: Any) -> dict[str, Any]:
     }
 
 
-def _pdb() -> dict[str, Any]:
+def _pdb() -> Obj:
     return {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
@@ -115,7 +175,7 @@ def _pdb() -> dict[str, Any]:
     }
 
 
-def _rule(values: Any) -> dict[str, Any]:
+def _rule(values: Values) -> Obj:
     floor = values.autoscaling.min_replicas
     available = 'kube_deployment_status_replicas_available{namespace="kube-system",deployment="coredns"}'
     inert = ('kube_horizontalpodautoscaler_status_condition{namespace="kube-system",horizontalpodautoscaler="coredns",'
@@ -138,7 +198,7 @@ def _rule(values: Any) -> dict[str, Any]:
     }
 
 
-def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
+def manifests(values: Values) -> list[tuple[str, Obj]]:
     extra = {"upstream.override": render_macro("k3s/upstream.override.j2", "upstream_override", upstream=values.upstream)} if values.upstream else {}
     out = [
         ("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, extra)),

@@ -11,11 +11,33 @@ from __future__ import annotations
 import functools
 import re
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Mapping
 
 from gen.errors import Problem
-from gen.render import render_macro
-from gen.versions import Version, parse_version, talos_coredns
+from gen.platforms.base import COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT, At, ImportPoint, ObjectRef
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.templating import render_macro
+from gen.versions import Version, parse_version
+
+NAME = "talos"
+SUMMARY = "the repo owns kube-system/coredns (Talos's own Corefile, forward replaced); Talos owns the Deployment"
+DEFAULT_RELEASE = "v1.13.9"
+OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP,)
+NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_DEPLOYMENT,)
+
+# Talos: (minor) -> list of (first patch, CoreDNS) in ascending order (FACTS.md §6:
+# siderolabs/talos pkg/machinery/constants/constants.go `DefaultCoreDNSVersion` at each tag).
+COREDNS: dict[tuple[int, int], list[tuple[int, Version]]] = {
+    (1, 8): [(0, Version(1, 11, 3))],
+    (1, 9): [(0, Version(1, 12, 0))],
+    (1, 10): [(0, Version(1, 12, 1))],
+    (1, 11): [(0, Version(1, 12, 2)), (1, Version(1, 12, 3)), (3, Version(1, 12, 4))],
+    (1, 12): [(0, Version(1, 13, 2)), (8, Version(1, 14, 3)), (9, Version(1, 14, 2))],
+    (1, 13): [(0, Version(1, 14, 2)), (7, Version(1, 14, 4)), (8, Version(1, 14, 6))],
+}
+# Newest patch FACTS.md covers per Talos minor; later patches are not guessed.
+LAST_KNOWN_PATCH = {(1, 8): 4, (1, 9): 6, (1, 10): 9, (1, 11): 6, (1, 12): 11, (1, 13): 9}
 
 NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
              "cluster.coreDNS.image, set `corednsVersion:` to that tag (≥ 1.11.4)")
@@ -37,33 +59,60 @@ def _known() -> dict[tuple[int, int], str]:
 KNOWN = _known()
 
 
-def known_versions() -> str:
+def known_releases() -> str:
     return ", ".join(f"v{a}.{b}.x" for a, b in KNOWN)
 
 
-def default_coredns(version: Version) -> Version | None:
-    return talos_coredns(version)
+def coredns_for(release: Version) -> Version | None:
+    """CoreDNS that a Talos release deploys by default, or None when FACTS.md has no figure."""
+    minor = (release.major, release.minor)
+    table = COREDNS.get(minor)
+    if table is None or release.patch > LAST_KNOWN_PATCH[minor]:
+        return None
+    chosen = table[0][1]
+    for first_patch, coredns in table:
+        if release.patch >= first_patch:
+            chosen = coredns
+    return chosen
 
 
-def kubernetes_version(values: Any) -> str | None:
+def kubernetes_version(values: Values) -> str | None:
     return None  # Talos does not pin Kubernetes; validate against the newest schemas
 
 
-def check_version(values: Any) -> tuple[str, str] | None:
+def check_version(values: Values) -> tuple[str, str] | None:
     v = parse_version(values.platform_version)
     if (v.major, v.minor) not in KNOWN:
         return (f"unknown Talos version {values.platform_version}",
-                f"use one of {known_versions()} (the Corefile Talos generates is vendored per minor release)")
+                f"use one of {known_releases()} (the Corefile Talos generates is vendored per minor release)")
     return None
 
 
 @functools.lru_cache(maxsize=None)
-def stock_corefile(minor: tuple[int, int]) -> str:
-    """Talos's generated Corefile for that minor release, for cluster domain cluster.local."""
+def _stock(minor: tuple[int, int]) -> str:
     return resources.files("gen").joinpath(f"data/talos/{KNOWN[minor]}").read_text(encoding="utf-8")
 
 
-def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
+def stock_corefile(release: Version, cluster_domain: str) -> str | None:
+    """Talos's generated Corefile for that minor release (only ClusterDomain is substituted)."""
+    minor = (release.major, release.minor)
+    if minor not in KNOWN:
+        return None
+    text = _stock(minor)
+    if cluster_domain != "cluster.local":
+        text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
+    return text
+
+
+def import_points(release: Version) -> tuple[ImportPoint, ...]:
+    return ()  # Talos's Corefile imports nothing; extra zones are appended to it
+
+
+def guard_invariants() -> tuple[str, ...]:
+    return ("talos-corefile-kept", "next-needs-forward", "k3s-deployment-untouched")
+
+
+def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
     if values.upstream is None:
         problems.append(at([], "missing key 'upstream'", "add `upstream: {resolvers: [10.96.0.53]}`: Talos's own forward "
@@ -76,12 +125,12 @@ def check(values: Any, data: Any, at: Callable[..., Problem]) -> list[Problem]:
     return problems
 
 
-def corefile(values: Any) -> str:
+def corefile(values: Values) -> str:
     """Talos's Corefile with the forward pair of seed 000 and the extra zones appended."""
     v = parse_version(values.platform_version)
-    text = stock_corefile((v.major, v.minor))
-    if values.cluster_domain != "cluster.local":
-        text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", values.cluster_domain, text)
+    text = stock_corefile(v, values.cluster_domain)
+    if text is None:  # check_version refused it already
+        raise RuntimeError(f"no vendored Corefile for Talos {v.major}.{v.minor}")
     match = _FORWARD.search(text)
     if match is None:  # the vendored files are tested; this guards a bad re-vendor
         raise RuntimeError(f"no `forward . /etc/resolv.conf` in the Talos {v.major}.{v.minor} Corefile")
@@ -96,12 +145,12 @@ def corefile(values: Any) -> str:
     return text
 
 
-def base_corefile(values: Any) -> str:
+def main_corefile(values: Values) -> str:
     return corefile(values)
 
 
-def manifests(values: Any) -> list[tuple[str, dict[str, Any]]]:
-    configmap = {
+def manifests(values: Values) -> list[tuple[str, Obj]]:
+    configmap: Obj = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {

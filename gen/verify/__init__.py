@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gen.platforms import get
+from gen.render import render_overlay
+from gen.rendered import configmap_data
+from gen.spec import Values
+from gen.tools import coredns_binary
+from gen.values import load_values
 from gen.verify.engine import Outcome, QueryResult, VerifyResult, run_scenarios
 from gen.verify.runner import binary_version
 from gen.verify.sandbox import VerifyConfig
@@ -28,26 +34,16 @@ def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", plat
     return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes))
 
 
-def config_for(values: object) -> VerifyConfig:
+def config_for(values: Values) -> VerifyConfig:
     """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys."""
-    from gen import yamlio
-    from gen.platforms import base_corefile
-    from gen.render import render_overlay
-
-    custom: dict[str, str] = {}
-    for text in render_overlay(values).values():
-        for doc in yamlio.load_all_safe(text):
-            meta = doc.get("metadata") or {}
-            if doc.get("kind") == "ConfigMap" and meta.get("name") == "coredns-custom":
-                custom.update({str(k): str(v) for k, v in (doc.get("data") or {}).items()})
+    custom = configmap_data(render_overlay(values), "coredns-custom")
     primaries: dict[str, str] = {}
-    upstream = getattr(values, "upstream", None)
-    if upstream is not None and upstream.resolvers:
-        primaries["."] = upstream.resolvers[0]
-    for zone in getattr(values, "zones", ()):
+    if values.upstream is not None and values.upstream.resolvers:
+        primaries["."] = values.upstream.resolvers[0]
+    for zone in values.zones:
         if zone.upstreams:
             primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]
-    return VerifyConfig(base_corefile(values), custom, str(getattr(values, "coredns_version", "")), primaries)
+    return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries)
 
 
 def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:
@@ -57,9 +53,6 @@ def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> 
         ValuesError: a bad values file (exit 2), checked before looking for the binary.
         ToolError: no CoreDNS binary (exit 3, with the install hint).
     """
-    from gen.tools import coredns_binary
-    from gen.values import load_values
-
     values = load_values(values_path, repo=repo)
     binary = coredns_binary(coredns)
     return verify_config(config_for(values), binary, cluster=values.cluster, platform=values.platform)

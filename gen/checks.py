@@ -1,0 +1,71 @@
+"""Cross-field checks of one cluster's values: the release, the `next` gate, zones, then the
+platform's own checks and Flux's. Each problem points at the key a user must change."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gen import flux
+from gen.errors import Problem
+from gen.platforms import REFUSED, get
+from gen.schema_errors import key_path, locate
+from gen.spec import Values
+from gen.versions import NEXT_MIN, parse_version
+
+
+def uses_next(values: Values) -> bool:
+    """Whether the render emits a forward `next` (and so two forwards in one block)."""
+    return bool(values.upstream) or any(z.fallback for z in values.zones)
+
+
+def refused_platform(data: Mapping[str, Any], shown: str) -> Problem | None:
+    """`platform: gke` and the like: refused with the reason, not called unknown."""
+    name = data.get("platform")
+    refused = REFUSED.get(name) if isinstance(name, str) else None
+    if refused is None:
+        return None
+    line, col = locate(data, ["platform"])
+    return Problem(f"{refused.name} is not supported: {refused.reason}", file=shown, line=line, col=col,
+                   key="platform", hint=refused.instead)
+
+
+def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
+    shown = values.source
+    platform = get(values.platform)
+    problems: list[Problem] = []
+
+    def at(path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem:
+        line, col = locate(data, path)
+        return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
+
+    version_problem = platform.check_version(values)
+    if version_problem:
+        problems.append(at(["platformVersion"], *version_problem))
+        return problems  # everything below depends on knowing the release
+    if not values.coredns_version:
+        problems.append(at(["platformVersion"], f"no known CoreDNS version for {values.platform} {values.platform_version}",
+                           "set `corednsVersion:` to the CoreDNS image tag the cluster runs, e.g. 1.14.6"))
+        return problems
+    coredns = parse_version(values.coredns_version)
+    where = ["corednsVersion"] if "corednsVersion" in data else ["platformVersion"]
+    origin = "" if "corednsVersion" in data else f" ({values.platform} {values.platform_version}'s default)"
+    if uses_next(values) and coredns < NEXT_MIN:
+        problems.append(at(
+            where,
+            f"CoreDNS {coredns}{origin} does not support forward `next` (added in {NEXT_MIN}); the fallback stanza "
+            "would make CoreDNS refuse the whole Corefile",
+            platform.NEXT_HINT,
+        ))
+
+    seen: dict[str, int] = {}
+    for i, zone in enumerate(values.zones):
+        if zone.zone in seen:
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} is listed twice (also zones[{seen[zone.zone]}])",
+                               "merge the two entries"))
+        seen.setdefault(zone.zone, i)
+        if zone.zone == values.cluster_domain or zone.zone.endswith("." + values.cluster_domain) or zone.zone in {"in-addr.arpa", "ip6.arpa"}:
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records",
+                               f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa"))
+    problems += platform.check(values, data, at)
+    problems += flux.check(values, data, at)
+    return problems

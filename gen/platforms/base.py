@@ -1,0 +1,112 @@
+"""The Platform protocol: everything render, lint, verify, guard and `new` know about a platform.
+
+A platform is one module under gen/platforms/ (plus its package data in gen/data/<name>/ and
+its templates in templates/<name>/) that satisfies `Platform`; the registry in
+gen/platforms/__init__.py lists them. mypy checks each module against the protocol.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, NamedTuple, Protocol
+
+from gen.errors import Problem
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.versions import Version
+
+
+class ObjectRef(NamedTuple):
+    kind: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+COREDNS_CONFIGMAP = ObjectRef("ConfigMap", "kube-system", "coredns")
+CUSTOM_CONFIGMAP = ObjectRef("ConfigMap", "kube-system", "coredns-custom")
+COREDNS_DEPLOYMENT = ObjectRef("Deployment", "kube-system", "coredns")
+
+
+class ImportPoint(NamedTuple):
+    """Where the platform's stock Corefile imports coredns-custom keys.
+
+    `pattern` is written as in the Corefile (relative to /etc/coredns or absolute); `inside` is
+    True for an import inside the default `.:53` block (its keys are directive lines, spliced in
+    place among the block's own plugins) and False for a top-level import (whole server blocks).
+    """
+
+    pattern: str
+    suffix: str  # ".server" | ".override"
+    inside: bool
+
+
+SERVER_IMPORT = ImportPoint("custom/*.server", ".server", False)
+OVERRIDE_IMPORT = ImportPoint("custom/*.override", ".override", True)
+
+
+class At(Protocol):
+    """Locate a values key and build the Problem to report there."""
+
+    def __call__(self, path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem: ...
+
+
+class Platform(Protocol):
+    """One platform module. Functions take the frozen `Values`; `data` is the raw YAML mapping
+    (for `in` tests on keys the user wrote), never read for values."""
+
+    NAME: str
+    SUMMARY: str  # one line for `--help` and docs: who owns what
+    DEFAULT_RELEASE: str  # what `new --platform NAME` starts from
+    NEXT_HINT: str  # how to get a CoreDNS with forward `next` on this platform
+    OWNS: tuple[ObjectRef, ...]  # objects the repository renders and Flux applies
+    NEVER_TOUCH: tuple[ObjectRef, ...]  # objects the platform owns and re-applies
+
+    def known_releases(self) -> str:
+        """The releases we hold facts for, as a user would write them (for hints)."""
+        ...
+
+    def coredns_for(self, release: Version) -> Version | None:
+        """The CoreDNS the release ships by default, or None when no source says."""
+        ...
+
+    def check_version(self, values: Values) -> tuple[str, str] | None:
+        """(problem, hint) when the release is not one we hold facts for."""
+        ...
+
+    def kubernetes_version(self, values: Values) -> str | None:
+        """The Kubernetes release whose schemas validate the render (None: the newest)."""
+        ...
+
+    def stock_corefile(self, release: Version, cluster_domain: str) -> str | None:
+        """The Corefile the platform itself ships for that release (None: not published)."""
+        ...
+
+    def import_points(self, release: Version) -> tuple[ImportPoint, ...]:
+        """Where the Corefile CoreDNS loads imports coredns-custom keys (for lint and verify)."""
+        ...
+
+    def main_corefile(self, values: Values) -> str:
+        """The main Corefile CoreDNS loads on this cluster once our render is applied."""
+        ...
+
+    def check(self, values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
+        """Cross-field problems of values on this platform."""
+        ...
+
+    def manifests(self, values: Values) -> list[tuple[str, Obj]]:
+        """(file name inside the overlay folder, object), in kustomization order."""
+        ...
+
+    def guard_invariants(self) -> tuple[str, ...]:
+        """Ids of the guard invariant rules that hold on every build of this platform."""
+        ...
+
+
+class Refused(NamedTuple):
+    """A platform we know and do not serve: why, and what to do instead."""
+
+    name: str
+    reason: str
+    instead: str

@@ -1,0 +1,87 @@
+"""The frozen, typed values of one cluster: what every command reads after `values` validated a file.
+
+Kept apart from the loader so platforms, render and flux can be typed against them without
+importing the loader (which needs the platform registry: that would be a cycle).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Upstream(NamedTuple):
+    resolvers: tuple[str, ...]
+    fallback: tuple[str, ...] = ("/etc/resolv.conf",)
+    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
+
+
+class Zone(NamedTuple):
+    zone: str
+    upstreams: tuple[str, ...]
+    policy: str = "sequential"
+    kind: str = "stub"
+    fallback: tuple[str, ...] = ()
+    fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
+    cache: int = 30
+
+
+class Override(NamedTuple):
+    name: str
+    lines: tuple[str, ...]
+
+
+class Autoscaling(NamedTuple):
+    min_replicas: int = 2
+    max_replicas: int = 3
+    cpu_utilization: int = 80
+    scale_down_window_seconds: int = 600
+
+
+class Alert(NamedTuple):
+    enabled: bool = False
+    for_: str = "5m"
+    severity: str = "critical"
+    labels: tuple[tuple[str, str], ...] = ()
+
+
+class FluxSource(NamedTuple):
+    kind: str
+    name: str
+    url: str
+    interval: str = "5m"
+    secret_ref: str | None = None
+    ref: tuple[tuple[str, str], ...] = ()
+
+
+class Flux(NamedTuple):
+    output: str
+    name: str = "coredns"
+    namespace: str = "flux-system"
+    path: str = ""
+    interval: str = "10m"
+    timeout: str = "5m"
+    retry_interval: str = "2m"
+    wait: bool = True
+    depends_on: tuple[tuple[str, str | None], ...] = ()
+    source: FluxSource | None = None
+
+
+class Values(NamedTuple):
+    """One cluster's validated settings; the rest of the code never touches raw YAML."""
+
+    source: str  # the values file, relative to the repo root (POSIX), as users name it
+    cluster: str
+    platform: str
+    platform_version: str
+    coredns_version: str
+    cluster_domain: str
+    flux: Flux
+    upstream: Upstream | None = None
+    zones: tuple[Zone, ...] = ()
+    overrides: tuple[Override, ...] = ()
+    autoscaling: Autoscaling = Autoscaling()
+    alert: Alert = Alert()
+
+    @property
+    def overlay_dir(self) -> str:
+        return f"overlays/{self.platform}/{self.cluster}"

@@ -1,0 +1,133 @@
+"""The package has no import cycle, and nothing hides one behind an import inside a function.
+
+Three checks: every module of `gen` imports on its own in a fresh interpreter; the graph of
+module-level imports between `gen` modules is acyclic; and no function imports a `gen` module,
+except in `gen/cli.py`, which is the entry point (nothing imports it, so its lazy imports cannot
+close a cycle) and defers each command's modules so `coredns-gen render` does not pay for
+guard's or verify's start-up.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+GEN = REPO_ROOT / "gen"
+LAZY_ALLOWED = {"gen/cli.py"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(GEN.rglob("*.py")):
+        parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+RUNS_ON_IMPORT = {"gen.__main__"}  # `python -m gen`: importing it runs the CLI
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str) -> list[str]:
+    """The gen modules an import statement loads (`from gen import flux` loads gen.flux)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "gen"]
+    assert not node.level, f"{module}: relative import (gen imports absolutely)"
+    base = node.module or ""
+    if base.split(".")[0] != "gen":
+        return []
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+
+
+def _imports(path: Path, module: str) -> tuple[set[str], list[tuple[int, str]]]:
+    """(gen modules imported at module level, (line, target) of imports inside functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top: set[str] = set()
+    nested: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                for target in _targets(child, module):
+                    if in_function:
+                        nested.append((child.lineno, target))
+                    else:
+                        top.add(target)
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(tree, False)
+    return top, nested
+
+
+def test_every_module_imports_on_its_own_in_a_fresh_interpreter() -> None:
+    script = (
+        "import importlib, sys, traceback\n"
+        "failed = []\n"
+        f"for name in {sorted(set(MODULES) - RUNS_ON_IMPORT)!r}:\n"
+        "    for loaded in [m for m in sys.modules if m == 'gen' or m.startswith('gen.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception:\n"
+        "        failed.append(name + ': ' + traceback.format_exc().splitlines()[-1])\n"
+        "print('\\n'.join(failed))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT,
+                          env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "", f"modules that do not import on their own:\n{proc.stdout}"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the directed graph as a path that ends where it starts, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            cycle = visit(name)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_module_level_imports_between_gen_modules_form_no_cycle() -> None:
+    graph = {name: {t for t in _imports(path, name)[0] if t != name} for name, path in MODULES.items()}
+    assert "gen.flux" in graph["gen.render"]  # the walk sees real edges
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_find_cycle_reports_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_function_imports_a_gen_module() -> None:
+    found = []
+    for name, path in MODULES.items():
+        rel = path.relative_to(REPO_ROOT).as_posix()
+        if rel in LAZY_ALLOWED:
+            continue
+        found += [f"{rel}:{line}: imports {target} inside a function" for line, target in _imports(path, name)[1]]
+    assert not found, "move these imports to the top of the module (a lazy import can hide a cycle):\n" + "\n".join(found)
