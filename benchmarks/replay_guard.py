@@ -8,7 +8,7 @@ merge commit is judged as the whole pull request it lands). Each run is a subpro
 build cache of its own so two code versions never share cached builds.
 
   replay:  python3 benchmarks/replay_guard.py --repo R --last 120 --out R.jsonl
-           python3 benchmarks/replay_guard.py --repo R --range A..B --out R.jsonl
+           python3 benchmarks/replay_guard.py --repo R --range A..B [--last N] --out R.jsonl
   table:   python3 benchmarks/replay_guard.py --table R.jsonl [S.jsonl ...]
   judge:   python3 benchmarks/replay_guard.py --repo R --diff C [--from R.jsonl]
 
@@ -190,9 +190,8 @@ def diff_view(repo: Path, commit: str, rec: Record) -> Iterator[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", type=Path, help="git repository to replay (a clone with a work tree or bare)")
-    pick = ap.add_mutually_exclusive_group()
-    pick.add_argument("--last", type=int, help="the last N first-parent commits of HEAD")
-    pick.add_argument("--range", dest="span", help="a rev-list range A..B (first-parent)")
+    ap.add_argument("--last", type=int, help="the last N first-parent commits (of HEAD or of --range; default 100)")
+    ap.add_argument("--range", dest="span", help="a rev-list range A..B, first-parent (all of it unless --last)")
     ap.add_argument("--coredns-gen-src", type=Path, default=HERE, help="checkout whose gen/ is run (default: this one)")
     ap.add_argument("--out", type=Path, help="JSONL file to append to (default: replay-<repo>.jsonl here)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per guard run")
