@@ -223,7 +223,7 @@ def guard(
     repo: RepoOption = ".",
     path: Annotated[Optional[list[str]], typer.Option("--path", help="Seek root Kustomizations only under this folder (repeatable).", show_default=False)] = None,
     fmt: Annotated[Optional[str], typer.Option("--format", help="text, json, github or sarif (default: github under GITHUB_ACTIONS=true, else text).", show_default=False)] = None,
-    allow: Annotated[Optional[list[str]], typer.Option("--allow", help="Inventory id of a deliberate removal, <namespace>_<name>_<group>_<kind> (repeatable).", show_default=False)] = None,
+    allow: Annotated[Optional[list[str]], typer.Option("--allow", help="A deliberate removal: an inventory id <namespace>_<name>_<group>_<kind>, ks:<namespace>/<name> (a whole Kustomization) or cluster:<root file> (a whole cluster); repeatable.", show_default=False)] = None,
     inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the build cache (~/.cache/coredns-gen/guard).")] = False,
 ) -> None:

@@ -21,6 +21,7 @@ from gen.guard import (
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
+    helmrelease_pruned,
     k3s_deployment_untouched,
     k3s_hpa_min_replicas,
     next_needs_forward,
@@ -29,10 +30,10 @@ from gen.guard import (
     object_pruned,
     talos_corefile_kept,
 )
-from gen.guard.allow import Allow, apply_allow, config_allows
+from gen.guard.allow import apply_allow, parse_allows
 from gen.guard.cache import BuildCache, default_dir
 from gen.guard.change import Change
-from gen.guard.diff import compute_removals
+from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
 from gen.guard.engine import Engine
 from gen.guard.inventory import load_inventory
@@ -49,6 +50,7 @@ class Rule(Protocol):
 
 _MODULES: tuple[ModuleType, ...] = (
     configmap_pruned,
+    helmrelease_pruned,
     object_pruned,
     object_orphaned,
     object_moved,
@@ -109,7 +111,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp:
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
-        allows = [Allow(a) for a in opts.allow] + config_allows(trees["head"].root)
+        allows = parse_allows(opts.allow, trees["head"].root)
         engine = Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, roots_under, build_all=inventory is not None)
@@ -121,7 +123,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         touched = discovery.finish(revisions)
-        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched)
+        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
+                                            generators_of(discovery.resolvers, revisions))
         locator = Locator(trees, revisions, discovery.resolvers)
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)

@@ -4,19 +4,24 @@ kustomize-controller garbage-collects every object of its last inventory that th
 lacks, when `spec.prune` is true and the object carries no `prune: disabled` (or
 `reconcile: disabled`, `ssa: Ignore`) marker. A Kustomization that leaves git is deleted by its
 parent (if that one prunes), and its finalizer then deletes its whole inventory (if it pruned).
-A ConfigMap whose name changes only by kustomize's generator hash is replaced by design.
+A ConfigMap whose name changes only by kustomize's generator hash is replaced by design, and so is
+one whose generator switches between a hash name and its stable name (`disableNameSuffixHash`):
+the same generator writes the new object and kustomize points every reference in the build at it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Mapping
 
+from gen.guard.inputs import Resolver
 from gen.guard.model import KsRef, ObjKey, Revision, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
 _GENERATED = re.compile(r"^(?P<stem>.+)-[2456789bcdfghkmt]{10}$")  # kustomize's hash alphabet
+# (label, Kustomization) -> (kind, name) of the generators its build reads at that revision
+Generators = Callable[[str, KsRef], set[tuple[str, str]]]
 
 
 @dataclass
@@ -43,16 +48,40 @@ class BuildIssue:
     head_error: str | None
 
 
-def _churn(key: ObjKey, head_keys: set[ObjKey]) -> bool:
-    match = _GENERATED.match(key.name)
-    if not match or key.kind not in ("ConfigMap", "Secret"):
+def generators_of(resolvers: Mapping[str, Resolver], revisions: Mapping[str, Revision]) -> Generators:
+    """The generator names each Kustomization's build reads, from the input resolution."""
+    def names(label: str, ref: KsRef) -> set[tuple[str, str]]:
+        node = revisions[label].nodes.get(ref)
+        return resolvers[label].for_path(node.ks.path).generators if node is not None else set()
+    return names
+
+
+def _stem(name: str) -> tuple[str, bool]:
+    match = _GENERATED.match(name)
+    return (match.group("stem"), True) if match else (name, False)
+
+
+def _named(stem: str, name: str) -> bool:
+    """`stem` is what generator `name` writes, allowing a namePrefix/nameSuffix around it."""
+    return stem == name or stem.endswith("-" + name) or stem.startswith(name + "-") or f"-{name}-" in stem
+
+
+def _churn(key: ObjKey, head_keys: set[ObjKey], same_generator: Callable[[str, str], bool]) -> bool:
+    """Whether head replaces this generated object by its successor from the same generator:
+    a new hash (`name-<hash>` -> `name-<other hash>`), or hash name <-> stable name."""
+    if key.kind not in ("ConfigMap", "Secret") or key.group:
         return False
-    stem = match.group("stem")
+    stem, hashed = _stem(key.name)
     for other in head_keys:
-        if (other.kind, other.group, other.namespace) == (key.kind, key.group, key.namespace) and other != key:
-            m = _GENERATED.match(other.name)
-            if m and m.group("stem") == stem:
-                return True
+        if (other.kind, other.group, other.namespace) != (key.kind, key.group, key.namespace) or other == key:
+            continue
+        other_stem, other_hashed = _stem(other.name)
+        if other_stem != stem:
+            continue
+        if hashed and other_hashed:
+            return True
+        if (hashed or other_hashed) and same_generator(key.kind, stem):
+            return True
     return False
 
 
@@ -78,8 +107,12 @@ def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | No
 
 
 def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[ObjKey]] | None = None,
-                     touched: set[str] | None = None) -> tuple[list[Removal], list[BuildIssue]]:
-    """Judge every Kustomization of the clusters the change touches (all when `touched` is None)."""
+                     touched: set[str] | None = None,
+                     generators: Generators | None = None) -> tuple[list[Removal], list[BuildIssue]]:
+    """Judge every Kustomization of the clusters the change touches (all when `touched` is None).
+
+    `generators` tells which generator names a build reads: a hash name <-> stable name switch is
+    a replacement only when a generator of that name is read at both revisions."""
     removals: list[Removal] = []
     issues: list[BuildIssue] = []
     head_owner = head.owners()
@@ -107,8 +140,14 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
             ks_gone, ks_outcome = True, _ks_fate(ref, base, head)
             if ks_outcome is None:
                 continue
+        def same_generator(kind: str, stem: str, ref: KsRef = ref) -> bool:
+            if generators is None:
+                return False
+            return all(any(k == kind and _named(stem, name) for k, name in generators(label, ref))
+                       for label in ("base", "head"))
+
         for key in gone:
-            if not ks_gone and _churn(key, head_keys):
+            if not ks_gone and _churn(key, head_keys, same_generator):
                 continue
             obj = in_place[key]
             fate, reason = _fate(key, obj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None,

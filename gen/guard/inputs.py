@@ -26,6 +26,8 @@ class Inputs:
     exact: bool = True
     # kustomization file -> [(entry as written, resolved repo path)] of its resources/bases
     references: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # (kind, name) of every configMapGenerator/secretGenerator entry the build reads
+    generators: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _join(directory: str, entry: str) -> str | None:
@@ -159,6 +161,8 @@ class Resolver:
                     self._ref(directory, item["path"], result, seen, as_dir=False)
         for key in ("configMapGenerator", "secretGenerator"):
             for gen in doc.get(key) or []:
+                if isinstance(gen, dict) and isinstance(gen.get("name"), str):
+                    result.generators.add(("ConfigMap" if key == "configMapGenerator" else "Secret", gen["name"]))
                 for entry in _generator_files(gen):
                     self._ref(directory, entry, result, seen, as_dir=False)
         openapi = doc.get("openapi")

@@ -1,7 +1,8 @@
 """Flux would delete an object that is not a ConfigMap: listed as a warning, not refused.
 
 Same judgement as configmap-pruned (a Kustomization with prune: true stops producing it, or the
-Kustomization itself leaves git), for every other kind: Deployments, HPAs, PDBs, Kustomizations.
+Kustomization itself leaves git), for every other kind: Deployments, HPAs, PDBs, Kustomizations
+(HelmReleases have their own rule, helmrelease-pruned: their removal uninstalls a release).
 
 PASS: the object stays in its Kustomization's build.
 FAIL: head drops `hpa.yaml` -> warning naming HorizontalPodAutoscaler kube-system/coredns.
@@ -15,6 +16,7 @@ from gen.finding import Finding, Severity
 from gen.guard.change import Change
 from gen.guard.configmap_pruned import safe_way
 from gen.guard.diff import DELETED
+from gen.guard.helmrelease_pruned import is_helmrelease
 
 ID = "object-pruned"
 SEVERITY = Severity.WARNING
@@ -22,7 +24,7 @@ SEVERITY = Severity.WARNING
 
 def check(change: Change) -> Iterator[Finding]:
     for r in change.removed(DELETED):
-        if r.key.kind == "ConfigMap" and not r.key.group:
+        if (r.key.kind == "ConfigMap" and not r.key.group) or is_helmrelease(r):
             continue
         yield change.removal_finding(
             ID, SEVERITY, r,
