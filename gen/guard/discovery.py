@@ -16,7 +16,7 @@ from typing import Any
 from gen.guard.cache import BuildCache
 from gen.guard.engine import Engine, Job
 from gen.guard.fluxspec import is_flux_kustomization, parse_ks, substitute
-from gen.guard.inputs import Inputs, Resolver
+from gen.guard.inputs import Inputs, Resolver, escape_error
 from gen.guard.manifests import try_docs
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
@@ -137,6 +137,9 @@ class Discovery:
             if not tree.is_dir(ks.path) or ks.path in tree.blobs:
                 # kustomize-controller: "kustomization path not found"
                 self.memo[fp] = Build(error=f"kustomization path not found: ./{ks.path}", fingerprint=fp)
+                continue
+            if inputs.escapes:  # reads outside the repository: refused before kustomize runs
+                self.memo[fp] = Build(error=escape_error(inputs.escapes), inputs=tuple(sorted(inputs.files)), fingerprint=fp)
                 continue
             cached = self.cache.get(fp) if inputs.exact else None
             if cached is not None:

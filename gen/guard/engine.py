@@ -95,12 +95,14 @@ class Engine:
         self.builds += len(jobs)
         dirs = {job.key: self._directory(job) for job in jobs}
         if self.batch is not None:
-            return self._run_batch(dirs)
+            return self._run_batch(dirs, {job.key: job.tree.root for job in jobs})
         return self._run_cli(dirs)
 
-    def _run_batch(self, dirs: dict[str, Path]) -> dict[str, Outcome]:
+    def _run_batch(self, dirs: dict[str, Path], roots: dict[str, Path]) -> dict[str, Outcome]:
+        """kustomize-batch reads nothing outside each job's revision (`root`) and its wrapper dir."""
         assert self.batch is not None
-        lines = "".join(json.dumps({"id": key, "dir": str(path)}) + "\n" for key, path in dirs.items())
+        lines = "".join(json.dumps({"id": key, "dir": str(path), "root": str(roots[key])}) + "\n"
+                        for key, path in dirs.items())
         try:
             proc = subprocess.run([str(self.batch), "-j", str(self.parallel)], input=lines,
                                   capture_output=True, text=True, check=False)

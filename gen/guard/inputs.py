@@ -11,12 +11,33 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from gen.guard.boundary import real_path
 from gen.guard.manifests import try_docs
 from gen.guard.revision import Tree
 
 _REMOTE = ("http://", "https://", "git@", "ssh://", "github.com/", "gitlab.com/", "oci://")
+
+
+class Escape(NamedTuple):
+    """A reference that leaves the repository: kustomize-controller refuses the build."""
+
+    file: str  # the kustomization file (or the symlink) that holds it
+    field: str  # e.g. "configMapGenerator 'app' files"
+    entry: str  # as written
+    why: str  # "is an absolute path", "goes above the repository root", "follows symlink x -> /etc"
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field} entry '{self.entry}' reads outside the repository ({self.why})"
+
+
+def escape_error(escapes: list[Escape]) -> str:
+    """The build error for references outside the repository (the file is never opened)."""
+    first = escapes[0]
+    more = f" (and {len(escapes) - 1} more)" if len(escapes) > 1 else ""
+    return (f"{first}{more}; kustomize-controller builds inside the source and refuses it, "
+            "so the guard does not read it either")
 
 
 @dataclass
@@ -28,6 +49,8 @@ class Inputs:
     references: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     # (kind, name) of every configMapGenerator/secretGenerator entry the build reads
     generators: set[tuple[str, str]] = field(default_factory=set)
+    # references that leave the repository: the build fails before kustomize runs
+    escapes: list[Escape] = field(default_factory=list)
 
 
 def _join(directory: str, entry: str) -> str | None:
@@ -66,13 +89,14 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _generator_files(gen: Any) -> list[str]:
-    out: list[str] = []
+def _generator_files(gen: Any) -> list[tuple[str, str]]:
+    """(field, file path) of every file a generator entry reads (`files: [key=path]` too)."""
+    out: list[tuple[str, str]] = []
     if not isinstance(gen, dict):
         return out
     for entry in _strings(gen.get("files")):
-        out.append(entry.split("=", 1)[1] if "=" in entry else entry)
-    out += _strings(gen.get("envs")) + _strings(gen.get("env"))
+        out.append(("files", entry.split("=", 1)[1] if "=" in entry else entry))
+    out += [("envs", e) for e in _strings(gen.get("envs"))] + [("env", e) for e in _strings(gen.get("env"))]
     return out
 
 
@@ -106,22 +130,45 @@ class Resolver:
             self._dir(path, result, set())
         else:
             for entry in flux_scan(self.tree, path):
-                if entry in self.tree.blobs:
+                if entry in self.tree.links:
+                    self._link(entry, f"manifest under spec.path ./{path}", posixpath.basename(entry), result)
+                elif entry in self.tree.blobs:
                     result.files.add(entry)
                 else:
                     self._dir(entry, result, set())
         return result
 
-    def _ref(self, base: str, entry: str, result: Inputs, seen: set[str], *, as_dir: bool = True) -> str | None:
+    def _link(self, path: str, field_: str, entry: str, result: Inputs) -> str | None:
+        """Follow the symlinks on `path`; an escape is recorded and None returned."""
+        real, followed = real_path(self.tree.links, path)
+        result.files.update(followed)  # the links' blob ids are their targets: in the fingerprint
+        if real is None:
+            link = followed[-1] if followed else path
+            result.escapes.append(Escape(path, field_, entry, f"symlink {link} -> {self.tree.links.get(link, '?')}"))
+            return None
+        return real
+
+    def _ref(self, base: str, entry: str, result: Inputs, seen: set[str], *, where: tuple[str, str],
+             as_dir: bool = True) -> str | None:
         if not isinstance(entry, str) or "\n" in entry:
             return None  # inline patch/transformer: part of a file already counted
         if entry.startswith(_REMOTE) or "?ref=" in entry or "//" in entry:
             result.exact = False
             return None
+        kfile, field_ = where
         target = _join(base, entry)
         if target is None:
-            result.exact = False
+            why = "an absolute path" if posixpath.isabs(entry) else "above the repository root"
+            result.escapes.append(Escape(kfile, field_, entry, why))
             return None
+        if self.tree.links:
+            real = real_path(self.tree.links, target)
+            result.files.update(real[1])
+            if real[0] is None:
+                link = real[1][-1] if real[1] else target
+                result.escapes.append(Escape(kfile, field_, entry, f"symlink {link} -> {self.tree.links.get(link, '?')}"))
+                return None
+            target = real[0]
         if target in self.tree.blobs:
             result.files.add(target)
         elif as_dir and self.tree.is_dir(target):
@@ -138,6 +185,10 @@ class Resolver:
         if kfile is None:
             result.missing.add(directory + "/kustomization.yaml")
             return
+        if kfile in self.tree.links:
+            real = self._link(kfile, "kustomization file", posixpath.basename(kfile), result)
+            if real is None:
+                return
         result.files.add(kfile)
         doc = self._parse(kfile)
         if not isinstance(doc, dict):
@@ -148,23 +199,30 @@ class Resolver:
         refs: list[tuple[str, str]] = []
         for key in ("resources", "bases", "components"):
             for entry in _strings(doc.get(key)):
-                target = self._ref(directory, entry, result, seen)
+                target = self._ref(directory, entry, result, seen, where=(kfile, key))
                 if target is not None and key != "components":
                     refs.append((entry, target))
         result.references[kfile] = refs
         for key in ("crds", "configurations", "patchesStrategicMerge", "generators", "transformers", "validators"):
             for entry in _strings(doc.get(key)):
-                self._ref(directory, entry, result, seen)
+                self._ref(directory, entry, result, seen, where=(kfile, key))
         for key in ("patches", "patchesJson6902", "replacements"):
-            for item in doc.get(key) or []:
+            for i, item in enumerate(doc.get(key) or []):
                 if isinstance(item, dict) and isinstance(item.get("path"), str):
-                    self._ref(directory, item["path"], result, seen, as_dir=False)
+                    self._ref(directory, item["path"], result, seen, where=(kfile, f"{key}[{i}].path"), as_dir=False)
         for key in ("configMapGenerator", "secretGenerator"):
             for gen in doc.get(key) or []:
                 if isinstance(gen, dict) and isinstance(gen.get("name"), str):
                     result.generators.add(("ConfigMap" if key == "configMapGenerator" else "Secret", gen["name"]))
-                for entry in _generator_files(gen):
-                    self._ref(directory, entry, result, seen, as_dir=False)
-        openapi = doc.get("openapi")
-        if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
-            self._ref(directory, openapi["path"], result, seen, as_dir=False)
+                for field_, entry in _generator_files(gen):
+                    label = f"{key} '{gen.get('name', '?')}' {field_}"
+                    self._ref(directory, entry, result, seen, where=(kfile, label), as_dir=False)
+        for key, sub in (("openapi", "path"), ("helmGlobals", "chartHome")):
+            value = doc.get(key)
+            if isinstance(value, dict) and isinstance(value.get(sub), str):
+                self._ref(directory, value[sub], result, seen, where=(kfile, f"{key}.{sub}"), as_dir=False)
+        for i, chart in enumerate(doc.get("helmCharts") or []):
+            if isinstance(chart, dict):
+                for sub in ("valuesFile", "additionalValuesFiles"):
+                    for entry in _strings(chart.get(sub)):
+                        self._ref(directory, entry, result, seen, where=(kfile, f"helmCharts[{i}].{sub}"), as_dir=False)

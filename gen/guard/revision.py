@@ -8,6 +8,7 @@ refs are never modified (a `git worktree` would write to .git).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gen.errors import ToolError, UsageError
+from gen.guard.boundary import real_path
 from gen.tools import git_binary
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -62,6 +64,7 @@ class Tree:
     root: Path
     blobs: dict[str, str] = field(default_factory=dict)  # path -> blob id
     entries: dict[str, set[str]] = field(default_factory=dict)  # dir -> direct children (names)
+    links: dict[str, str] = field(default_factory=dict)  # symlink (git mode 120000) -> its target
 
     def is_file(self, path: str) -> bool:
         return path in self.blobs
@@ -77,6 +80,11 @@ class Tree:
         return None
 
     def read(self, path: str) -> bytes:
+        """A file's bytes; a symlink reads its target inside the tree, or nothing (b"") when the
+        target leaves the repository or is not a file of it: never a file outside."""
+        if path in self.links:
+            real, _ = real_path(self.links, path)
+            return self.read(real) if real is not None and real in self.blobs and real not in self.links else b""
         return (self.root / path).read_bytes()
 
     def walk(self, directory: str) -> list[str]:
@@ -97,6 +105,8 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
         if kind != "blob":
             continue  # submodules are other repositories
         tree.blobs[path] = blob
+        if mode == "120000":
+            tree.links[path] = ""
         parent, name = posixpath.split(path)
         while True:
             names = tree.entries.get(parent)
@@ -110,7 +120,22 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
             parent, name = posixpath.split(parent)
     dest.mkdir(parents=True)
     _unpack(repo, commit, dest)
+    _fence_links(tree)
     return tree
+
+
+def _fence_links(tree: Tree) -> None:
+    """Record each symlink's target; remove from the unpacked tree every link that leaves the
+    repository, so not even a kustomize that follows links can read through it."""
+    for path in list(tree.links):
+        full = tree.root / path
+        try:
+            tree.links[path] = os.readlink(full)
+        except OSError:
+            tree.links[path] = "/"  # not unpacked as a link: treat as leaving, never follow
+    for path in tree.links:
+        if real_path(tree.links, path)[0] is None and os.path.lexists(tree.root / path):
+            os.unlink(tree.root / path)
 
 
 def _unpack(repo: Path, commit: str, dest: Path) -> None:
@@ -132,4 +157,15 @@ def _unpack(repo: Path, commit: str, dest: Path) -> None:
     import io
 
     with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as archive:
-        archive.extractall(dest, filter="data")
+        archive.extractall(dest, filter=_no_escaping_links)
+
+
+def _no_escaping_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, except that a symlink pointing outside is skipped, not fatal
+    (load_tree refuses builds that read through it)."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        if member.issym():
+            return None
+        raise

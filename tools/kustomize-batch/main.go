@@ -2,10 +2,11 @@
 //
 // Why: `kubectl kustomize` costs ~90 ms a build, 76 ms of it process start-up; coredns-gen guard
 // builds thousands of Flux Kustomizations per pull request. This program reads one JSON request
-// per line on stdin ({"id": "...", "dir": "/abs/dir"}), builds each with krusty (the library
-// inside kubectl kustomize, pinned to the version kubectl v1.37.1 bundles) using the options
-// kustomize-controller uses (no load restrictions, plugins disabled), and writes one JSON line per
-// request on stdout: {"id": "...", "objects": [...]} or {"id": "...", "error": "..."}.
+// per line on stdin ({"id": "...", "dir": "/abs/dir", "root": "/abs/revision"}), builds each with
+// krusty (the library inside kubectl kustomize, pinned to the version kubectl v1.37.1 bundles)
+// using the options kustomize-controller uses (no load restrictions, plugins disabled) on a file
+// system fenced to root (fence.go), and writes one JSON line per request on stdout:
+// {"id": "...", "objects": [...]} or {"id": "...", "error": "..."}.
 // Results arrive in completion order; -j sets the number of concurrent builds.
 package main
 
@@ -24,8 +25,9 @@ import (
 )
 
 type request struct {
-	ID  string `json:"id"`
-	Dir string `json:"dir"`
+	ID   string `json:"id"`
+	Dir  string `json:"dir"`
+	Root string `json:"root"` // the revision's root: nothing outside it (or dir) is read
 }
 
 type result struct {
@@ -43,10 +45,16 @@ func build(fs filesys.FileSystem, req request) (res result) {
 			res.Error = fmt.Sprintf("kustomize panicked: %v", r)
 		}
 	}()
+	fenced, err := newFenced(fs, req.Root, req.Dir)
+	if err != nil {
+		res.Objects = nil
+		res.Error = err.Error()
+		return res
+	}
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsNone
 	opts.PluginConfig = types.DisabledPluginConfig()
-	m, err := krusty.MakeKustomizer(opts).Run(fs, req.Dir)
+	m, err := krusty.MakeKustomizer(opts).Run(fenced, req.Dir)
 	if err != nil {
 		res.Objects = nil
 		res.Error = err.Error()
@@ -69,7 +77,7 @@ func main() {
 	version := flag.Bool("version", false, "print the protocol version and exit")
 	flag.Parse()
 	if *version {
-		fmt.Println("kustomize-batch 1 (sigs.k8s.io/kustomize/api v0.21.1)")
+		fmt.Println("kustomize-batch 2 (sigs.k8s.io/kustomize/api v0.21.1)")
 		return
 	}
 	fs := filesys.MakeFsOnDisk()

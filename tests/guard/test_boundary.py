@@ -1,0 +1,191 @@
+"""The repository boundary: a head that reads outside the repository is refused, and the guard
+opens nothing outside it (issue 9, security). Flux's kustomize-controller refuses such a build too."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen.finding import blocking
+from gen.guard.revision import load_tree
+from tests.guard.conftest import configmap, flux_ks, kustomization
+from tests.helpers import git
+
+BASE = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("custom.yaml"),
+        "dns/custom.yaml": configmap("coredns-custom")}
+
+
+def generator(field: str, entry: str) -> str:
+    return kustomization("custom.yaml", extra=f"""configMapGenerator:
+  - name: leak
+    namespace: default
+    {field}:
+      - {entry}""")
+
+
+def _refusal(result):
+    assert [(f.rule, f.severity.value) for f in result.findings] == [("build-failed", "error")], result.findings
+    return result.findings[0].message
+
+
+_OPENED: list[str] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        _OPENED.append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+@pytest.mark.parametrize("field", ["files", "envs"])
+def test_generator_reading_an_absolute_path_is_refused_and_not_read(flux_repo, guard, tmp_path, field):
+    secret = tmp_path / "outside" / "hostname"
+    secret.parent.mkdir()
+    secret.write_text("runner-secret\n")
+    absent = tmp_path / "outside" / "absent"
+    messages = []
+    for target in (secret, absent):
+        root = flux_repo(BASE, {"dns/kustomization.yaml": generator(field, str(target))}) if target == secret else \
+            _again(flux_repo, tmp_path, BASE, {"dns/kustomization.yaml": generator(field, str(target))})
+        _OPENED.clear()
+        message = _refusal(guard(root))
+        assert not [p for p in _OPENED if p.startswith(str(tmp_path / "outside"))]
+        assert f"dns/kustomization.yaml: configMapGenerator 'leak' {field} entry '{target}' reads outside the repository" \
+            in message
+        assert "runner-secret" not in message
+        messages.append(message.replace(str(target), "<entry>"))
+    assert messages[0] == messages[1]  # an existing and an absent file: nothing outside was consulted
+
+
+def _again(flux_repo, tmp_path, base, head):
+    """A second repository in the same test (flux_repo writes tmp_path/repo)."""
+    import shutil
+
+    shutil.rmtree(tmp_path / "repo")
+    return flux_repo(base, head)
+
+
+def test_etc_hostname_is_refused(flux_repo, guard):
+    root = flux_repo(BASE, {"dns/kustomization.yaml": generator("files", "/etc/hostname")})
+    message = _refusal(guard(root))
+    assert "configMapGenerator 'leak' files entry '/etc/hostname' reads outside the repository (an absolute path)" in message
+
+
+@pytest.mark.parametrize("field, entry", [("files", "key=../../../etc/hostname"), ("envs", "../../etc/environment")])
+def test_dotdot_past_the_root_is_refused(flux_repo, guard, field, entry):
+    root = flux_repo(BASE, {"dns/kustomization.yaml": generator(field, entry)})
+    message = _refusal(guard(root))
+    assert "above the repository root" in message
+
+
+def test_resource_above_the_root_is_refused(flux_repo, guard):
+    root = flux_repo(BASE, {"dns/kustomization.yaml": kustomization("custom.yaml", "../../outside")})
+    assert "resources entry '../../outside' reads outside the repository" in _refusal(guard(root))
+
+
+def _with_link(flux_repo, link: str, target: str, head: dict[str, str]) -> Path:
+    root = flux_repo(BASE, head)
+    os.symlink(target, root / link)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--amend", "--no-edit")
+    return root
+
+
+def test_symlink_to_a_file_outside_is_refused(flux_repo, guard):
+    root = _with_link(flux_repo, "dns/host", "/etc/hostname", {"dns/kustomization.yaml": generator("files", "host")})
+    message = _refusal(guard(root))
+    assert "configMapGenerator 'leak' files entry 'host' reads outside the repository (symlink dns/host -> /etc/hostname)" \
+        in message
+
+
+def test_symlink_to_a_folder_outside_is_refused(flux_repo, guard, tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "data").write_text("secret\n")
+    root = _with_link(flux_repo, "dns/ext", str(tmp_path / "outside"), {"dns/kustomization.yaml": generator("files", "ext/data")})
+    _OPENED.clear()
+    assert "(symlink dns/ext -> " in _refusal(guard(root))
+    assert not [p for p in _OPENED if p.startswith(str(tmp_path / "outside"))]
+
+
+def test_relative_symlink_climbing_out_is_refused(flux_repo, guard):
+    root = _with_link(flux_repo, "dns/up", "../../..", {"dns/kustomization.yaml": generator("files", "up/etc/hostname")})
+    assert "(symlink dns/up -> ../../..)" in _refusal(guard(root))
+
+
+def test_symlinked_manifest_in_a_flux_generated_folder_is_refused(flux_repo, guard):
+    base = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/custom.yaml": configmap("coredns-custom")}
+    root = flux_repo(base, {})
+    os.symlink("/etc/hostname", root / "dns" / "host.yaml")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "link")
+    message = _refusal(guard(root))
+    assert "dns/host.yaml: manifest under spec.path ./dns entry 'host.yaml' reads outside" in message and "(symlink dns/host.yaml -> /etc/hostname)" in message
+
+
+def test_symlink_inside_the_repository_builds(flux_repo, guard):
+    head = {"shared/log.override": "log\n", "dns/kustomization.yaml": kustomization("custom.yaml", extra="""configMapGenerator:
+  - name: extra
+    namespace: default
+    files:
+      - log.override""")}
+    root = _with_link(flux_repo, "dns/log.override", "../shared/log.override", head)
+    result = guard(root)
+    assert result.findings == []
+
+
+def test_escaping_link_is_not_even_unpacked(flux_repo, tmp_path):
+    root = _with_link(flux_repo, "dns/host", "/etc/hostname", {})
+    tree = load_tree(root, git(root, "rev-parse", "HEAD").strip(), tmp_path / "t")
+    assert tree.links == {"dns/host": "/etc/hostname"}
+    assert not os.path.lexists(tmp_path / "t" / "dns" / "host")
+    assert tree.read("dns/host") == b""
+
+
+def test_escape_at_both_revisions_is_not_refused_but_nothing_is_read(flux_repo, guard, tmp_path):
+    secret = tmp_path / "outside"
+    secret.write_text("x\n")
+    base = {**BASE, "dns/kustomization.yaml": generator("files", str(secret))}
+    root = flux_repo(base, {"dns/custom.yaml": configmap("coredns-custom", data="a.override: log")})
+    _OPENED.clear()
+    findings = guard(root).findings
+    assert [(f.rule, f.severity.value) for f in findings] == [("build-failed", "warning")]
+    assert not blocking(findings) and str(secret) not in _OPENED
+
+
+def test_kubectl_fallback_refuses_the_same(flux_repo, guard, monkeypatch):
+    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", "off")
+    root = flux_repo(BASE, {"dns/kustomization.yaml": generator("files", "/etc/hostname")})
+    assert "reads outside the repository" in _refusal(guard(root))
+
+
+def _batch(batch_bin: Path, *requests: dict[str, str]) -> dict[str, dict[str, object]]:
+    import json
+    import subprocess
+
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    proc = subprocess.run([str(batch_bin), "-j", "1"], input=lines, capture_output=True, text=True, check=True)
+    return {d["id"]: d for d in map(json.loads, proc.stdout.splitlines())}
+
+
+def test_kustomize_batch_fences_each_build_to_its_root(batch_bin, tmp_path):
+    """The second fence: kustomize-batch itself refuses paths outside the request's root, after
+    resolving symlinks, even where kustomize's own load restrictions are off (as in Flux)."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("runner-secret\n")
+    repo = tmp_path / "repo"
+    for name, entry in (("abs", str(outside)), ("link", "host"), ("inside", "data.txt")):
+        (repo / name).mkdir(parents=True)
+        (repo / name / "kustomization.yaml").write_text(f"configMapGenerator:\n- name: a\n  files:\n  - {entry}\n")
+    os.symlink(outside, repo / "link" / "host")
+    (repo / "inside" / "data.txt").write_text("ok\n")
+    out = _batch(batch_bin, *({"id": n, "dir": str(repo / n), "root": str(repo)} for n in ("abs", "link", "inside")))
+    assert "is outside the repository" in str(out["abs"]["error"])
+    assert "is outside the repository (symlink to" in str(out["link"]["error"])
+    assert "runner-secret" not in repr(out)
+    assert out["inside"]["objects"] == [{"apiVersion": "v1", "kind": "ConfigMap", "data": {"data.txt": "ok\n"},
+                                         "metadata": {"name": "a-2dthbd4625"}}]
