@@ -193,5 +193,36 @@ def forward_upstreams(d: Directive) -> list[str]:
     return list(d.args[1:])
 
 
+# Transport prefixes CoreDNS strips from a zone (plugin/pkg/parse/transport.go), in its order.
+_TRANSPORTS = ("tls://", "dns://", "quic://", "grpc://", "https3://", "https://", "unix://")
+_GO_INT = re.compile(r"[+-]?[0-9]+")  # what Go's strconv.Atoi accepts
+
+
+def normalize_zone(text: str) -> str | None:
+    """The zone CoreDNS makes of a forward's FROM (plugin.Host.NormalizeExact): transport prefix
+    and a numeric `:port` dropped, lower case, fully qualified; None where CoreDNS refuses it.
+
+    One rule for lint, guard and render alike: `forward .:53`, `forward dns://.` and
+    `forward tls://.:853` are all the root forward to CoreDNS, whatever the spelling.
+    """
+    for prefix in _TRANSPORTS:
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    colon = text.rfind(":")
+    if colon == len(text) - 1:
+        return None  # "expecting data after last colon"
+    if colon != -1 and _GO_INT.fullmatch(text[colon + 1:]) and abs(int(text[colon + 1:])) < 2**63:
+        text = text[:colon]
+    if not text or len(text) > 255 or ".." in text or (text.startswith(".") and text != "."):
+        return None  # "specified zone is too long" / "zone is not a valid domain name"
+    return text.lower() if text.endswith(".") else text.lower() + "."
+
+
+def forward_zone(d: Directive) -> str | None:
+    """The normalised FROM zone of a forward (`.` for the root forward, whatever its spelling)."""
+    return normalize_zone(forward_from(d))
+
+
 def is_root_forward(d: Directive) -> bool:
-    return d.name == "forward" and forward_from(d) in (".", "dns://.")
+    return d.name == "forward" and forward_zone(d) == "."

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gen.corefile import Directive, forward_from, forwards
+from gen.corefile import Directive, forward_from, forward_zone, forwards
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
 from gen.lint.versions import MULTIPLE_FORWARD
@@ -23,8 +23,7 @@ REFUSES = False  # CoreDNS loads it; the config just does not do what it says
 
 
 def _zone(d: Directive) -> str:
-    zone = forward_from(d).lower().removeprefix("dns://")
-    return zone if zone.endswith(".") else zone + "."
+    return forward_zone(d) or forward_from(d)  # (a FROM CoreDNS refuses covers nothing else)
 
 
 def _covers(outer: str, inner: str) -> bool:

@@ -190,7 +190,9 @@ def test_k3s_override_with_root_forward_and_next_passes(flux_repo, guard):
 @pytest.mark.parametrize("data,needle", [
     ("corp.conf: |\n  corp:53 {\n    forward . 10.0.0.1\n  }", "ends neither .server nor .override"),
     ("upstream.override: |\n  forward . 10.0.0.1", "root `forward .`"),
-], ids=["bad-suffix", "aks-root-forward-override"])
+    ("upstream.override: |\n  forward .:53 10.0.0.1", "root `forward .`"),
+    ("upstream.override: |\n  forward dns://. 10.0.0.1", "root `forward .`"),
+], ids=["bad-suffix", "aks-root-forward-override", "aks-root-forward-with-port", "aks-root-forward-with-scheme"])
 def test_custom_keys_fail(flux_repo, guard, data, needle):
     root = flux_repo({**DNS, "dns/custom.yaml": configmap("coredns-custom", annotations=AKS_MERGE)},
                      {"dns/custom.yaml": configmap("coredns-custom", data=data, annotations=AKS_MERGE)})
