@@ -1,7 +1,9 @@
 """Upstream address checks: a malformed IP or port must fail at the values file, not in CoreDNS.
 
 Accepted: `IPv4`, `IPv4:port`, `IPv6`, `[IPv6]:port`; fallbacks may also be an absolute path to a
-resolv.conf-style file (CoreDNS `forward` accepts both, FACTS.md §3).
+resolv.conf-style file (CoreDNS `forward` accepts both, FACTS.md §3). Each is first lexed with our
+Corefile lexer and must be exactly one bare token: `ipaddress` accepts any text after an IPv6
+`%zone`, spaces and `#` included, which would add upstreams or comment the line out.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import ipaddress
 import re
 from typing import Any, Iterator
 
+from gen.corefile.lexer import one_token_problem, shorten
 from gen.errors import Problem
 from gen.schema_errors import key_path, locate
 
@@ -22,6 +25,10 @@ EXAMPLE = "e.g. 10.0.0.10 or 10.0.0.10:5353"
 def split_address(text: str) -> tuple[str, int | None]:
     """Return (ip, port); raise ValueError with a user-facing reason."""
     host, port = text, None
+    if "%" in text:
+        zone_id = text[text.index("%"):].split("]")[0]
+        raise ValueError(f"{shorten(text)} has an IPv6 zone id ({shorten(zone_id, 40)}), which names a network interface "
+                         "of one machine, not an address every CoreDNS pod can reach")
     if text.startswith("["):
         if "]" not in text:
             raise ValueError("has an unclosed '['")
@@ -78,10 +85,15 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
                                   key=key_path([*path, i]), hint="use an absolute path such as /etc/resolv.conf")
                 continue
             try:
+                reason = one_token_problem(text)
+                if reason is not None:
+                    raise ValueError(f"{shorten(text)} {reason}")
                 split_address(text)
             except ValueError as err:
                 line, col = locate(data, [*path, i])
                 fix = "use 1–65535, " + EXAMPLE if "out of range" in str(err) else "write an IP address or IP:port, " + EXAMPLE
+                if "zone id" in str(err):
+                    fix = "drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53"
                 if files_ok:
                     fix += ", or a file such as /etc/resolv.conf"
                 yield Problem(str(err), file=shown, line=line, col=col, key=key_path([*path, i]), hint=fix)

@@ -7,7 +7,7 @@ wrong and how to fix it, because a user reading CI output must be able to act on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, Sequence
 
 EXIT_OK = 0
 EXIT_FOUND = 1  # drift, a refused change, an error-level finding, a failed scenario
@@ -62,6 +62,17 @@ class GenError(Exception):
 
 class ValuesError(GenError):
     """A values file is missing, malformed or fails validation."""
+
+
+class RenderedValuesError(ValuesError):
+    """Bad input that only the rendered output shows (a Corefile that does not mean what the values
+    asked for, an object over Kubernetes' size limit). Each problem comes with the values key path
+    it stems from (None: the part of the file that holds the most text), so the caller that has the
+    file can give it a line (gen.render_check.place)."""
+
+    def __init__(self, found: Sequence[tuple[Sequence[Any] | None, Problem]]) -> None:
+        self.found = list(found)
+        super().__init__([p for _, p in self.found])
 
 
 class UsageError(GenError):

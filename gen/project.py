@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import parallel
-from gen.errors import GenError, Problem, UsageError, ValuesError
+from gen import parallel, render_check
+from gen.errors import GenError, Problem, RenderedValuesError, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.rendered import RenderedFile
-from gen.values import load_values, position
+from gen.values import load_values, position, read_document
 from gen.writer import path_order
 
 PARALLEL_FROM = 64  # below this, forking costs more than it saves
@@ -62,6 +62,8 @@ def _load_and_render(paths: list[Path], repo: Path) -> Share:
             values = load_values(path, repo=repo)
             files.update((f.path, f) for f in render_cluster(values))
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
+        except RenderedValuesError as err:
+            problems.extend(render_check.place(err, read_document(path, values.source)))
         except GenError as err:
             problems.extend(err.problems)
     return claims, files, problems

@@ -8,7 +8,7 @@ carries the objects it holds.
 
 from __future__ import annotations
 
-from gen import yamlio
+from gen import render_check, yamlio
 from gen.errors import Problem, ValuesError
 from gen.flux import render_flux
 from gen.objects import validate_object
@@ -48,4 +48,6 @@ def render_overlay(values: Values) -> list[RenderedFile]:
 
 def render_cluster(values: Values) -> list[RenderedFile]:
     """The overlay plus the Flux objects that deliver it."""
-    return [*render_overlay(values), render_flux(values)]
+    files = [*render_overlay(values), render_flux(values)]
+    render_check.check(values, files)
+    return files

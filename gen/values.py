@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import yaml
 
-from gen import addresses, yamlio
+from gen import addresses, injection, labels, yamlio
 from gen.checks import check_values, refused_platform
 from gen.errors import Problem, ValuesError
 from gen.platforms import default_coredns_version
@@ -147,6 +147,8 @@ def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Value
     if refused is not None:
         return None, [refused]
     problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
+    problems += injection.check(data, shown, {p.key for p in problems if p.key})
+    problems += labels.check(data, shown)
     if not all_printable:
         problems += _control_characters(data, shown, {p.key for p in problems if p.key})
     if problems:

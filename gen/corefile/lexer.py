@@ -124,3 +124,34 @@ def tokenize(text: str, pos: Position) -> list[Token]:
         mline, mcol = pos.at(start_line, start_col)
         tokens.append(Token(word, mline, mcol, False, start_line, start_line))
     return tokens
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """A value as messages quote it: repr, at most `limit` characters of it."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+def _shown(tokens: list[Token]) -> str:
+    listed = ", ".join(shorten(t.text, 40) for t in tokens[:3])
+    return listed + (", …" if len(tokens) > 3 else "")
+
+
+def one_token_problem(text: str) -> str | None:
+    """Why `text`, written into a Corefile as it is, would not reach CoreDNS as exactly itself:
+    one bare token (None when it would). Values are lexed by this lexer, not matched against a
+    list of bad characters, so whatever CoreDNS would split, drop or read as syntax is caught.
+    """
+    try:
+        tokens = tokenize(text, Position("value"))
+    except CorefileError:
+        return "opens a '\"' it never closes, which would swallow the rest of the Corefile"
+    if len(tokens) == 1 and not tokens[0].quoted and tokens[0].text == text and text not in ("{", "}"):
+        return None
+    if not tokens:
+        return "is blank or a comment to CoreDNS's Corefile lexer"
+    if len(tokens) > 1:
+        return f"would be {len(tokens)} Corefile tokens ({_shown(tokens)}), not one"
+    if text in ("{", "}"):
+        return "is a Corefile brace"
+    why = "'#' starts a comment" if "#" in text else "quotes are Corefile syntax" if '"' in text else "spaces separate tokens"
+    return f"would reach CoreDNS as {_shown(tokens)} ({why})"

@@ -13,10 +13,13 @@ from gen.rendered import Obj
 from gen.spec import Values
 from gen.templating import render_macro
 
+MAX_KEY = 253  # Kubernetes' limit on a ConfigMap key (validation.IsConfigMapKey)
+
 
 def root_forward_overrides(values: Values) -> list[tuple[int, int]]:
-    """(override index, line index) of every root `forward .` in the overrides, as the Corefile
-    parser reads them (an override that does not parse is reported by check_override_names)."""
+    """(override index, line index) of every root forward in the overrides, as the Corefile parser
+    reads them: `forward .:53`, `forward dns://.` and `forward tls://.` are root forwards too (an
+    override that does not parse is refused at its line by gen.injection)."""
     found = []
     for i, o in enumerate(values.overrides):
         try:
@@ -37,17 +40,11 @@ def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Pro
             problems.append(at(["overrides", i, "name"], f"override name {o.name} is generated from other values",
                                "pick another name"))
         seen.add(o.name)
-        depth = 0
-        for j, line in enumerate(o.lines):
-            depth += line.count("{") - line.count("}")
-            if depth < 0:
-                problems.append(at(["overrides", i, "lines", j], "closes a block it did not open, which would end the default "
-                                   "server block early (Corefile injection)", "remove the stray '}'"))
-                break
-        else:
-            if depth:
-                problems.append(at(["overrides", i, "lines"], f"leaves {depth} block(s) open",
-                                   "close every '{' with a '}' line inside the same override"))
+    for i, zone in enumerate(values.zones):
+        if len(zone.zone) + len(".server") > MAX_KEY:
+            problems.append(at(["zones", i, "zone"], f"the coredns-custom key {zone.zone[:40]}….server would be "
+                               f"{len(zone.zone) + 7} characters; Kubernetes allows at most {MAX_KEY} in a ConfigMap key",
+                               f"use a zone of at most {MAX_KEY - 7} characters"))
     return problems
 
 

@@ -1,0 +1,127 @@
+"""Values that reach a Corefile must lex as exactly the tokens they stand for.
+
+A value is written into Corefile text as it is, so whatever CoreDNS's lexer would make of it is
+what CoreDNS runs: a space in an upstream adds a second upstream, a `#` comments the rest of the
+line out, a `}` after a comment sign is no brace while one before it ends the default server
+block. So each value is lexed with our own Corefile lexer (the one `lint` uses) and compared
+with what it is meant to be: a zone, a cluster domain and an upstream are one bare token; an
+override is a sequence of whole directive lines whose braces balance as the lexer sees them.
+Limits CoreDNS enforces when it loads the file (name lengths, 15 upstreams per forward) are
+checked here too, so they fail at the value's line instead of in the cluster.
+(Addresses are lexed in gen.addresses, where their syntax is checked.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from gen.corefile.lexer import CorefileError, Position, one_token_problem, shorten, tokenize
+from gen.corefile.parser import parse_directives
+from gen.errors import Problem
+from gen.schema_errors import key_path, locate
+
+MAX_UPSTREAMS = 15  # `const max = 15` in plugin/forward/setup.go: "more than 15 TOs configured"
+MAX_NAME = 253  # 255 octets on the wire: the longest name dns.IsDomainName accepts, in text
+MAX_LABEL = 63
+
+
+def _strings(node: Any) -> list[str] | None:
+    return node if isinstance(node, list) and all(isinstance(x, str) for x in node) else None
+
+
+def _get(data: Any, *path: Any) -> Any:
+    for part in path:
+        if isinstance(data, dict) and isinstance(part, str):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def name_problem(name: str) -> str | None:
+    """Why a zone name is too long for DNS (CoreDNS refuses the server block or the forward)."""
+    bare = name.rstrip(".")
+    if len(bare) > MAX_NAME:
+        return (f"is {len(bare)} characters long; a DNS name has at most {MAX_NAME} (255 octets on the wire): no query "
+                "can reach a longer zone, and from 255 characters CoreDNS refuses the file (\"specified zone is too long\")")
+    for label in bare.split("."):
+        if len(label) > MAX_LABEL:
+            return f"has a label of {len(label)} characters ({shorten(label, 20)}); DNS labels have at most {MAX_LABEL}"
+    return None
+
+
+def override_problems(lines: list[str]) -> Iterator[tuple[int | None, str, str]]:
+    """(line index or None for the whole list, problem, fix) for override lines that would not
+    stay inside the default server block as the directives they read as."""
+    text = "\n".join(lines)
+    pos = Position("override")
+    try:
+        tokens = tokenize(text, pos)
+    except CorefileError as err:
+        yield (err.problems[0].line or 1) - 1, "opens a '\"' it never closes, which would swallow the rest of the Corefile", \
+            'close the quoted text on the same line with `"`'
+        return
+    depth = 0
+    commented = any("#" in line and ("{" in line or "}" in line) for line in lines)
+    seen = " (as CoreDNS reads the lines: text after '#' is a comment)" if commented else ""
+    for tok in tokens:
+        if tok.raw_end != tok.raw_line:
+            yield tok.raw_line - 1, "opens a quoted token that runs onto the next line", 'close the `"` on the same line'
+            return
+        depth += tok.is_open - tok.is_close
+        if depth < 0:
+            yield (tok.raw_line - 1, "closes a block it did not open" + seen + ", which would end the default server block "
+                   "early (Corefile injection)", "remove the stray '}'")
+            return
+    if depth:
+        yield None, f"leaves {depth} block(s) open{seen}", "close every '{' with a '}' line inside the same override"
+        return
+    try:
+        parse_directives(text, filename="override")
+    except CorefileError as err:
+        problem = err.problems[0]
+        yield (problem.line or 1) - 1, problem.problem, problem.hint or "write one directive per line"
+
+
+def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
+    """Every Corefile-bound value that the schema did not already refuse (its key in `reported`)."""
+
+    def at(path: list[Any], problem: str, hint: str) -> Problem:
+        line, col = locate(data, path)
+        return Problem(problem, file=shown, line=line, col=col, key=key_path(path), hint=hint)
+
+    names: list[list[Any]] = [["clusterDomain"]]
+    forwards: list[tuple[list[Any], list[Any]]] = [(["upstream", "resolvers"], ["upstream", "fallback"])]
+    zones = _get(data, "zones")
+    for i in range(len(zones) if isinstance(zones, list) else 0):
+        names.append(["zones", i, "zone"])
+        forwards.append((["zones", i, "upstreams"], ["zones", i, "fallback"]))
+    for path in names:
+        value = _get(data, *path)
+        if not isinstance(value, str) or key_path(path) in reported:
+            continue
+        reason = one_token_problem(value)
+        if reason:
+            yield at(path, f"{shorten(value)} {reason}", "use dot-separated labels, e.g. corp.example.com")
+        elif reason := name_problem(value):
+            yield at(path, f"{shorten(value)} {reason}", f"shorten it: at most {MAX_NAME} characters, {MAX_LABEL} between dots")
+    for to_path, fallback_path in forwards:
+        to, fallback = _strings(_get(data, *to_path)), _get(data, *fallback_path)
+        if to is None:
+            continue
+        if fallback_path[0] == "upstream" and fallback is None:
+            fallback = ["/etc/resolv.conf"]  # the default fallback shares the first forward
+        count = len(to) + len(_strings(fallback) or [])
+        if count > MAX_UPSTREAMS:
+            yield at(to_path, f"the forward would list {count} upstreams ({len(to)} here + {count - len(to)} fallback); "
+                     f"CoreDNS allows at most {MAX_UPSTREAMS} in one forward (\"more than {MAX_UPSTREAMS} TOs configured\")",
+                     f"list at most {MAX_UPSTREAMS} together with the fallback, which shares this forward")
+    overrides = _get(data, "overrides")
+    for i in range(len(overrides) if isinstance(overrides, list) else 0):
+        lines = _strings(_get(overrides, i, "lines"))
+        if lines is None or any(key_path(["overrides", i, "lines", j]) in reported for j in range(len(lines))):
+            continue
+        for j, problem, hint in override_problems(lines):
+            yield at(["overrides", i, "lines"] + ([] if j is None else [j]), problem, hint)

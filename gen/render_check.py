@@ -1,0 +1,90 @@
+"""Checks only the rendered output can answer, reported as bad input at the values file.
+
+Every rendered object must fit in what Kubernetes stores: a ConfigMap holds at most 1 MiB of
+data (keys and values, `validation.ValidateConfigMap`), and no object we write may be bigger
+than that either. A value that is too big shows only once rendered; the problem then names the
+part of the values file that holds most of the bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Sequence
+
+from gen.errors import Problem, RenderedValuesError
+from gen.rendered import Obj, RenderedFile
+from gen.schema_errors import key_path, locate
+from gen.spec import Values
+
+MAX_OBJECT = 1024 * 1024  # bytes: Kubernetes' ConfigMap limit (MaxSecretSize), and ours for any object
+
+
+def _size(obj: Obj) -> int:
+    if obj.get("kind") == "ConfigMap":  # exactly what the API server adds up
+        return sum(len(str(k).encode()) + len(str(v).encode()) for part in ("data", "binaryData")
+                   for k, v in (obj.get(part) or {}).items())
+    return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def oversized(values: Values, file: str, objects: Sequence[Obj], text: str) -> Iterator[tuple[None, Problem]]:
+    """Objects over MAX_OBJECT; `text` is their rendered file, whose size bounds them all (the
+    exact sizes are computed only when the file is big)."""
+    if len(text) * 4 <= MAX_OBJECT and len(text.encode()) <= MAX_OBJECT:  # (a UTF-8 character is at most 4 bytes)
+        return
+    for obj in objects:
+        size = _size(obj)
+        if size > MAX_OBJECT:
+            meta = obj.get("metadata") or {}
+            what = "bytes of data" if obj.get("kind") == "ConfigMap" else "bytes"
+            yield None, Problem(
+                f"the rendered {obj.get('kind')} {meta.get('namespace')}/{meta.get('name')} ({file}) would hold "
+                f"{size:,} {what}; Kubernetes stores at most {MAX_OBJECT:,} (1 MiB) in one {obj.get('kind')}",
+                file=values.source, hint="shorten or drop the values that fill it; this part of the file holds the most")
+
+
+def check(values: Values, files: Sequence[RenderedFile]) -> None:
+    """Raise RenderedValuesError for every problem the rendered files show."""
+    found = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
+    if found:
+        raise RenderedValuesError(found)
+
+
+def _weight(node: Any) -> int:
+    """Characters of text under a node (keys included): what makes a rendered object big."""
+    total, stack = 0, [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            total += sum(len(str(k)) for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            total += len(str(item))
+    return total
+
+
+def largest_part(data: Any) -> list[Any]:
+    """The deepest key that holds more than half of the text of the key above it."""
+    path: list[Any] = []
+    node = data
+    while isinstance(node, (dict, list)) and node:
+        children = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        weights = [(_weight(child), key) for key, child in children]
+        weight, key = max(weights, key=lambda w: w[0])
+        if weight * 2 <= sum(w for w, _ in weights):
+            break
+        path.append(key)
+        node = node[key]
+    return path
+
+
+def place(err: RenderedValuesError, data: Any) -> list[Problem]:
+    """The error's problems with the line, column and key of the values they come from."""
+    out = []
+    for keys, problem in err.found:
+        path = largest_part(data) if keys is None else list(keys)
+        line, col = locate(data, path)
+        out.append(Problem(problem.problem, file=problem.file, line=line, col=col, key=key_path(path) or problem.key,
+                           hint=problem.hint))
+    return out
