@@ -36,3 +36,21 @@ def git(root: Path, *args: str) -> str:
     }
     proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True)
     return proc.stdout
+
+
+def render_refused(root: Path, text: str) -> list[str]:
+    """Render `text` as root/v.yaml (next to a file of the user's in an overlay folder); assert
+    exit 2 and that no file changed; return the stderr lines."""
+    from typer.testing import CliRunner
+
+    from gen.cli import app
+
+    (root / "v.yaml").write_text(text)
+    for folder in ("overlays/talos/prod", "overlays/k3s/k"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "keep.yaml").write_text("mine: true\n")
+    before = snapshot_tree(root)
+    result = CliRunner().invoke(app, ["render", "--repo", str(root), str(root / "v.yaml")])
+    assert result.exit_code == 2, result.output
+    assert snapshot_tree(root) == before
+    return result.stderr.splitlines()
