@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterator, Protocol, cast
 
+from gen.config import load_config
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import (
@@ -38,7 +39,7 @@ from gen.guard.discovery import Discovery
 from gen.guard.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
-from gen.guard.revision import load_tree, repo_root, resolve
+from gen.guard.revision import load_tree, remote_urls, repo_root, resolve
 
 
 class Rule(Protocol):
@@ -112,9 +113,11 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
         allows = parse_allows(opts.allow, trees["head"].root)
+        config = load_config(trees["head"].root)
         engine = Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
-        discovery = Discovery(trees, engine, cache, roots_under, build_all=inventory is not None)
+        discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
+                              build_all=inventory is not None)
         revisions = discovery.run(refs)
         if not revisions["base"].roots and not revisions["head"].roots:
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""
@@ -124,8 +127,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         touched = discovery.finish(revisions)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
-                                            generators_of(discovery.resolvers, revisions))
-        locator = Locator(trees, revisions, discovery.resolvers)
+                                            generators_of(discovery, revisions))
+        locator = Locator(trees, revisions, discovery)
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from gen.guard.inputs import Resolver
+from gen.guard.inputs import Views
 from gen.guard.model import KsRef, ObjKey, Revision, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
@@ -48,11 +48,13 @@ class BuildIssue:
     head_error: str | None
 
 
-def generators_of(resolvers: Mapping[str, Resolver], revisions: Mapping[str, Revision]) -> Generators:
+def generators_of(views: Views, revisions: Mapping[str, Revision]) -> Generators:
     """The generator names each Kustomization's build reads, from the input resolution."""
     def names(label: str, ref: KsRef) -> set[tuple[str, str]]:
         node = revisions[label].nodes.get(ref)
-        return resolvers[label].for_path(node.ks.path).generators if node is not None else set()
+        if node is None or not node.view:
+            return set()
+        return views.resolver(label, node.view).for_ks(node.ks.path, node.ks.components()).generators
     return names
 
 

@@ -1,201 +1,375 @@
-"""Find the Flux Kustomizations that reach a cluster, at both revisions, building as it goes.
+"""Follow every cluster from its bootstrap through the Kustomizations Flux would apply.
 
-Roots are the Kustomizations no other Kustomization's build produces (typically
-`clusters/<name>/flux-system/gotk-sync.yaml`); every Kustomization object a build produces is
-followed in turn. Both revisions are explored in lock-step waves so each wave is one batch of
-builds, and a build whose fingerprint (spec + input blob ids) was already seen, at the other
-revision or in the persistent cache, is not run again. A file no build reaches is in no cluster.
+From each cluster's roots (gen/guard/roots.py), every Flux Kustomization a build produces is
+followed in turn, when its source is this repository (gen/guard/sources.py): its `spec.path` is
+read in that source's artifact, and built with real kustomize. Both revisions are explored in
+lock-step waves so each wave is one batch of builds, and a build whose fingerprint (the spec
+kustomize sees, every input's blob id) was already seen, at the other revision or in the
+persistent cache, is not run again. Post-build substitution is applied per Kustomization, with
+`substituteFrom` values read from what the cluster's own builds (or the repository's files)
+hold; since those values come from builds, exploring repeats until they are stable.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from gen.config import Config
+from gen.guard import roots as rootsmod
 from gen.guard.cache import BuildCache
 from gen.guard.engine import Engine, Job
-from gen.guard.fluxspec import is_flux_kustomization, parse_ks, substitute
+from gen.guard.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.inputs import Inputs, Resolver, escape_error
 from gen.guard.manifests import try_docs
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
+from gen.guard.roots import Candidate
+from gen.guard.sources import ClusterSources, SourceRef, Sources, source_key
+from gen.guard.substitution import Lookup, ValueRef, Vars, data_of, resolve, substitute
 
 FLUX_MARK = b"kustomize.toolkit.fluxcd.io"
+_ROOT_MARKS = (FLUX_MARK, rootsmod.INSTANCE_GROUP.encode(), b"flux-instance")
+_VERSION = "guard-build-2"  # bump when what a raw build means changes
+_ROUNDS = 4
 
 
 @dataclass
-class Candidate:
-    """A Flux Kustomization written in a file: a root unless another build produces it."""
+class Knowledge:
+    """What one cluster's builds hold at one revision that other Kustomizations read."""
+
+    sources: ClusterSources = field(default_factory=dict)
+    values: dict[ValueRef, dict[str, str] | str] = field(default_factory=dict)
+
+
+@dataclass
+class Item:
+    """One Kustomization to reach: its spec, where it came from, and its artifact."""
 
     ks: FluxKs
+    parent: KsRef | None
+    root: KsRef
+    root_source: SourceRef
     file: str | None
-    namespace_given: bool = True
-
-
-@dataclass
-class Explored:
-    build: Build
-    children: list[FluxKs] = field(default_factory=list)
-    external: bool = False
+    view: str | None
+    why: str = ""
 
 
 class Discovery:
-    def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache,
-                 roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
+    def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache, config: Config,
+                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
+        self.config = config
+        self.remotes = remotes
         self.roots_under = roots_under
-        parsed: dict[str, Any] = {}
-        self.resolvers = {label: Resolver(tree, parsed) for label, tree in trees.items()}
-        self.memo: dict[str, Build] = {}
-        self.requests: dict[str, tuple[str, FluxKs, Inputs]] = {}  # pending fingerprints
-        self._marks: dict[str, bool] = {}
         self.build_all = build_all
-        self.explored: dict[tuple[str, KsRef, str], Explored] = {}
-        self.candidates: dict[str, list[Candidate]] = {label: [] for label in trees}
-        self._flux_blobs: dict[str, list[Any] | None] = {}
+        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts")
+                        for label, tree in trees.items()}
+        self._parsed: dict[str, Any] = {}
+        self._resolvers: dict[tuple[str, str], Resolver] = {}
+        self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
+        self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
+        self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
+        self._marks: dict[str, bool] = {}
+        self._value_index: dict[str, dict[ValueRef, list[dict[str, Any]]]] = {}
+        self.candidates: dict[str, list[Candidate]] = {}
+        self.how: dict[str, str] = {}
+        self.unreached: list[str] = []
+        self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
 
-    # -- candidates -------------------------------------------------------------------------
-    def _candidate_files(self, label: str) -> list[str]:
-        """YAML files (under --path) that mention the Flux API group: where roots can be."""
-        tree = self.trees[label]
-        wanted = [p.rstrip("/") for p in self.roots_under if p]
-        out = []
-        for path in sorted(tree.blobs):
-            if not path.endswith((".yaml", ".yml")):
-                continue
-            if self.roots_under and "" not in self.roots_under and \
-                    not any(path == p or path.startswith(p + "/") for p in wanted):
-                continue
-            blob = tree.blobs[path]
-            if blob not in self._marks:
-                self._marks[blob] = FLUX_MARK in tree.read(path)
-            if self._marks[blob]:
-                out.append(path)
-        return out
+    # -- views and inputs -------------------------------------------------------------------
+    def resolver(self, label: str, view: str) -> Resolver:
+        key = (label, view)
+        if key not in self._resolvers:
+            self._resolvers[key] = Resolver(self.sources[label].view(view), self._parsed)
+        return self._resolvers[key]
 
-    def _parse(self, label: str, paths: list[str]) -> list[Candidate]:
-        tree = self.trees[label]
-        found: list[Candidate] = []
-        for path in paths:
-            blob = tree.blobs[path]
-            if blob not in self._flux_blobs:
-                self._flux_blobs[blob] = try_docs(tree.read(path).decode("utf-8", "replace"))
-            for doc in self._flux_blobs[blob] or []:
-                if is_flux_kustomization(doc):
-                    given = bool((doc.get("metadata") or {}).get("namespace"))
-                    # A root's file names its cluster: every cluster has its own flux-system.
-                    found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
-        return found
+    def view(self, label: str, view: str) -> Tree:
+        return self.sources[label].view(view)
 
-    def _covered(self, label: str) -> set[str]:
-        """Files read by builds that produce Kustomizations: what they hold is produced, not a root."""
-        out: set[str] = set()
-        for (lab, _, _), entry in self.explored.items():
-            if lab == label and entry.children:
-                out.update(entry.build.inputs)
-        return out
-
-    # -- building ---------------------------------------------------------------------------
-    def _fingerprint(self, label: str, ks: FluxKs, inputs: Inputs) -> str:
-        tree = self.trees[label]
+    def _raw_fingerprint(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> str:
         digest = hashlib.sha256()
-        digest.update(f"{self.engine.identity}\n{ks.spec_id()}\n".encode())
+        digest.update(f"{_VERSION}\n{self.engine.identity}\n{ks.build_id()}\n".encode())
         for path in sorted(inputs.files):
             digest.update(f"{path}\0{tree.blobs[path]}\n".encode())
         for path in sorted(inputs.missing):
             digest.update(f"missing\0{path}\n".encode())
         if not inputs.exact:
-            digest.update(f"inexact\0{tree.commit}\n".encode())
+            digest.update(f"inexact\0{tree.commit}\0{tree.root}\n".encode())
         return ("" if inputs.exact else "x") + digest.hexdigest()
 
-    def _may_produce_flux(self, label: str, ks: FluxKs, inputs: Inputs) -> bool:
-        """Whether a build can contain Flux Kustomizations (needed to find the next wave).
+    def _marked(self, tree: Tree, path: str, marks: tuple[bytes, ...]) -> bool:
+        key = f"{tree.blobs[path]}{marks!r}"
+        if key not in self._marks:
+            data = tree.read(path)
+            self._marks[key] = any(m in data for m in marks)
+        return self._marks[key]
+
+    def _may_produce_flux(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> bool:
+        """Whether a build can contain Flux objects others read (Kustomizations, sources).
 
         kustomize never invents an apiVersion, so a build whose input files (and substitution
-        values) never mention the Flux API group cannot produce one."""
-        if not inputs.exact or self.build_all or FLUX_MARK.decode() in repr(ks.substitute):
+        values) never mention a Flux API group cannot produce one."""
+        if not inputs.exact or self.build_all or "toolkit.fluxcd.io" in repr(ks.substitute):
             return True
-        tree = self.trees[label]
-        for path in inputs.files:
-            blob = tree.blobs[path]
-            if blob not in self._marks:
-                self._marks[blob] = FLUX_MARK in tree.read(path)
-            if self._marks[blob]:
-                return True
-        return False
+        marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
+        return any(self._marked(tree, path, marks) for path in inputs.files)
 
-    def _build(self, requests: dict[str, tuple[str, FluxKs, Inputs]]) -> None:
-        """Fill self.memo for every fingerprint requested: memo, then cache, then kustomize."""
+    # -- building ---------------------------------------------------------------------------
+    def _build(self, requests: dict[str, tuple[Tree, FluxKs, Inputs]]) -> None:
+        """Fill self.raw for every fingerprint requested: memo, then cache, then kustomize."""
         jobs: dict[str, Job] = {}
-        for fp, (label, ks, inputs) in requests.items():
-            if fp in self.memo and not self.memo[fp].pending:
+        for fp, (tree, ks, inputs) in requests.items():
+            if fp in self.raw and not self.raw[fp].pending:
                 continue
-            tree = self.trees[label]
+            repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
             if not tree.is_dir(ks.path) or ks.path in tree.blobs:
                 # kustomize-controller: "kustomization path not found"
-                self.memo[fp] = Build(error=f"kustomization path not found: ./{ks.path}", fingerprint=fp)
+                self.raw[fp] = Build(error=f"kustomization path not found: ./{ks.path}", inputs=repo_inputs, fingerprint=fp)
                 continue
             if inputs.escapes:  # reads outside the repository: refused before kustomize runs
-                self.memo[fp] = Build(error=escape_error(inputs.escapes), inputs=tuple(sorted(inputs.files)), fingerprint=fp)
+                self.raw[fp] = Build(error=escape_error(inputs.escapes), inputs=repo_inputs, fingerprint=fp)
                 continue
             cached = self.cache.get(fp) if inputs.exact else None
             if cached is not None:
-                self.memo[fp] = _make_build(cached, inputs, fp)
+                self.raw[fp] = _keyed(cached, repo_inputs, fp)
             else:
                 jobs[fp] = Job(fp, tree, ks)
         for fp, outcome in self.engine.run(list(jobs.values())).items():
-            job, inputs = jobs[fp], requests[fp][2]
+            tree, _, inputs = requests[fp]
+            repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
             if outcome.objects is None:
-                self.memo[fp] = Build(error=outcome.error or "build failed", inputs=tuple(sorted(inputs.files)),
-                                      fingerprint=fp)
+                self.raw[fp] = Build(error=outcome.error or "build failed", inputs=repo_inputs, fingerprint=fp)
                 continue
-            objects = substitute(outcome.objects, job.ks)
             if inputs.exact:
-                self.cache.put(fp, objects)
-            self.memo[fp] = _make_build(objects, inputs, fp)
+                self.cache.put(fp, outcome.objects)
+            self.raw[fp] = _keyed(outcome.objects, repo_inputs, fp)
 
-    def _wave(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> list[tuple[str, FluxKs, tuple[str, str, str]]]:
-        """Build one wave of (label, spec, root source); return the next wave."""
-        keyed: list[tuple[str, FluxKs, tuple[str, str, str], str]] = []
-        requests: dict[str, tuple[str, FluxKs, Inputs]] = {}
-        for label, ks, root_source in items:
-            inputs = self.resolvers[label].for_path(ks.path)
-            fp = self._fingerprint(label, ks, inputs)
-            keyed.append((label, ks, root_source, fp))
-            if fp in self.memo:
+    def _substituted(self, raw: Build, variables: Vars) -> Build:
+        """The raw build with one Kustomization's variables applied (shared when equal)."""
+        if not variables.enabled or raw.pending or raw.error is not None:
+            fp = _digest(raw.fingerprint or "", variables)
+            return Build(raw.objects, raw.error, raw.inputs, fp, raw.pending)
+        key = (raw.fingerprint or "", repr(variables))
+        if key not in self._final:
+            objects = substitute(list(raw.objects.values()), variables)
+            self._final[key] = _keyed(objects, raw.inputs, _digest(raw.fingerprint or "", variables))
+        return self._final[key]
+
+    # -- knowledge --------------------------------------------------------------------------
+    def _values_in_repo(self, label: str, ref: ValueRef) -> list[dict[str, Any]]:
+        """ConfigMaps and Secrets written in the repository's files, by (kind, namespace, name)."""
+        if label not in self._value_index:
+            index: dict[ValueRef, list[dict[str, Any]]] = {}
+            tree = self.trees[label]
+            for path in sorted(tree.blobs):
+                if not path.endswith((".yaml", ".yml")) or not self._marked(tree, path, (b"ConfigMap", b"Secret")):
+                    continue
+                for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
+                    if isinstance(doc, dict) and doc.get("kind") in ("ConfigMap", "Secret"):
+                        meta = doc.get("metadata") or {}
+                        key = (str(doc["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+                        index.setdefault(key, []).append(doc)
+            self._value_index[label] = index
+        index = self._value_index[label]
+        return index.get(ref) or index.get((ref[0], "", ref[2]), [])
+
+    def _lookup(self, label: str, known: Knowledge) -> Lookup:
+        def lookup(ref: ValueRef) -> dict[str, str] | str | None:
+            if ref in known.values:
+                return known.values[ref]
+            docs = self._values_in_repo(label, ref)
+            if not docs:
+                return None
+            datas = [data_of(d) for d in docs]
+            if all(d == datas[0] for d in datas):
+                return datas[0]
+            return f"{len(docs)} different files of the repository define it"
+        return lookup
+
+    def _knowledge(self, label: str, revision: Revision) -> dict[str, Knowledge]:
+        out: dict[str, Knowledge] = {}
+        for root in revision.roots:
+            out.setdefault(root.cluster, Knowledge())
+        for candidate in self.candidates.get(label, []):
+            if candidate.source_object is not None:
+                made = source_key(candidate.source_object)
+                if made is not None:
+                    out.setdefault(candidate.ks.ref.cluster, Knowledge()).sources[made] = candidate.source_object
+        for ref in sorted(revision.nodes):
+            node = revision.nodes[ref]
+            knows = out.setdefault(ref.cluster, Knowledge())
+            for okey, obj in node.build.objects.items():
+                skey = source_key(obj, okey.namespace)
+                if skey is not None:
+                    knows.sources.setdefault(skey, obj)
+                elif okey.kind in ("ConfigMap", "Secret") and okey.group == "":
+                    knows.values.setdefault((okey.kind, okey.namespace, okey.name), data_of(obj))
+        return out
+
+    # -- exploring --------------------------------------------------------------------------
+    def _explore(self, starts: dict[str, list[Item]], knowledge: dict[str, dict[str, Knowledge]],
+                 refs: dict[str, str]) -> dict[str, Revision]:
+        """Reach every Kustomization from the roots at every revision, one build batch a wave."""
+        models = {label: Revision(label, refs[label]) for label in self.trees}
+        for label, items in starts.items():
+            models[label].roots = [i.ks.ref for i in items]
+        wave = [(label, item) for label, items in starts.items() for item in items]
+        while wave:
+            pending: list[tuple[str, Item, str | None, Inputs | None]] = []
+            requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
+            for label, item in wave:
+                rev = models[label]
+                if item.ks.ref in rev.nodes or any(p[0] == label and p[1].ks.ref == item.ks.ref for p in pending):
+                    continue
+                if item.view is None:
+                    pending.append((label, item, None, None))
+                    continue
+                tree = self.view(label, item.view)
+                inputs = self.resolver(label, item.view).for_ks(item.ks.path, item.ks.components())
+                fp = self._raw_fingerprint(tree, item.ks, inputs)
+                pending.append((label, item, fp, inputs))
+                if fp in self.raw:
+                    continue
+                if self._may_produce_flux(tree, item.ks, inputs):
+                    requests.setdefault(fp, (tree, item.ks, inputs))
+                else:
+                    self.raw[fp] = Build(inputs=tuple(sorted(tree.repo_path(p) for p in inputs.files)),
+                                         fingerprint=fp, pending=True)
+                    self.requests[fp] = (tree, item.ks, inputs)
+            self._build(requests)
+            wave = []
+            for label, item, raw_fp, _ in pending:
+                rev = models[label]
+                knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
+                if raw_fp is None:
+                    rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
+                                                  external=True, why_external=item.why, view="")
+                    continue
+                variables = resolve(item.ks, self._lookup(label, knows))
+                self.variables[(label, item.ks.ref)] = variables
+                build = self._substituted(self.raw[raw_fp], variables)
+                node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
+                            unresolved=variables.unresolved)
+                rev.nodes[item.ks.ref] = node
+                for obj in build.objects.values():
+                    if not is_flux_kustomization(obj):
+                        continue
+                    child = parse_ks(obj, item.ks.ref.namespace, cluster=item.ks.ref.cluster)
+                    if child.ref.same_object(item.ks.ref):
+                        continue  # a root that manages itself (flux-system)
+                    node.children.append(child.ref)
+                    view: str | None
+                    if child.source == item.root_source and item.parent is None:
+                        view, why = item.view, ""
+                    else:
+                        got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
+                        view, why = got.view, got.reason
+                    wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why)))
+        return models
+
+    def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
+        items = []
+        for c in roots:
+            if c.not_ours:
+                items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, None, c.not_ours))
                 continue
-            if self._may_produce_flux(label, ks, inputs):
-                requests.setdefault(fp, (label, ks, inputs))
-            else:
-                self.memo[fp] = Build(inputs=tuple(sorted(inputs.files)), fingerprint=fp, pending=True)
-                self.requests[fp] = (label, ks, inputs)
-        self._build(requests)
-        nxt: list[tuple[str, FluxKs, tuple[str, str, str]]] = []
-        for label, ks, root_source, fp in keyed:
-            key = (label, ks.ref, ks.spec_id())
-            if key in self.explored:
+            known = knowledge.get(c.ks.ref.cluster, Knowledge()).sources
+            if c.source_object is not None:
+                key = source_key(c.source_object)
+                known = {**known, **({key: c.source_object} if key else {})}
+            got = self.sources[label].deliver(c.ks.source, c.ks.source, known)
+            items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, got.view, got.reason))
+        return items
+
+    # -- candidates -------------------------------------------------------------------------
+    def _candidates(self, label: str) -> tuple[list[Candidate], list[Candidate]]:
+        """Flux Kustomizations written in the artifact's files, and FluxInstance-made roots."""
+        tree = self.view(label, "git")
+        found: list[Candidate] = []
+        instances: list[Candidate] = []
+        for path in sorted(tree.blobs):
+            if not path.endswith((".yaml", ".yml")) or not self._marked(tree, path, _ROOT_MARKS):
                 continue
-            build = self.memo[fp]
-            entry = Explored(build)
-            self.explored[key] = entry
-            for obj in build.objects.values():
-                if not is_flux_kustomization(obj):
-                    continue
-                child = parse_ks(obj, ks.ref.namespace, cluster=ks.ref.cluster)
-                if child.ref.same_object(ks.ref):
-                    continue  # a root that manages itself (flux-system)
-                entry.children.append(child)
-                child_key = (label, child.ref, child.spec_id())
-                if child_key in self.explored:
-                    continue
-                if child.source != root_source:
-                    self.explored[child_key] = Explored(Build(), external=True)
-                    continue
-                nxt.append((label, child, root_source))
-        return nxt
+            for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
+                if is_flux_kustomization(doc):
+                    given = bool((doc.get("metadata") or {}).get("namespace"))
+                    # A root's file names its cluster: every cluster has its own flux-system.
+                    found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
+                else:
+                    made = rootsmod.instance_root(doc, path, self.remotes)
+                    if made is not None:
+                        instances.append(made)
+        return found, instances
+
+    def run(self, refs: dict[str, str]) -> dict[str, Revision]:
+        """Find the roots, explore until substituteFrom values and sources are stable."""
+        chosen: dict[str, list[Candidate]] = {}
+        for label in self.trees:
+            self.sources[label].git_view(None)
+            candidates, instances = self._candidates(label)
+            self.candidates[label] = candidates + instances
+            picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
+            self.how[label] = picked.how
+            chosen[label] = picked.roots
+            if picked.drop_produced:
+                chosen[label] = self._unproduced(label, picked.roots, refs)
+        if "base" in chosen and "head" in chosen:
+            # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
+            # in the cluster, still reconciling its path with the spec it had.
+            head_refs = {c.ks.ref for c in self.candidates["head"]}
+            chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours)
+                               for c in chosen["base"] if c.ks.ref not in head_refs]
+        knowledge: dict[str, dict[str, Knowledge]] = {}
+        models: dict[str, Revision] = {}
+        for _ in range(_ROUNDS):
+            starts = {label: self._start(label, chosen[label], knowledge.get(label, {})) for label in self.trees}
+            models = self._explore(starts, knowledge, refs)
+            new = {label: self._knowledge(label, models[label]) for label in self.trees}
+            if new == knowledge:
+                break
+            knowledge = new
+        for rev in models.values():  # each root node: where it is written
+            for ref in rev.roots:
+                node = rev.nodes.get(ref)
+                if node is not None and node.file is None:
+                    node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
+        if "head" in models:
+            self.unreached = self._find_unreached(models["head"])
+        return models
+
+    def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
+        """The older reading's roots: candidates that no other candidate's build produces."""
+        starts = {label: self._start(label, candidates, {})}
+        model = self._explore(starts, {}, {label: refs[label], **{k: refs[k] for k in self.trees if k != label}})[label]
+        producers: dict[tuple[str, str], set[str]] = {}
+        by_name: dict[str, set[str]] = {}
+        for node in model.nodes.values():
+            for child in node.children:
+                producers.setdefault((child.namespace, child.name), set()).update(node.build.inputs)
+                by_name.setdefault(child.name, set()).update(node.build.inputs)
+        out = []
+        for c in candidates:
+            found = producers.get((c.ks.ref.namespace, c.ks.ref.name), set()) if c.namespace_given \
+                else by_name.get(c.ks.ref.name, set())
+            if c.file not in found:
+                out.append(c)
+        return out
+
+    def _find_unreached(self, head: Revision) -> list[str]:
+        """Files holding Flux Kustomizations that no build of any cluster reads, and no root."""
+        read: set[str] = set()
+        for node in head.nodes.values():
+            read.update(node.build.inputs)
+            if node.file:
+                read.add(node.file)
+        files = {c.file for c in self.candidates.get("head", []) if c.file}
+        return sorted(files - read)
 
     def finish(self, models: dict[str, Revision]) -> set[str]:
         """Build what the judgement needs: every Kustomization of every cluster the change
@@ -206,113 +380,39 @@ class Discovery:
             prints.setdefault(r.cluster, ({}, {}))
         for index, rev in enumerate((base, head)):
             for ref, node in rev.nodes.items():
-                prints.setdefault(ref.cluster, ({}, {}))[index][ref] = node.build.fingerprint
+                marker = node.build.fingerprint if not node.external else f"external:{node.why_external}"
+                prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
         touched = {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
-        requests: dict[str, tuple[str, FluxKs, Inputs]] = {}
+        requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
         for rev in (base, head):
             for ref, node in rev.nodes.items():
-                fp = node.build.fingerprint
-                if ref.cluster in touched and node.build.pending and fp is not None:
-                    requests[fp] = self.requests[fp]
+                raw = _raw_of(node.build)
+                if ref.cluster in touched and node.build.pending and raw in self.requests:
+                    requests[raw] = self.requests[raw]
         self._build(requests)
         for rev in (base, head):
             for node in rev.nodes.values():
-                fp = node.build.fingerprint
-                if fp is not None and node.build.pending and not self.memo[fp].pending:
-                    node.build = self.memo[fp]
+                raw = _raw_of(node.build)
+                if node.build.pending and raw in self.raw and not self.raw[raw].pending:
+                    variables = self.variables.get((rev.label, node.ks.ref), Vars())
+                    node.build = self._substituted(self.raw[raw], variables)
         return touched
 
-    def _explore(self, items: list[tuple[str, FluxKs, tuple[str, str, str]]]) -> None:
-        seen: set[tuple[str, KsRef, str]] = set()
-        while items:
-            unique = []
-            for item in items:
-                key = (item[0], item[1].ref, item[1].spec_id())
-                if key not in seen and key not in self.explored:
-                    seen.add(key)
-                    unique.append(item)
-            items = self._wave(unique)
 
-    # -- the model --------------------------------------------------------------------------
-    def run(self, refs: dict[str, str]) -> dict[str, Revision]:
-        """Explore from the likely roots (flux-system folders, gotk-sync.yaml) first; then only the
-        Flux files no build has read yet need parsing: the rest are produced, not roots."""
-        files = {label: self._candidate_files(label) for label in self.trees}
-        parsed: dict[str, set[str]] = {label: set() for label in self.trees}
-        todo = {label: [p for p in paths if _likely_root(p)] for label, paths in files.items()}
-        first = True
-        while first or any(todo.values()):
-            first = False
-            new = []
-            for label, paths in todo.items():
-                found = self._parse(label, paths)
-                parsed[label].update(paths)
-                self.candidates[label] += found
-                new += [(label, c.ks, c.ks.source) for c in found]
-            self._explore(new)
-            todo = {}
-            for label, paths in files.items():
-                covered = self._covered(label)
-                todo[label] = [p for p in paths if p not in parsed[label] and p not in covered]
-        models = {label: self._model(label, refs[label]) for label in self.trees}
-        if "base" in models and "head" in models:
-            # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
-            # in the cluster, still reconciling its path with the spec it had.
-            head_refs = {c.ks.ref for c in self.candidates["head"]}
-            vanished = [models["base"].nodes[r] for r in models["base"].roots if r not in head_refs]
-            if vanished:
-                self.candidates["head"] += [Candidate(n.ks, None) for n in vanished]
-                self._explore([("head", n.ks, n.ks.source) for n in vanished])
-                models["head"] = self._model("head", refs["head"])
-        return models
-
-    def _model(self, label: str, ref: str) -> Revision:
-        # (namespace, name) and name -> files read by the builds that produce such a Kustomization
-        # (a build never counts as producing itself: those children are skipped when exploring)
-        producers: dict[tuple[str, str], set[str]] = {}
-        by_name: dict[str, set[str]] = {}
-        for (lab, _, _), entry in self.explored.items():
-            if lab == label:
-                for child in entry.children:
-                    producers.setdefault((child.ref.namespace, child.ref.name), set()).update(entry.build.inputs)
-                    by_name.setdefault(child.ref.name, set()).update(entry.build.inputs)
-
-        def is_root(c: Candidate) -> bool:
-            """Not a root when another Kustomization's build reads its file and produces it."""
-            found = producers.get((c.ks.ref.namespace, c.ks.ref.name), set()) if c.namespace_given \
-                else by_name.get(c.ks.ref.name, set())
-            return c.file not in found
-
-        revision = Revision(label, ref)
-        queue: list[tuple[FluxKs, KsRef | None, KsRef, str | None, tuple[str, str, str]]] = []
-        for cand in self.candidates[label]:
-            if is_root(cand) and cand.ks.ref not in revision.roots:
-                revision.roots.append(cand.ks.ref)
-                queue.append((cand.ks, None, cand.ks.ref, cand.file, cand.ks.source))
-        while queue:
-            ks, parent, root, file, root_source = queue.pop(0)
-            if ks.ref in revision.nodes:
-                continue
-            found = self.explored.get((label, ks.ref, ks.spec_id()))
-            external = ks.source != root_source or found is None or found.external
-            node = Node(ks, found.build if found and not external else Build(), parent, root, file,
-                        external=external)
-            revision.nodes[ks.ref] = node
-            if external or found is None:
-                continue
-            for child in found.children:
-                node.children.append(child.ref)
-                queue.append((child, ks.ref, root, None, root_source))
-        return revision
+def _digest(raw: str, variables: Vars) -> str:
+    if not variables.enabled:
+        return raw
+    text = json.dumps([raw, list(variables.values), list(variables.unresolved)], separators=(",", ":"))
+    return f"{raw}+{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 
-def _likely_root(path: str) -> bool:
-    return "flux-system" in path.split("/") or path.endswith(("/gotk-sync.yaml", "/gotk-sync.yml"))
+def _raw_of(build: Build) -> str:
+    return (build.fingerprint or "").split("+", 1)[0]
 
 
-def _make_build(objects: list[dict[str, Any]], inputs: Inputs, fp: str) -> Build:
+def _keyed(objects: list[dict[str, Any]], inputs: tuple[str, ...], fp: str) -> Build:
     keyed: dict[ObjKey, dict[str, Any]] = {}
     for obj in objects:
         if isinstance(obj, dict):
             keyed.setdefault(ObjKey.of(obj), obj)
-    return Build(objects=keyed, inputs=tuple(sorted(inputs.files)), fingerprint=fp)
+    return Build(objects=keyed, inputs=inputs, fingerprint=fp)

@@ -4,21 +4,18 @@ kustomize-controller does not build `spec.path` verbatim: it generates a kustomi
 where the path has none, applies `spec.targetNamespace`, `patches`, `images`, `components`,
 `namePrefix`/`nameSuffix`, then substitutes `spec.postBuild.substitute` variables in every object
 not marked `kustomize.toolkit.fluxcd.io/substitute: disabled`. We express the first part as a
-wrapper kustomization around the path (kustomize itself does the work) and do the substitution
-here (a few lines of envsubst; Flux uses drone/envsubst).
+wrapper kustomization around the path (kustomize itself does the work); the substitution is
+gen/guard/substitution.py.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
-import re
 from typing import Any
 
-import yaml
-
 from gen.guard.inputs import flux_scan
-from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef, metadata_flag
+from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef
 from gen.guard.revision import Tree
 
 _TRANSFORM_KEYS = ("patches", "images", "components", "namePrefix", "nameSuffix")
@@ -46,11 +43,13 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: s
     source = spec.get("sourceRef") or {}
     post = spec.get("postBuild")
     substitute: tuple[tuple[str, str], ...] | None = None
-    substitute_from = False
+    substitute_from: tuple[tuple[str, str, bool], ...] = ()
     if isinstance(post, dict):
         values = post.get("substitute") or {}
         substitute = tuple(sorted((str(k), _scalar(v)) for k, v in values.items())) if isinstance(values, dict) else ()
-        substitute_from = bool(post.get("substituteFrom"))
+        refs = post.get("substituteFrom") or []
+        substitute_from = tuple((str(r.get("kind") or ""), str(r.get("name") or ""), r.get("optional") is True)
+                                for r in refs if isinstance(r, dict)) if isinstance(refs, list) else ()
     transforms = tuple(
         (key, json.dumps(spec[key], sort_keys=True, default=str)) for key in _TRANSFORM_KEYS if spec.get(key)
     )
@@ -101,49 +100,3 @@ def wrapper(ks: FluxKs, tree: Tree, rel_to_root: str) -> str:
             value = [rel(posixpath.normpath(posixpath.join(ks.path, c))) for c in value]
         doc[key] = value
     return json.dumps(doc, indent=1) + "\n"  # JSON is YAML, and much faster to write
-
-
-_VAR = re.compile(r"\$\$|\$\{([_a-zA-Z][_a-zA-Z0-9]*)(?:(:?[-=])([^}]*))?\}")
-
-
-def substitute(objects: list[dict[str, Any]], ks: FluxKs) -> list[dict[str, Any]]:
-    """Apply postBuild.substitute like kustomize-controller: unset variables become "" unless
-    `substituteFrom` may define them (then they are left as written, identical at both revisions)."""
-    if ks.substitute is None:
-        return objects
-    values = dict(ks.substitute)
-
-    def repl(match: re.Match[str]) -> str:
-        if match.group(0) == "$$":
-            return "$"
-        name, op, default = match.group(1), match.group(2), match.group(3)
-        if name in values and (values[name] or not (op or "").startswith(":")):
-            return values[name]
-        if op is not None:
-            return default
-        return match.group(0) if ks.substitute_from else ""
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, str) and "$" in value:
-            whole = _VAR.fullmatch(value) is not None
-            text = _VAR.sub(repl, value)
-            if whole:  # `replicas: ${N}` becomes a number, as in Flux's YAML-level substitution
-                try:
-                    parsed = yaml.safe_load(text)
-                except yaml.YAMLError:
-                    return text
-                return parsed if isinstance(parsed, (int, float, bool)) else text
-            return text
-        return value
-
-    out = []
-    for obj in objects:
-        if (metadata_flag(obj, f"{FLUX_GROUP}/substitute") or "").lower() == "disabled":
-            out.append(obj)
-        else:
-            out.append(walk(obj))
-    return out

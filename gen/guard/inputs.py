@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from gen.guard.boundary import real_path
 from gen.guard.manifests import try_docs
@@ -121,6 +121,21 @@ class Resolver:
             self._memo[path] = self._for_path(path)
         return self._memo[path]
 
+    def for_ks(self, path: str, components: tuple[str, ...] = ()) -> Inputs:
+        """Inputs of a Flux Kustomization: its spec.path and the folders of its spec.components
+        (kustomize-controller adds those to the build, so a change in one changes the build)."""
+        if not components:
+            return self.for_path(path)
+        key = "\0".join((path, *components))
+        if key not in self._memo:
+            first = self.for_path(path)
+            result = Inputs(set(first.files), set(first.missing), first.exact, dict(first.references),
+                            set(first.generators), list(first.escapes))
+            for component in components:
+                self._ref("", component, result, set(), where=(path, "spec.components"))
+            self._memo[key] = result
+        return self._memo[key]
+
     def _for_path(self, path: str) -> Inputs:
         result = Inputs()
         if not self.tree.is_dir(path) or path in self.tree.blobs:
@@ -226,3 +241,11 @@ class Resolver:
                 for sub in ("valuesFile", "additionalValuesFiles"):
                     for entry in _strings(chart.get(sub)):
                         self._ref(directory, entry, result, seen, where=(kfile, f"helmCharts[{i}].{sub}"), as_dir=False)
+
+
+class Views(Protocol):
+    """Where each Kustomization's artifact is, and its inputs (gen.guard.discovery.Discovery)."""
+
+    def resolver(self, label: str, view: str) -> Resolver: ...
+
+    def view(self, label: str, view: str) -> Tree: ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 
 from gen.guard.diff import Removal
-from gen.guard.inputs import Resolver
+from gen.guard.inputs import Views
 from gen.guard.manifests import entry_line, find_doc, key_lines
 from gen.guard.model import FLUX_GROUP, KsRef, ObjKey, Revision
 from gen.guard.revision import Tree
@@ -20,10 +20,10 @@ Where = tuple[str, int, dict[str, int]]
 
 
 class Locator:
-    def __init__(self, trees: dict[str, Tree], revisions: dict[str, Revision], resolvers: dict[str, Resolver]) -> None:
+    def __init__(self, trees: dict[str, Tree], revisions: dict[str, Revision], views: Views) -> None:
         self.trees = trees
         self.revisions = revisions
-        self.resolvers = resolvers
+        self.views = views
 
     def _text(self, label: str, path: str) -> str:
         return self.trees[label].read(path).decode("utf-8", "replace")
@@ -133,22 +133,29 @@ class Locator:
         if ref is None or ref not in self.revisions["base"].nodes:
             return None
         base_node = self.revisions["base"].nodes[ref]
-        refs = self.resolvers["base"].for_path(base_node.ks.path).references
+        if not base_node.view:
+            return None
+        base_view = self.views.view("base", base_node.view)
+        refs = self.views.resolver("base", base_node.view).for_ks(base_node.ks.path, base_node.ks.components()).references
         best: tuple[int, str, str] | None = None
-        for kfile, entries in refs.items():
-            for entry, target in entries:
+        for view_kfile, entries in refs.items():
+            kfile = base_view.repo_path(view_kfile)
+            for entry, view_target in entries:
+                target = base_view.repo_path(view_target)
                 if target == path or path.startswith(target + "/"):
                     if best is None or len(target) > best[0]:
                         best = (len(target), kfile, entry)
         if best is None:
             head_node = self.revisions["head"].nodes.get(ref)
-            if head_node is None:
+            if head_node is None or not head_node.view:
                 return None
-            new_file = self.trees["head"].kustomization_file(head_node.ks.path)
+            head_view = self.views.view("head", head_node.view)
+            found = head_view.kustomization_file(head_node.ks.path)
+            new_file = head_view.repo_path(found) if found else None
             if new_file and not self.trees["base"].is_file(new_file):
                 lines = key_lines(self._text("head", new_file))
                 return new_file, lines.get("resources", 1), f"new {new_file} does not list {path}", \
-                    f"add {posixpath.relpath(path, head_node.ks.path or '.')} under resources: in {new_file}"
+                    f"add {posixpath.relpath(path, posixpath.dirname(new_file) or '.')} under resources: in {new_file}"
             return None
         _, kfile, entry = best
         if not self.trees["head"].is_file(kfile):

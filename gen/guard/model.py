@@ -6,6 +6,8 @@ rename, a namespace move or a kind change is a different object: Flux deletes th
 
 from __future__ import annotations
 
+import json
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,13 +88,26 @@ class FluxKs:
     # Fields of spec that change the build (JSON-able, for fingerprints and wrappers).
     transforms: tuple[tuple[str, str], ...] = ()
     substitute: tuple[tuple[str, str], ...] | None = None  # None: no postBuild
-    substitute_from: bool = False
+    substitute_from: tuple[tuple[str, str, bool], ...] = ()  # (kind, name, optional) of postBuild.substituteFrom
     annotations: tuple[tuple[str, str], ...] = ()
     suspended: bool = False
 
     def spec_id(self) -> str:
         """Everything about this object that changes its build, as one stable string."""
         return repr((self.path, self.target_namespace, self.transforms, self.substitute, self.substitute_from))
+
+    def build_id(self) -> str:
+        """The part of the spec kustomize sees (substitution happens after the build)."""
+        return repr((self.path, self.target_namespace, self.transforms))
+
+    def components(self) -> tuple[str, ...]:
+        """`spec.components`, as folders of the artifact (relative to `spec.path`, like Flux)."""
+        for key, raw in self.transforms:
+            if key == "components":
+                value = json.loads(raw)
+                return tuple(posixpath.normpath(posixpath.join(self.path, str(c))) for c in value
+                             if isinstance(c, str)) if isinstance(value, list) else ()
+        return ()
 
 
 @dataclass
@@ -118,6 +133,9 @@ class Node:
     line: int = 1
     children: list[KsRef] = field(default_factory=list)
     external: bool = False  # its source is not this repository: not built, not judged
+    why_external: str = ""  # for a not-judged one: why its source is not this repository
+    view: str = "git"  # the artifact its spec.path is read in (gen/guard/sources.py view ids)
+    unresolved: tuple[str, ...] = ()  # substituteFrom sources that could not be read, and why
 
 
 @dataclass

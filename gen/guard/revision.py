@@ -58,13 +58,19 @@ def resolve(repo: Path, ref: str, option: str) -> str:
 
 @dataclass
 class Tree:
-    """One revision: its files with blob ids, unpacked under `root` for kustomize to read."""
+    """One revision, or one Flux artifact made from it (a view): its files with blob ids,
+    unpacked under `root` for kustomize to read.
+
+    A view's paths are artifact paths; `repo_path` names the repository file behind each, so
+    findings always point at the file a reviewer edits."""
 
     commit: str
     root: Path
     blobs: dict[str, str] = field(default_factory=dict)  # path -> blob id
     entries: dict[str, set[str]] = field(default_factory=dict)  # dir -> direct children (names)
     links: dict[str, str] = field(default_factory=dict)  # symlink (git mode 120000) -> its target
+    prefix: str = ""  # a view of a repository folder: repo path = prefix/path
+    moved: dict[str, str] = field(default_factory=dict)  # a copied artifact: path -> repo path
 
     def is_file(self, path: str) -> bool:
         return path in self.blobs
@@ -92,6 +98,29 @@ class Tree:
         prefix = directory + "/" if directory else ""
         return sorted(p for p in self.blobs if p.startswith(prefix))
 
+    def repo_path(self, path: str) -> str:
+        if path in self.moved:
+            return self.moved[path]
+        return posixpath.join(self.prefix, path) if self.prefix and path else (self.prefix or path)
+
+
+def index_entries(blobs: dict[str, str]) -> dict[str, set[str]]:
+    """Folder -> names of its direct children, for every folder that holds a file."""
+    entries: dict[str, set[str]] = {}
+    for path in blobs:
+        parent, name = posixpath.split(path)
+        while True:
+            names = entries.get(parent)
+            if names is None:
+                names = entries[parent] = set()
+            elif name in names:
+                break  # this folder and its ancestors are registered already
+            names.add(name)
+            if not parent:
+                break
+            parent, name = posixpath.split(parent)
+    return entries
+
 
 def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
     """List and unpack `commit` into `dest` (which must not exist yet)."""
@@ -107,17 +136,7 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
         tree.blobs[path] = blob
         if mode == "120000":
             tree.links[path] = ""
-        parent, name = posixpath.split(path)
-        while True:
-            names = tree.entries.get(parent)
-            if names is None:
-                names = tree.entries[parent] = set()
-            elif name in names:
-                break  # this folder and its ancestors are registered already
-            names.add(name)
-            if not parent:
-                break
-            parent, name = posixpath.split(parent)
+    tree.entries = index_entries(tree.blobs)
     dest.mkdir(parents=True)
     _unpack(repo, commit, dest)
     _fence_links(tree)
@@ -169,3 +188,34 @@ def _no_escaping_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | 
         if member.issym():
             return None
         raise
+
+
+def remote_urls(repo: Path) -> set[str]:
+    """This repository's remote URLs, normalised (see `same_repository`): a GitRepository that
+    points at one of them delivers this repository."""
+    proc = subprocess.run([git_binary(), "-C", str(repo), "remote", "-v"], capture_output=True, text=True, check=False)
+    out = set()
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            out.add(normalize_url(parts[1]))
+    return out
+
+
+def normalize_url(url: str) -> str:
+    """`host/owner/name` for every spelling of one repository: ssh://git@host:22/o/n.git,
+    git@host:o/n, https://user@host/o/n/ and oci://host/o/n:tag all compare equal to their kin."""
+    text = url.strip()
+    scheme = ""
+    if "://" in text:
+        scheme, text = text.split("://", 1)
+    elif ":" in text.split("/", 1)[0]:  # scp form: git@host:owner/name
+        text = text.replace(":", "/", 1)
+    text = text.rsplit("@", 1)[-1] if "@" in text.split("/", 1)[0] else text
+    host, _, path = text.partition("/")
+    host = host.split(":", 1)[0].lower()
+    path = path.rstrip("/")
+    if scheme == "oci" and ":" in path.rsplit("/", 1)[-1]:
+        path = path.rsplit(":", 1)[0]  # an OCI tag names a revision, not the repository
+    path = path.removesuffix(".git")
+    return f"{host}/{path}".lower()

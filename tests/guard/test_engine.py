@@ -119,7 +119,8 @@ def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatc
 
 
 def test_post_build_substitution_follows_flux():
-    from gen.guard.fluxspec import parse_ks, substitute
+    from gen.guard.fluxspec import parse_ks
+    from gen.guard.substitution import resolve, substitute
 
     def ks(post: str) -> object:
         import yaml
@@ -128,13 +129,21 @@ def test_post_build_substitution_follows_flux():
         return parse_ks({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
                          "metadata": {"name": "k", "namespace": "flux-system"}, "spec": spec})
 
+    def run(obj: dict, post: str, known: dict | None = None) -> list:
+        return substitute([obj], resolve(ks(post), lambda ref: (known or {}).get(ref)))  # type: ignore[arg-type]
+
     obj = {"kind": "ConfigMap", "metadata": {"name": "a-${v}"},
            "data": {"n": "${n}", "d": "${missing:=dflt}", "e": "$${v}", "u": "x${unset}y"}}
-    out = substitute([obj], ks("postBuild:\n  substitute: {v: one, n: '3'}"))[0]
+    out = run(obj, "postBuild:\n  substitute: {v: one, n: '3'}")[0]
     assert out == {"kind": "ConfigMap", "metadata": {"name": "a-one"},
                    "data": {"n": 3, "d": "dflt", "e": "${v}", "u": "xy"}}
-    kept = substitute([obj], ks("postBuild:\n  substitute: {v: one}\n  substituteFrom: [{kind: ConfigMap, name: vars}]"))[0]
+    from_cluster = "postBuild:\n  substitute: {v: one}\n  substituteFrom: [{kind: ConfigMap, name: vars}]"
+    kept = run(obj, from_cluster)[0]
     assert kept["data"]["u"] == "x${unset}y"  # may be set in the cluster: left as written
+    read = run(obj, from_cluster, {("ConfigMap", "flux-system", "vars"): {"unset": "Z", "v": "two"}})[0]
+    assert read["data"]["u"] == "xZy" and read["metadata"]["name"] == "a-one"  # inline substitute wins
+    optional = "postBuild:\n  substituteFrom: [{kind: Secret, name: absent, optional: true}]"
+    assert run(obj, optional)[0]["data"]["u"] == "xy"  # an optional source that is absent sets nothing
     disabled = {**obj, "metadata": {"name": "a-${v}", "annotations": {"kustomize.toolkit.fluxcd.io/substitute": "disabled"}}}
-    assert substitute([disabled], ks("postBuild:\n  substitute: {v: one}"))[0] == disabled
-    assert substitute([obj], ks("")) == [obj]  # no postBuild: nothing substituted
+    assert run(disabled, "postBuild:\n  substitute: {v: one}")[0] == disabled
+    assert run(obj, "") == [obj]  # no postBuild: nothing substituted

@@ -1,0 +1,69 @@
+"""What a Flux artifact holds: source-controller's ignore rules applied to a revision.
+
+source-controller never puts every file of a repository into the artifact kustomize-controller
+builds from: it drops VCS files, CI configuration and binary files by default, or the patterns
+of `GitRepository.spec.ignore` instead of those defaults, and every `.sourceignore` file's
+patterns on top (gitignore syntax, each relative to its own folder). A file the artifact lacks
+cannot be built, listed by a generated kustomization.yaml, or be a root, so the guard applies
+the same rules before it looks at a revision.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Callable
+
+import pathspec
+
+IGNORE_FILE = ".sourceignore"
+# source-controller's defaults (fluxcd/pkg sourceignore: ExcludeVCS, ExcludeExt, ExcludeCI,
+# ExcludeExtra). The VCS patterns apply always; the rest only when spec.ignore is not set.
+VCS = (".git/", ".gitignore", ".gitmodules", ".gitattributes")
+DEFAULTS = (
+    "*.jpg", "*.jpeg", "*.gif", "*.png", "*.wmv", "*.flv", "*.tar.gz", "*.zip",
+    ".github/", ".circleci/", ".travis.yml", ".gitlab-ci.yml", "appveyor.yml", ".drone.yml",
+    "cloudbuild.yaml", "codeship-services.yml", "codeship-steps.yml",
+    "**/.goreleaser.yml", "**/.sops.yaml", "**/.flux.yaml",
+)
+
+
+def _scoped(lines: list[str], folder: str) -> list[str]:
+    """Patterns of a nested .sourceignore, rewritten to apply from the repository root."""
+    if not folder:
+        return lines
+    out = []
+    for raw in lines:
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        body = line[1:] if negate else line
+        anchored = "/" in body.rstrip("/")
+        pattern = f"{folder}/{body.lstrip('/')}" if anchored else f"{folder}/**/{body}"
+        out.append(("!" if negate else "") + pattern)
+    return out
+
+
+def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None = None,
+            prefix: str = "") -> Callable[[str], bool]:
+    """A predicate `ignored(path)` for the artifact made of `files` (repo paths) below `prefix`.
+
+    `read` gives a file's bytes (the .sourceignore files are read from the revision itself).
+    """
+    lines = list(VCS)
+    lines += list(DEFAULTS) if spec_ignore is None else spec_ignore.splitlines()
+    base = prefix.rstrip("/")
+    for path in sorted(files):
+        folder, name = posixpath.split(path)
+        if name != IGNORE_FILE or (base and not (folder == base or folder.startswith(base + "/"))):
+            continue
+        rel_folder = folder[len(base):].lstrip("/") if base else folder
+        text = read(path).decode("utf-8", "replace").splitlines()
+        lines += _scoped(text, rel_folder)
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+
+    def ignored(path: str) -> bool:
+        rel = path[len(base):].lstrip("/") if base else path
+        return bool(spec.match_file(rel))
+
+    return ignored
