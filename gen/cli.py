@@ -226,6 +226,7 @@ def guard(
     allow: Annotated[Optional[list[str]], typer.Option("--allow", help="A deliberate removal: an inventory id <namespace>_<name>_<group>_<kind>, ks:<namespace>/<name> (a whole Kustomization) or cluster:<root file> (a whole cluster); repeatable.", show_default=False)] = None,
     inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the build cache (~/.cache/coredns-gen/guard).")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="A Kustomization that cannot be judged (its source is not this repository) fails the run too.")] = False,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
@@ -253,7 +254,7 @@ def guard(
         result = run_guard(opts)
         _out(format_findings(result.findings, chosen, rule_docs()))
         typer.echo(result.summary(), err=True)
-        return 1 if blocking(result.findings) else 0
+        return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
 
     raise typer.Exit(_run(run))
 

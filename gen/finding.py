@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 
 class Severity(str, enum.Enum):
-    """Only ERROR makes a command exit 1; WARNING is printed; ALLOWED records a waived error."""
+    """Only ERROR makes a command exit 1; WARNING is printed; ALLOWED records a waived error;
+    INFO says what was not judged (machine formats carry it, the text summary names it)."""
 
     ERROR = "error"
     WARNING = "warning"
     ALLOWED = "allowed"
+    INFO = "info"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ FORMATS = ("text", "json", "github", "sarif")
 def format_text(findings: Sequence[Finding], rules: Mapping[str, str] | None = None) -> str:
     lines: list[str] = []
     for f in findings:
+        if f.severity is Severity.INFO:
+            continue  # what was not judged is in the summary on stderr
         col = f":{f.col}" if f.col else ""
         lines.append(f"{f.file}:{f.line}{col}: {f.severity.value}: {f.message} ({f.rule})")
         if f.hint:
@@ -39,7 +41,7 @@ def _github_escape(text: str, *, prop: bool = False) -> str:
 
 
 def format_github(findings: Sequence[Finding], rules: Mapping[str, str] | None = None) -> str:
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.ALLOWED: "notice"}
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.ALLOWED: "notice", Severity.INFO: "notice"}
     out = []
     for f in findings:
         body = f.message + (f"\nfix: {f.hint}" if f.hint else "")
@@ -55,7 +57,7 @@ def format_sarif(findings: Sequence[Finding], rules: Mapping[str, str] | None = 
     rules = dict(rules or {})
     for f in findings:
         rules.setdefault(f.rule, f.rule)
-    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.ALLOWED: "note"}
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.ALLOWED: "note", Severity.INFO: "note"}
     rule_ids = sorted(rules)
     results = []
     for f in findings:

@@ -34,6 +34,7 @@ from gen.guard import (
 from gen.guard.allow import apply_allow, parse_allows
 from gen.guard.cache import BuildCache, default_dir
 from gen.guard.change import Change
+from gen.guard.coverage import Coverage, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
 from gen.guard.engine import Engine
@@ -87,6 +88,7 @@ class GuardResult:
     findings: list[Finding]
     stats: dict[str, int] = field(default_factory=dict)
     commits: dict[str, str] = field(default_factory=dict)  # "base"/"head" -> commit id
+    coverage: Coverage = field(default_factory=Coverage)
 
     def summary(self) -> str:
         """One deterministic line for logs: what was judged and what was found."""
@@ -95,7 +97,8 @@ class GuardResult:
         return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: "
                 f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "
                 f"({s.get('kustomizations_base', 0)} Flux Kustomizations at base, {s.get('kustomizations_head', 0)} at head); "
-                f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed")
+                f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed"
+                + "".join("\n" + line for line in self.coverage.lines()))
 
 
 def run_guard(opts: GuardOptions) -> GuardResult:
@@ -136,6 +139,11 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
+        written = {ref: (src[0], src[1]) for ref in revisions["head"].nodes
+                   if (src := locator.ks_source("head", ref)) is not None}
+        coverage = measure(revisions["head"], revisions["base"], discovery.unreached,
+                           discovery.how.get("head", "bootstrap"), written)
+        findings.extend(coverage.findings())
     findings = apply_allow(findings, allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes),
@@ -145,7 +153,9 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}),
         "clusters_judged": len(touched),
     }
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs)
+    stats["not_judged"] = coverage.not_judged_count
+    stats["unreached"] = len(coverage.unreached)
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage)
 
 
 def _scratch() -> str | None:

@@ -369,6 +369,8 @@ class Discovery:
             if node.file:
                 read.add(node.file)
         files = {c.file for c in self.candidates.get("head", []) if c.file}
+        if self.roots_under:  # --path: what lies outside is out of scope, not unreached
+            files = {f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)}
         return sorted(files - read)
 
     def finish(self, models: dict[str, Revision]) -> set[str]:

@@ -66,12 +66,13 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" not in text:
             continue
+        text = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
         for match in _PUSH.finditer(text):
             folder = _PATH.search(match["rest"])
             if folder is None:
                 continue
             url = normalize_url(match["url"])
-            pieces = _VAR.split(url)
+            pieces = url.split("\0")
             pattern = re.compile("[^/]*".join(re.escape(p) for p in pieces) + r"\Z")
             found.append((pattern, folder["path"].strip("./") if folder["path"] not in (".", "./") else ""))
     return found

@@ -1,0 +1,92 @@
+"""What the guard did not judge, and why: a gate that judged nothing must never look like a pass.
+
+Three kinds of gap, each listed in the summary and as `info` findings in json/sarif/github:
+- `not-judged`: a Kustomization whose source is not this repository (another repository, an OCI
+  artifact of unknown origin, a source defined nowhere): its objects cannot be built here;
+- `unreached`: a file holding Flux Kustomizations that no cluster's builds read (an archive
+  folder, an entry commented out): it is in no cluster, so it is never built or refused;
+- `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
+  or not in the repository): variables only it sets stay as written.
+A cluster in which no Kustomization could be judged is said so on its own line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gen.finding import Finding, Severity
+from gen.guard.model import KsRef, Revision
+
+_SHOWN = 5
+
+
+@dataclass
+class Coverage:
+    not_judged: list[tuple[KsRef, str, str, int]] = field(default_factory=list)  # ks, reason, file, line
+    unreached: list[str] = field(default_factory=list)
+    unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
+    empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
+    roots_how: str = "bootstrap"
+
+    @property
+    def not_judged_count(self) -> int:
+        return len(self.not_judged)
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for ref, why, file, line in self.not_judged:
+            out.append(Finding("not-judged", Severity.INFO, file or ".", line,
+                               f"Kustomization {ref} is not judged: {why}",
+                               "name the source in .coredns-gen.yaml guard.sources if it is a folder of this repository",
+                               details={"kustomization": str(ref), "cluster": ref.cluster, "reason": why}))
+        for path in self.unreached:
+            out.append(Finding("unreached", Severity.INFO, path, 1,
+                               f"{path} holds Flux Kustomizations that no cluster applies: not built, not judged",
+                               "list the cluster in .coredns-gen.yaml guard.clusters if a bootstrap applies it"))
+        for ref, why in self.unresolved:
+            out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
+                               f"Kustomization {ref}: substituteFrom {why}; its variables stay as written",
+                               "", details={"kustomization": str(ref), "cluster": ref.cluster}))
+        return out
+
+    def lines(self) -> list[str]:
+        """Summary lines after the verdict line (none when everything was judged)."""
+        out = []
+        if self.roots_how == "fallback":
+            out.append("  roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found: every Kustomization "
+                       "no build produces is taken as a cluster root; name them in .coredns-gen.yaml guard.clusters")
+        if self.not_judged:
+            shown = "; ".join(f"{ref} [{ref.cluster}]: {why}" for ref, why, _, _ in self.not_judged[:_SHOWN])
+            more = f" (+{len(self.not_judged) - _SHOWN} more in --format json)" if len(self.not_judged) > _SHOWN else ""
+            out.append(f"  not judged: {len(self.not_judged)} Kustomizations whose source is not this repository: {shown}{more}")
+        if self.unreached:
+            more = f" (+{len(self.unreached) - _SHOWN} more)" if len(self.unreached) > _SHOWN else ""
+            out.append(f"  unreached: {len(self.unreached)} files with Flux Kustomizations no cluster applies: "
+                       f"{', '.join(self.unreached[:_SHOWN])}{more}")
+        if self.unresolved:
+            shown = "; ".join(f"{ref}: {why}" for ref, why in self.unresolved[:_SHOWN])
+            more = f" (+{len(self.unresolved) - _SHOWN} more)" if len(self.unresolved) > _SHOWN else ""
+            out.append(f"  unresolved: {len(self.unresolved)} substituteFrom sources could not be read: {shown}{more}")
+        for cluster in self.empty_clusters:
+            out.append(f"  judged nothing in cluster {cluster}: none of its Kustomizations could be built from this repository")
+        return out
+
+
+def measure(head: Revision, base: Revision, unreached: list[str], how: str,
+            where: dict[KsRef, tuple[str, int]]) -> Coverage:
+    """Coverage of one run; `where` gives the file and line each Kustomization is written at."""
+    cov = Coverage(unreached=list(unreached), roots_how=how)
+    for ref in sorted(head.nodes):
+        node = head.nodes[ref]
+        if node.external:
+            file, line = where.get(ref, (node.file or "", 1))
+            cov.not_judged.append((ref, node.why_external or "its source is not this repository", file, line))
+        for why in node.unresolved:
+            if (ref, why) not in cov.unresolved:
+                cov.unresolved.append((ref, why))
+    for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots}):
+        judged = [n for r, n in head.nodes.items() if r.cluster == cluster and not n.external]
+        judged += [n for r, n in base.nodes.items() if r.cluster == cluster and not n.external]
+        if not judged:
+            cov.empty_clusters.append(cluster)
+    return cov

@@ -1,0 +1,351 @@
+"""The guard on the layouts real Flux repositories use (issue 9), each as a real git repository:
+components, OCI and ExternalArtifact delivery, FluxInstance roots, substituteFrom from the repo,
+files no cluster applies, source-controller's ignore rules, and every kind of build input."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.helpers import git
+
+PLATFORM = {
+    "clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+    "platform/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "platform/coredns-custom.yaml": configmap("coredns-custom"),
+}
+
+
+def errors(result: object) -> list[tuple[str, str]]:
+    return [(f.rule, f.details.get("object", "")) for f in result.findings if f.severity.value == "error"]  # type: ignore[attr-defined]
+
+
+def infos(result: object, rule: str) -> list[str]:
+    return [f.message for f in by_rule(result.findings, rule)]  # type: ignore[attr-defined]
+
+
+CUSTOM_PRUNED = [("configmap-pruned", "kube-system_coredns-custom__ConfigMap")]
+
+# -- spec.components ------------------------------------------------------------------------
+COMPONENT = {
+    "clusters/prod/platform.yaml": flux_ks("platform", "./platform", extra="components:\n  - ../components/dns"),
+    "platform/kustomization.yaml": kustomization(),
+    "components/dns/kustomization.yaml": """
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        resources:
+          - coredns-custom.yaml
+    """,
+    "components/dns/coredns-custom.yaml": configmap("coredns-custom"),
+}
+
+
+def test_a_configmap_removed_from_a_flux_component_is_refused(flux_repo, guard):
+    head = {"components/dns/kustomization.yaml": COMPONENT["components/dns/kustomization.yaml"].replace(
+        "resources:\n          - coredns-custom.yaml", "resources: []")}
+    result = guard(flux_repo(COMPONENT, head))
+    assert result.stats["clusters_judged"] == 1
+    assert errors(result) == CUSTOM_PRUNED
+
+
+def test_an_unchanged_component_passes_and_leaves_the_cluster_untouched(flux_repo, guard):
+    result = guard(flux_repo(COMPONENT, {"README.md": "docs only\n"}))
+    assert (result.stats["clusters_judged"], errors(result)) == (0, [])
+
+
+# -- every input of a build is in its fingerprint ----------------------------------------------
+INPUTS = {
+    "clusters/prod/platform.yaml": flux_ks("platform", "./platform", extra=(
+        "postBuild:\n  substituteFrom:\n    - kind: ConfigMap\n      name: vars")),
+    "clusters/prod/vars.yaml": configmap("vars", namespace="flux-system", data="level: info"),
+    "platform/kustomization.yaml": kustomization("../bases/dns", extra=(
+        "patches:\n  - path: ../patches/label.yaml\nconfigMapGenerator:\n  - name: extra\n"
+        "    namespace: kube-system\n    files:\n      - ../generated/extra.conf")),
+    "bases/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "bases/dns/coredns-custom.yaml": configmap("coredns-custom", data="log.override: ${level}"),
+    "patches/label.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns-custom\n  namespace: kube-system\n"
+                          "  labels:\n    team: dns\n",
+    "generated/extra.conf": "a=1\n",
+}
+
+
+@pytest.mark.parametrize("change", [
+    {"bases/dns/coredns-custom.yaml": configmap("coredns-custom", data="log.override: ${level} # base")},
+    {"patches/label.yaml": INPUTS["patches/label.yaml"].replace("team: dns", "team: net")},
+    {"generated/extra.conf": "a=2\n"},
+    {"clusters/prod/vars.yaml": configmap("vars", namespace="flux-system", data="level: debug")},
+    {"clusters/prod/platform.yaml": flux_ks("platform", "./platform", extra=(
+        "postBuild:\n  substituteFrom:\n    - kind: ConfigMap\n      name: vars\n  substitute:\n    level: warn"))},
+], ids=["base-outside-path", "patch-file", "generator-file", "substitute-from-configmap", "flux-spec"])
+def test_a_change_to_any_input_marks_the_build_changed(flux_repo, guard, change):
+    result = guard(flux_repo(INPUTS, change))
+    assert result.stats["clusters_judged"] == 1
+    assert errors(result) == []
+
+
+def test_substitute_from_values_come_from_the_repository(flux_repo, guard):
+    """The ConfigMap the flux-system build applies is what kustomize-controller reads: a name made
+    of its variable changes with it, and the old object is pruned."""
+    base = {**INPUTS, "bases/dns/coredns-custom.yaml": configmap("custom-${level}", data="log.override: log"),
+            "patches/label.yaml": INPUTS["patches/label.yaml"].replace("name: coredns-custom", "name: custom-${level}")}
+    head = {"clusters/prod/vars.yaml": configmap("vars", namespace="flux-system", data="level: debug")}
+    result = guard(flux_repo(base, head))
+    assert errors(result) == [("configmap-pruned", "kube-system_custom-info__ConfigMap")]
+    assert infos(result, "vars-unresolved") == []
+
+
+# -- ${VAR} in spec.path from an in-repo ConfigMap ---------------------------------------------
+VAR_PATH_ROOT = {
+    "clusters/prod/flux-system/gotk-sync.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: flux-system, namespace: flux-system}
+        spec: {interval: 1m, url: "ssh://git@example.invalid/fleet", ref: {branch: main}}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: flux-system, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./clusters/prod
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system}
+          postBuild:
+            substituteFrom:
+              - kind: ConfigMap
+                name: cluster-settings
+    """,
+    "clusters/prod/cluster-settings.yaml": configmap("cluster-settings", namespace="flux-system", data="CLUSTER_ID: prod-eu"),
+    "clusters/prod/platform.yaml": flux_ks("platform", "./sites/${CLUSTER_ID}/platform"),
+    "sites/prod-eu/platform/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "sites/prod-eu/platform/coredns-custom.yaml": configmap("coredns-custom"),
+}
+
+
+def test_a_spec_path_variable_set_by_an_in_repo_configmap_builds(flux_repo, guard):
+    result = guard(flux_repo(VAR_PATH_ROOT, {"sites/prod-eu/platform/coredns-custom.yaml":
+                                             configmap("coredns-custom", data="log.override: log # edited")}, standard=False))
+    assert result.stats["clusters_judged"] == 1
+    assert [f.rule for f in result.findings] == []
+
+
+def test_a_prune_under_a_substituted_path_is_refused(flux_repo, guard):
+    head = {"sites/prod-eu/platform/kustomization.yaml": kustomization()}
+    assert errors(guard(flux_repo(VAR_PATH_ROOT, head, standard=False))) == CUSTOM_PRUNED
+
+
+def test_a_sops_secret_leaves_its_variables_unresolved_and_says_so(flux_repo, guard):
+    files = {**VAR_PATH_ROOT, "clusters/prod/cluster-settings.yaml": """
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: cluster-settings, namespace: flux-system}
+        stringData:
+          CLUSTER_ID: ENC[AES256_GCM,data:abc,iv:def,tag:ghi,type:str]
+        sops:
+          version: 3.8.1
+    """}
+    files["clusters/prod/flux-system/gotk-sync.yaml"] = files["clusters/prod/flux-system/gotk-sync.yaml"].replace(
+        "kind: ConfigMap\n                name: cluster-settings", "kind: Secret\n                name: cluster-settings")
+    result = guard(flux_repo(files, {"README.md": "x\n"}, standard=False))
+    assert infos(result, "vars-unresolved") == [
+        "Kustomization flux-system/flux-system: substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted; "
+        "its variables stay as written"]
+    assert "unresolved: 1 substituteFrom sources could not be read" in result.summary()
+
+
+# -- files no cluster applies ------------------------------------------------------------------
+def test_kustomizations_no_cluster_reaches_are_listed_never_built_or_refused(flux_repo, guard):
+    base = {**PLATFORM,
+            ".archive/old-cluster/ks.yaml": flux_ks("old", "./does/not/exist"),
+            "clusters/prod/kustomization.yaml": kustomization("platform.yaml", "flux-system"),
+            "clusters/prod/legacy.yaml": flux_ks("legacy", "./legacy-gone")}
+    base["clusters/prod/kustomization.yaml"] = base["clusters/prod/kustomization.yaml"] + "        # - legacy.yaml\n"
+    head = {".archive/old-cluster/ks.yaml": flux_ks("old", "./still/missing"), "clusters/prod/legacy.yaml": None}
+    result = guard(flux_repo(base, head))
+    assert [f.rule for f in result.findings] == ["unreached"]
+    assert result.findings[0].file == ".archive/old-cluster/ks.yaml"
+    assert "unreached: 1 files with Flux Kustomizations no cluster applies: .archive/old-cluster/ks.yaml" in result.summary()
+
+
+IGNORED = {"clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+           "platform/coredns-custom.yaml": configmap("coredns-custom"),
+           "platform/coredns-pdb.yaml": "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: coredns, namespace: kube-system}\n"
+                                        "spec: {minAvailable: 1, selector: {matchLabels: {k8s-app: kube-dns}}}\n",
+           "platform/drafts/draft.yaml": configmap("draft", namespace="default"),
+           ".sourceignore": "platform/drafts/\n"}
+
+
+def test_a_file_source_controller_ignores_was_never_applied(flux_repo, guard):
+    """Deleting an ignored file prunes nothing: Flux's generated kustomization never listed it."""
+    result = guard(flux_repo(IGNORED, {"platform/drafts/draft.yaml": None}))
+    assert result.findings == []
+
+
+def test_an_artifact_file_next_to_ignored_ones_is_still_judged(flux_repo, guard):
+    assert errors(guard(flux_repo(IGNORED, {"platform/coredns-custom.yaml": None}))) == CUSTOM_PRUNED
+
+
+# -- sources that are this repository ------------------------------------------------------------
+def _oci_child(url: str) -> dict[str, str]:
+    return {
+        "clusters/prod/apps.yaml": f"""
+            apiVersion: source.toolkit.fluxcd.io/v1
+            kind: OCIRepository
+            metadata: {{name: fleet, namespace: flux-system}}
+            spec: {{interval: 5m, url: "{url}", ref: {{tag: latest}}}}
+            ---
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: apps, namespace: flux-system}}
+            spec:
+              interval: 10m
+              path: ./apps
+              prune: true
+              sourceRef: {{kind: OCIRepository, name: fleet}}
+        """,
+        "kubernetes/apps/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "kubernetes/apps/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+
+
+PUSH = {".github/workflows/push.yaml": """
+    on: push
+    jobs:
+      push:
+        runs-on: ubuntu-latest
+        steps:
+          - run: flux push artifact oci://ghcr.io/${{ github.repository_owner }}/fleet:$(git rev-parse --short HEAD) --path="./kubernetes" --source="$(git config --get remote.origin.url)" --revision="main@sha1:$(git rev-parse HEAD)"
+"""}
+DROP_OCI = {"kubernetes/apps/kustomization.yaml": kustomization()}
+
+
+def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, guard):
+    result = guard(flux_repo({**_oci_child("oci://ghcr.io/acme/fleet"), **PUSH}, DROP_OCI))
+    assert errors(result) == CUSTOM_PRUNED
+    assert result.findings[0].file == "kubernetes/apps/kustomization.yaml"
+
+
+def test_an_oci_artifact_of_unknown_origin_is_listed_as_not_judged(flux_repo, guard):
+    result = guard(flux_repo(_oci_child("oci://ghcr.io/acme/fleet"), DROP_OCI))
+    assert errors(result) == []
+    assert infos(result, "not-judged") == [
+        "Kustomization flux-system/apps is not judged: source OCIRepository flux-system/fleet is an OCI artifact; "
+        "which folder of this repository it is built from is not known (map it in .coredns-gen.yaml guard.sources, "
+        "or push it with `flux push artifact --path=DIR` in this repository's CI)"]
+    assert "not judged: 1 Kustomizations whose source is not this repository" in result.summary()
+
+
+def test_guard_sources_in_the_config_maps_an_oci_source_to_a_folder(flux_repo, guard):
+    config = {".coredns-gen.yaml": "guard:\n  sources:\n    - source: OCIRepository/flux-system/fleet\n      path: kubernetes/\n"}
+    assert errors(guard(flux_repo({**_oci_child("oci://ghcr.io/acme/fleet"), **config}, DROP_OCI))) == CUSTOM_PRUNED
+
+
+FLUX_INSTANCE = {
+    "clusters/prod/flux-instance.yaml": """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: FluxInstance
+        metadata: {name: flux, namespace: flux-system}
+        spec:
+          distribution: {version: "2.x", registry: ghcr.io/fluxcd}
+          sync:
+            kind: OCIRepository
+            url: oci://ghcr.io/acme/fleet
+            ref: latest
+            path: clusters/prod
+    """,
+    ".coredns-gen.yaml": "guard:\n  sources:\n    - source: OCIRepository/flux-system/flux-system\n      path: kubernetes/\n",
+    "kubernetes/clusters/prod/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "kubernetes/clusters/prod/coredns-custom.yaml": configmap("coredns-custom"),
+}
+
+
+def test_a_flux_instance_sync_is_a_cluster_root(flux_repo, guard):
+    result = guard(flux_repo(FLUX_INSTANCE, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == CUSTOM_PRUNED
+    assert result.findings[0].details["cluster"] == "clusters/prod/flux-instance.yaml"
+
+
+def test_a_flux_instance_syncing_an_unmapped_oci_artifact_is_not_judged_and_strict_fails(flux_repo, guard):
+    files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
+    result = guard(flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == [] and result.coverage.not_judged_count == 1
+    assert "judged nothing in cluster clusters/prod/flux-instance.yaml" in result.summary()
+
+
+EXTERNAL = {
+    "clusters/prod/dns.yaml": """
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata: {name: split, namespace: flux-system}
+        spec:
+          sources:
+            - {alias: repo, kind: GitRepository, name: flux-system}
+          artifacts:
+            - name: dns
+              copy:
+                - {from: "@repo/deploy/dns/**", to: "@artifact/"}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: dns, namespace: flux-system}
+        spec:
+          interval: 10m
+          path: ./
+          prune: true
+          sourceRef: {kind: ExternalArtifact, name: dns}
+    """,
+    "deploy/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "deploy/dns/coredns-custom.yaml": configmap("coredns-custom"),
+}
+
+
+def test_an_external_artifact_copied_from_this_repo_is_judged(flux_repo, guard):
+    result = guard(flux_repo(EXTERNAL, {"deploy/dns/kustomization.yaml": kustomization()}))
+    assert errors(result) == CUSTOM_PRUNED
+    assert result.findings[0].file == "deploy/dns/kustomization.yaml"
+
+
+def test_an_ordinary_change_in_an_external_artifact_passes(flux_repo, guard):
+    result = guard(flux_repo(EXTERNAL, {"deploy/dns/coredns-custom.yaml": configmap("coredns-custom", data="log.override: log # x")}))
+    assert result.stats["clusters_judged"] == 1 and result.findings == []
+
+
+def _with_remote(root, url: str):
+    git(root, "remote", "add", "origin", url)
+    return root
+
+
+def test_a_git_repository_of_this_repos_remote_is_this_repository(flux_repo, guard):
+    child = {"clusters/prod/platform.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: fleet, namespace: flux-system}
+        spec: {interval: 1m, url: "https://github.com/Acme/Fleet.git"}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: platform, namespace: flux-system}
+        spec: {interval: 10m, path: ./platform, prune: true, sourceRef: {kind: GitRepository, name: fleet}}
+    """, **{k: v for k, v in PLATFORM.items() if k != "clusters/prod/platform.yaml"}}
+    drop = {"platform/kustomization.yaml": kustomization()}
+    root = _with_remote(flux_repo(child, drop), "git@github.com:acme/fleet")
+    assert errors(guard(root)) == CUSTOM_PRUNED
+
+
+def test_a_git_repository_of_another_repo_is_not_judged(flux_repo, guard):
+    child = {"clusters/prod/platform.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: other, namespace: flux-system}
+        spec: {interval: 1m, url: "https://github.com/acme/other"}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: platform, namespace: flux-system}
+        spec: {interval: 10m, path: ./platform, prune: true, sourceRef: {kind: GitRepository, name: other}}
+    """, **{k: v for k, v in PLATFORM.items() if k != "clusters/prod/platform.yaml"}}
+    root = _with_remote(flux_repo(child, {"platform/kustomization.yaml": kustomization()}), "git@github.com:acme/fleet")
+    result = guard(root)
+    assert errors(result) == []
+    assert [f.details["reason"] for f in by_rule(result.findings, "not-judged")] == [
+        "source GitRepository flux-system/other is not this repository (https://github.com/acme/other)"]
