@@ -43,10 +43,19 @@ class Coverage:
             out.append(Finding("unreached", Severity.INFO, path, 1,
                                f"{path} holds Flux Kustomizations that no cluster applies: not built, not judged",
                                "list the cluster in .coredns-gen.yaml guard.clusters if a bootstrap applies it"))
-        for ref, why in self.unresolved:
+        for why, refs in self.unresolved_sources().items():
+            users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
-                               f"Kustomization {ref}: substituteFrom {why}; its variables stay as written",
-                               "", details={"kustomization": str(ref), "cluster": ref.cluster}))
+                               f"substituteFrom {why}: variables only it sets stay as written in {users}",
+                               "", details={"kustomization": str(refs[0]), "cluster": refs[0].cluster,
+                                            "kustomizations": str(len(refs))}))
+        return out
+
+    def unresolved_sources(self) -> dict[str, list[KsRef]]:
+        """Each unreadable substituteFrom source (with why) -> the Kustomizations that read it."""
+        out: dict[str, list[KsRef]] = {}
+        for ref, why in self.unresolved:
+            out.setdefault(why, []).append(ref)
         return out
 
     def lines(self) -> list[str]:
@@ -63,10 +72,11 @@ class Coverage:
             more = f" (+{len(self.unreached) - _SHOWN} more)" if len(self.unreached) > _SHOWN else ""
             out.append(f"  unreached: {len(self.unreached)} files with Flux Kustomizations no cluster applies: "
                        f"{', '.join(self.unreached[:_SHOWN])}{more}")
-        if self.unresolved:
-            shown = "; ".join(f"{ref}: {why}" for ref, why in self.unresolved[:_SHOWN])
-            more = f" (+{len(self.unresolved) - _SHOWN} more)" if len(self.unresolved) > _SHOWN else ""
-            out.append(f"  unresolved: {len(self.unresolved)} substituteFrom sources could not be read: {shown}{more}")
+        sources = self.unresolved_sources()
+        if sources:
+            shown = "; ".join(f"{why} ({len(refs)} Kustomizations)" for why, refs in list(sources.items())[:_SHOWN])
+            more = f" (+{len(sources) - _SHOWN} more)" if len(sources) > _SHOWN else ""
+            out.append(f"  unresolved: {len(sources)} substituteFrom sources could not be read: {shown}{more}")
         for cluster in self.empty_clusters:
             out.append(f"  judged nothing in cluster {cluster}: none of its Kustomizations could be built from this repository")
         return out

@@ -7,7 +7,8 @@ judgement; every other one is listed as not judged, with the reason. This reposi
   bootstrap source's URL, on the same ref;
 - an OCIRepository whose artifact is a folder of this repository, recognised by
   `.coredns-gen.yaml` (`guard.sources: [{source: OCIRepository/ns/name, path: kubernetes/}]`)
-  or by the `flux push artifact oci://… --path=DIR` convention in the repository's CI files;
+  or by what the repository's CI files push: `flux push artifact oci://… --path=DIR`, or the
+  Flux distribution's push action (`with: {repository: …, path: …}`);
 - an ExternalArtifact whose ArtifactGenerator copies only from such sources.
 """
 
@@ -57,25 +58,50 @@ def source_key(obj: Any, default_namespace: str = "") -> SourceRef | None:
     return str(obj["kind"]), str(meta.get("namespace") or default_namespace), str(meta.get("name") or "")
 
 
+def _wildcard(url: str) -> re.Pattern[str]:
+    """A pattern for an OCI URL written in CI, where each CI expression matches anything."""
+    url = normalize_url(_VAR.sub("\0", url))
+    return re.compile(".+".join(re.escape(p) for p in url.split("\0")) + r"\Z")
+
+
+def _folder(raw: str) -> str:
+    text = raw.strip().strip("\"'")
+    return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
+
+
 def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
-    """(OCI URL pattern, repo folder) for every `flux push artifact` in the repository's CI files."""
+    """(OCI URL pattern, repo folder) for every artifact the repository's CI pushes: a
+    `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
+    action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`)."""
     found = []
     for path in sorted(tree.blobs):
         if not _CI_FILES.search(path):
             continue
         text = tree.read(path).decode("utf-8", "replace")
-        if "push artifact" not in text:
-            continue
-        text = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
-        for match in _PUSH.finditer(text):
-            folder = _PATH.search(match["rest"])
-            if folder is None:
-                continue
-            url = normalize_url(match["url"])
-            pieces = url.split("\0")
-            pattern = re.compile("[^/]*".join(re.escape(p) for p in pieces) + r"\Z")
-            found.append((pattern, folder["path"].strip("./") if folder["path"] not in (".", "./") else ""))
+        if "push artifact" in text:
+            masked = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
+            for match in _PUSH.finditer(masked):
+                folder = _PATH.search(match["rest"])
+                if folder is not None:
+                    found.append((_wildcard(match["url"]), _folder(folder["path"].replace("\0", ""))))
+        if "/actions/push" in text and path.endswith((".yaml", ".yml")):
+            for doc in try_docs(text) or []:
+                for step in _steps(doc):
+                    with_ = step.get("with") or {}
+                    if "distribution/actions/push" in str(step.get("uses") or "") and isinstance(with_, dict) \
+                            and with_.get("repository"):
+                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or "."))))
     return found
+
+
+def _steps(doc: Any) -> list[dict[str, Any]]:
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
+    out: list[dict[str, Any]] = []
+    for job in (jobs or {}).values() if isinstance(jobs, dict) else []:
+        for step in (job or {}).get("steps") or [] if isinstance(job, dict) else []:
+            if isinstance(step, dict):
+                out.append(step)
+    return out
 
 
 class Sources:

@@ -148,8 +148,8 @@ def test_a_sops_secret_leaves_its_variables_unresolved_and_says_so(flux_repo, gu
         "kind: ConfigMap\n                name: cluster-settings", "kind: Secret\n                name: cluster-settings")
     result = guard(flux_repo(files, {"README.md": "x\n"}, standard=False))
     assert infos(result, "vars-unresolved") == [
-        "Kustomization flux-system/flux-system: substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted; "
-        "its variables stay as written"]
+        "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: variables only it sets stay as written "
+        "in Kustomization flux-system/flux-system"]
     assert "unresolved: 1 substituteFrom sources could not be read" in result.summary()
 
 
@@ -216,11 +216,25 @@ PUSH = {".github/workflows/push.yaml": """
         steps:
           - run: flux push artifact oci://ghcr.io/${{ github.repository_owner }}/fleet:$(git rev-parse --short HEAD) --path="./kubernetes" --source="$(git config --get remote.origin.url)" --revision="main@sha1:$(git rev-parse HEAD)"
 """}
+PUSH_ACTION = {".github/workflows/push.yaml": """
+    on: push
+    jobs:
+      push:
+        runs-on: ubuntu-latest
+        steps:
+          - uses: actions/checkout@v4
+          - uses: controlplaneio-fluxcd/distribution/actions/push@main
+            with:
+              repository: ghcr.io/${{ github.repository }}
+              path: "./kubernetes"
+              diff-tag: latest
+"""}
 DROP_OCI = {"kubernetes/apps/kustomization.yaml": kustomization()}
 
 
-def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, guard):
-    result = guard(flux_repo({**_oci_child("oci://ghcr.io/acme/fleet"), **PUSH}, DROP_OCI))
+@pytest.mark.parametrize("push", [PUSH, PUSH_ACTION], ids=["flux-push-artifact", "distribution-push-action"])
+def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, guard, push):
+    result = guard(flux_repo({**_oci_child("oci://ghcr.io/acme/fleet"), **push}, DROP_OCI))
     assert errors(result) == CUSTOM_PRUNED
     assert result.findings[0].file == "kubernetes/apps/kustomization.yaml"
 
