@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from gen import flux
 from gen.errors import Problem
-from gen.platforms import REFUSED, get
+from gen.platforms import PLATFORMS, REFUSED, get
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
 from gen.versions import NEXT_MIN, parse_version
@@ -66,6 +66,9 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         if zone.zone == values.cluster_domain or zone.zone.endswith("." + values.cluster_domain) or zone.zone in {"in-addr.arpa", "ip6.arpa"}:
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records",
                                f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa"))
+    for name in PLATFORMS:  # a platform's own block (`rke2:`) means nothing elsewhere
+        if name in data and name != values.platform:
+            problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))
     problems += platform.check(values, data, at)
     problems += flux.check(values, data, at)
     return problems

@@ -29,6 +29,8 @@ _OWN = {
     ("source.toolkit.fluxcd.io/v1", "GitRepository"): "data/flux/gitrepository-source-v1.json",
     ("source.toolkit.fluxcd.io/v1", "OCIRepository"): "data/flux/ocirepository-source-v1.json",
     ("monitoring.coreos.com/v1", "PrometheusRule"): "schema/prometheusrule-monitoring-v1.json",
+    ("helm.cattle.io/v1", "HelmChartConfig"): "data/helm/helmchartconfig-helm-v1.json",
+    ("eks.services.k8s.aws/v1alpha1", "Addon"): "data/ack/addon-eks-v1alpha1.json",
 }
 
 

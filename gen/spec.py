@@ -44,6 +44,18 @@ class Alert(NamedTuple):
     labels: tuple[tuple[str, str], ...] = ()
 
 
+class Nodelocal(NamedTuple):
+    enabled: bool
+    ipvs: bool = False
+
+
+class Rke2(NamedTuple):
+    """RKE2 chart values beyond `servers`; `autoscaler` holds only the keys the user wrote."""
+
+    nodelocal: Nodelocal | None = None
+    autoscaler: tuple[tuple[str, int | bool], ...] = ()
+
+
 class FluxSource(NamedTuple):
     kind: str
     name: str
@@ -81,6 +93,7 @@ class Values(NamedTuple):
     overrides: tuple[Override, ...] = ()
     autoscaling: Autoscaling = Autoscaling()
     alert: Alert = Alert()
+    rke2: Rke2 = Rke2()
 
     @property
     def overlay_dir(self) -> str:

@@ -21,7 +21,7 @@ from gen.checks import check_values, refused_platform
 from gen.errors import Problem, ValuesError
 from gen.platforms import default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
-from gen.spec import Alert, Autoscaling, Flux, FluxSource, Override, Upstream, Values, Zone
+from gen.spec import Alert, Autoscaling, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -232,10 +232,15 @@ def _freeze(d: Any, shown: str) -> Values:
         depends_on=tuple((str(x["name"]), x.get("namespace")) for x in f.get("dependsOn", [])),
         source=source,
     )
+    r = d.get("rke2", {})
+    nodelocal = r.get("nodelocal")
+    rke2 = Rke2(Nodelocal(bool(nodelocal["enabled"]), bool(nodelocal.get("ipvs", False))) if nodelocal is not None else None,
+                tuple((str(k), v) for k, v in r.get("autoscaler", {}).items()))
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))
     return Values(
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
+        rke2=rke2,
     )

@@ -132,12 +132,15 @@ def test_schema_prints_the_values_json_schema() -> None:
     assert schema["required"] == ["cluster", "platform", "platformVersion"]
 
 
-@pytest.mark.parametrize("platform", ["talos", "k3s", "aks"])
+TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2"}
+
+
+@pytest.mark.parametrize("platform", sorted(TITLES))
 def test_new_writes_a_starter_that_renders(platform: str, tmp_path: Path) -> None:
     target = tmp_path / "dns/c1.yaml"
     result = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target)])
     assert result.exit_code == 0, result.output
-    assert target.read_text().startswith(f"# coredns-gen values for {'Talos' if platform == 'talos' else platform if platform == 'k3s' else 'AKS'} cluster c1.")
+    assert target.read_text().startswith(f"# coredns-gen values for {TITLES[platform]} cluster c1.")
     result = runner.invoke(app, ["render", "--repo", str(tmp_path), str(target)])
     assert result.exit_code == 0, result.output
     again = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target)])
@@ -145,9 +148,9 @@ def test_new_writes_a_starter_that_renders(platform: str, tmp_path: Path) -> Non
 
 
 def test_new_refuses_unknown_platform() -> None:
-    result = runner.invoke(app, ["new", "--platform", "eks", "--cluster", "c1"])
+    result = runner.invoke(app, ["new", "--platform", "openshift", "--cluster", "c1"])
     assert result.exit_code == 2
-    assert result.stderr == "--platform: unknown platform 'eks' — fix: use one of talos, k3s, aks\n"
+    assert result.stderr == "--platform: unknown platform 'openshift' — fix: use one of talos, k3s, aks, rke2\n"
 
 
 @pytest.mark.parametrize("name", ["prod\n", "Prod", "-prod", "a" * 64])

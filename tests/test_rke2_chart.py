@@ -56,3 +56,18 @@ def test_charts_up_to_1_45_201_name_the_cluster_domain_twice() -> None:
 def test_helm_merge_replaces_lists_and_deletes_on_null() -> None:
     merged = rke2_chart.merged({"servers": [1, 2], "a": {"b": 1, "c": 2}}, {"servers": [3], "a": {"c": None, "d": 4}})
     assert merged == {"servers": [3], "a": {"b": 1, "d": 4}}
+
+
+@pytest.mark.parametrize(("case", "release"), [("1.46.201-example", None), ("1.45.201-example", "v1.34.5+rke2r1")])
+def test_recorded_cases_are_what_we_render_for_the_example(case: str, release: str | None) -> None:
+    """The chart was run on our real output: re-record (scripts/record-rke2-chart) when it changes."""
+    from gen.platforms import rke2
+    from gen.values import load_values
+
+    values = load_values(REPO / "examples" / "rke2.yaml", repo=REPO)
+    if release:
+        values = values._replace(platform_version=release)
+    recorded = yamlio.load_all_safe((REPO / "tests" / "data" / "rke2-chart" / f"{case}.values.yaml").read_text(encoding="utf-8"))[0]
+    recorded.pop("global")
+    assert recorded == rke2.chart_values_for(values)
+    assert rke2.main_corefile(values) == _recorded_corefile(case)

@@ -8,6 +8,8 @@ label/annotation key (k3s's own markers), or kube-system/coredns-custom next to 
 kube-system/coredns PodDisruptionBudget (what coredns-gen renders for k3s: AKS gets
 coredns-custom alone, Talos owns kube-system/coredns instead), or a coredns HPA at base.
 A cluster that shows none of these is not judged for presence: better silent than guessing.
+RKE2 shares the `cattle.io` markers but is told apart by its HelmChartConfig
+kube-system/rke2-coredns (k3s has no such chart): there the chart's autoscaler holds the floor.
 
 PASS: autoscaling/v2 HPA kube-system/coredns -> apps/v1 Deployment coredns, minReplicas: 2.
 FAIL: minReplicas: 1; or head drops the HPA of a k3s cluster -> error.
@@ -34,7 +36,12 @@ def _is_hpa(key: ObjKey) -> bool:
     return key.kind == "HorizontalPodAutoscaler" and key.group == "autoscaling" and key.namespace == "kube-system"
 
 
+RKE2_CHART_CONFIG = ObjKey("kube-system", "rke2-coredns", "helm.cattle.io", "HelmChartConfig")
+
+
 def k3s_marker(objects: ClusterObjects, previous: ClusterObjects) -> str | None:
+    if RKE2_CHART_CONFIG in objects or RKE2_CHART_CONFIG in previous:
+        return None  # RKE2, not k3s
     for key, (_, obj) in objects.items():
         if key.group.endswith("cattle.io"):
             return f"{key.ref} ({key.group})"

@@ -21,6 +21,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from gen.corefile import Source
 from gen.errors import GenError, Problem, UsageError
+from gen.platforms import rke2
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 CUSTOM_CONFIGMAP = "coredns-custom"
@@ -56,7 +57,7 @@ class WorkloadDoc:
 
 @dataclass
 class Inputs:
-    corefiles: list[Source] = field(default_factory=list)  # plain Corefile files
+    corefiles: list[Source] = field(default_factory=list)  # plain Corefile files, and those a chart or add-on renders
     configmaps: list[ConfigMapDoc] = field(default_factory=list)
     deployments: list[WorkloadDoc] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -145,6 +146,21 @@ def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
                                                   {str(k): _line_of(data, k) for k in data}))
         elif doc.get("kind") == "Deployment":
             inputs.deployments.append(WorkloadDoc(name, ns, file, line, doc))
+        elif doc.get("kind") == "HelmChartConfig" and (ns, name) == ("kube-system", "rke2-coredns"):
+            inputs.corefiles.append(_chart_corefile(doc, file))
+
+
+def _chart_corefile(doc: Any, file: str) -> Source:
+    """RKE2: the Corefile the rke2-coredns chart renders from this valuesContent (findings point
+    at the valuesContent line: the Corefile itself is nowhere in the file)."""
+    spec = doc.get("spec") or {}
+    line = _line_of(spec, "valuesContent") if "valuesContent" in spec else int(doc.lc.line) + 1
+    try:
+        text = rke2.corefile_of(str(spec.get("valuesContent") or ""))
+    except ValueError as err:
+        raise ManifestError(Problem(str(err), file=file, line=line, key="spec.valuesContent",
+                                    hint="fix the chart values (YAML, as `helm --values` reads it)")) from None
+    return Source(text, file, fixed_line=line, label="rke2-coredns chart Corefile")
 
 
 def load_inputs(paths: list[Path]) -> Inputs:

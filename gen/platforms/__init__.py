@@ -7,11 +7,10 @@ what to do instead (asked for by name, they are refused rather than called unkno
 from __future__ import annotations
 
 from gen.errors import Problem, UsageError
-from gen.platforms import aks, k3s, talos
+from gen.platforms import aks, k3s, rke2, talos
 from gen.platforms.base import Platform, Refused
-from gen.versions import parse_version
 
-PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks}
+PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2}
 REFUSED: dict[str, Refused] = {}
 
 
@@ -44,7 +43,7 @@ def require(name: str, key: str) -> Platform:
 
 def default_coredns_version(platform: str, platform_version: str) -> str | None:
     try:
-        found = get(platform).coredns_for(parse_version(platform_version))
+        found = get(platform).coredns_for(platform_version)
     except (KeyError, ValueError):
         return None
     return str(found) if found else None

@@ -53,8 +53,9 @@ def known_releases() -> str:
     return ", ".join(f"{a}.{b}" for a, b in sorted(COREDNS))
 
 
-def coredns_for(release: Version) -> Version | None:
-    return COREDNS.get((release.major, release.minor))
+def coredns_for(release: str) -> Version | None:
+    v = parse_version(release)
+    return COREDNS.get((v.major, v.minor))
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -67,8 +67,9 @@ class Platform(Protocol):
         """The releases we hold facts for, as a user would write them (for hints)."""
         ...
 
-    def coredns_for(self, release: Version) -> Version | None:
-        """The CoreDNS the release ships by default, or None when no source says."""
+    def coredns_for(self, release: str) -> Version | None:
+        """The CoreDNS the release (as the user writes it) ships by default, or None when no
+        source says. A string, not a Version: RKE2's v1.33.13+rke2r1 and +rke2r2 differ."""
         ...
 
     def check_version(self, values: Values) -> tuple[str, str] | None:

@@ -62,8 +62,8 @@ def known_releases() -> str:
     return ", ".join(f"v{v}+k3s1" for v in COREDNS)
 
 
-def coredns_for(release: Version) -> Version | None:
-    return COREDNS.get(release)
+def coredns_for(release: str) -> Version | None:
+    return COREDNS.get(parse_version(release))
 
 
 def override_after_forward(release: Version) -> bool | None:

@@ -63,15 +63,16 @@ def known_releases() -> str:
     return ", ".join(f"v{a}.{b}.x" for a, b in KNOWN)
 
 
-def coredns_for(release: Version) -> Version | None:
+def coredns_for(release: str) -> Version | None:
     """CoreDNS that a Talos release deploys by default, or None when FACTS.md has no figure."""
-    minor = (release.major, release.minor)
+    v = parse_version(release)
+    minor = (v.major, v.minor)
     table = COREDNS.get(minor)
-    if table is None or release.patch > LAST_KNOWN_PATCH[minor]:
+    if table is None or v.patch > LAST_KNOWN_PATCH[minor]:
         return None
     chosen = table[0][1]
     for first_patch, coredns in table:
-        if release.patch >= first_patch:
+        if v.patch >= first_patch:
             chosen = coredns
     return chosen
 
