@@ -32,25 +32,28 @@ def try_docs(text: str) -> list[Any] | None:
         return None
 
 
-def find_doc(text: str, kind: str, name: str) -> tuple[int, dict[str, int]] | None:
-    """(1-based line of the document, {top-level and metadata/spec key: line}) of the object
-    with this kind and metadata.name, or None."""
+DocWhere = tuple[int, dict[str, int]]  # (1-based line of the document, {key path: line})
+
+
+def doc_index(text: str) -> dict[tuple[str, str], DocWhere]:
+    """Every object of a file by (kind, metadata.name): its document's line and the lines of its
+    top-level keys and of the keys under metadata/spec/data. The first document wins, so a file
+    is composed once however many of its objects a run asks about."""
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.YAMLError:
-        return None
+        return {}
+    out: dict[tuple[str, str], DocWhere] = {}
     for node in nodes:
         if not isinstance(node, yaml.MappingNode):
             continue
         top = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
         kind_node, meta = top.get("kind"), top.get("metadata")
-        if not isinstance(kind_node, yaml.ScalarNode) or kind_node.value != kind:
-            continue
-        if not isinstance(meta, yaml.MappingNode):
+        if not isinstance(kind_node, yaml.ScalarNode) or not isinstance(meta, yaml.MappingNode):
             continue
         meta_keys = {k.value: v for k, v in meta.value if isinstance(k, yaml.ScalarNode)}
         name_node = meta_keys.get("name")
-        if not isinstance(name_node, yaml.ScalarNode) or name_node.value != name:
+        if not isinstance(name_node, yaml.ScalarNode) or (kind_node.value, name_node.value) in out:
             continue
         lines: dict[str, int] = {}
         for k, v in node.value:
@@ -58,8 +61,14 @@ def find_doc(text: str, kind: str, name: str) -> tuple[int, dict[str, int]] | No
             if isinstance(v, yaml.MappingNode) and k.value in ("metadata", "spec", "data"):
                 for k2, _ in v.value:
                     lines[f"{k.value}.{k2.value}"] = k2.start_mark.line + 1
-        return node.start_mark.line + 1, lines
-    return None
+        out[(kind_node.value, name_node.value)] = (node.start_mark.line + 1, lines)
+    return out
+
+
+def find_doc(text: str, kind: str, name: str) -> DocWhere | None:
+    """(1-based line of the document, {top-level and metadata/spec key: line}) of the object
+    with this kind and metadata.name, or None."""
+    return doc_index(text).get((kind, name))
 
 
 def key_lines(text: str) -> dict[str, int]:
@@ -73,17 +82,25 @@ def key_lines(text: str) -> dict[str, int]:
     return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
 
 
-def entry_line(text: str, key: str, entry: str) -> int | None:
-    """Line of `- entry` inside the top-level list `key`."""
+def entry_lines(text: str) -> dict[str, dict[str, int]]:
+    """Line of each `- entry` of every top-level list of the first document, by key (the first
+    occurrence of an entry wins)."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
-        return None
+        return {}
     if not isinstance(node, yaml.MappingNode):
-        return None
+        return {}
+    out: dict[str, dict[str, int]] = {}
     for k, v in node.value:
-        if k.value == key and isinstance(v, yaml.SequenceNode):
+        if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.SequenceNode) and k.value not in out:
+            entries = out[k.value] = {}
             for item in v.value:
-                if isinstance(item, yaml.ScalarNode) and item.value == entry:
-                    return int(item.start_mark.line) + 1
-    return None
+                if isinstance(item, yaml.ScalarNode):
+                    entries.setdefault(item.value, int(item.start_mark.line) + 1)
+    return out
+
+
+def entry_line(text: str, key: str, entry: str) -> int | None:
+    """Line of `- entry` inside the top-level list `key`."""
+    return entry_lines(text).get(key, {}).get(entry)
