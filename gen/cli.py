@@ -241,6 +241,7 @@ def guard(
     from gen.errors import UsageError
     from gen.finding import blocking
     from gen.guard import GuardOptions, rule_docs, run_guard
+    from gen.guard.progress import slow_path_notice
     from gen.report import FORMATS, format_findings
 
     def run() -> int:
@@ -251,12 +252,48 @@ def guard(
                             inventory=Path(inventory) if inventory is not None else None)
         if no_cache:
             opts.cache_dir = None
-        result = run_guard(opts)
+        notice = slow_path_notice()
+        if notice:
+            typer.echo(notice, err=True)
+        ticker = _Ticker() if sys.stderr.isatty() else None
+        opts.report = ticker
+        try:
+            result = run_guard(opts)
+        finally:
+            if ticker:
+                ticker.clear()
         _out(format_findings(result.findings, chosen, rule_docs()))
         typer.echo(result.summary(), err=True)
         return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
 
     raise typer.Exit(_run(run))
+
+
+class _Ticker:
+    """Progress on one rewritten stderr line (a terminal only), at most ten updates a second."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        import shutil
+        import time
+
+        now = time.monotonic()
+        if total and 0 < done < total and now - self.last < 0.1:
+            return
+        self.last = now
+        count = f" {done:,}/{total:,}" if total else ""
+        width = max(20, shutil.get_terminal_size().columns - 1)
+        sys.stderr.write("\r\x1b[K" + f"guard: {what}{count}"[:width])
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def main() -> None:

@@ -40,6 +40,7 @@ from gen.guard.discovery import Discovery
 from gen.guard.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
+from gen.guard.progress import Report, ReportingEngine
 from gen.guard.revision import load_tree, remote_urls, repo_root, resolve
 
 
@@ -81,6 +82,7 @@ class GuardOptions:
     inventory: Path | None = None
     cache_dir: Path | None = field(default_factory=default_dir)  # None: no cache
     parallel: int | None = None
+    report: Report | None = None  # progress for a terminal (gen.guard.progress)
 
 
 @dataclass
@@ -112,12 +114,14 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     inventory = load_inventory(opts.inventory) if opts.inventory else None
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
     roots_under = tuple(_relative(root, opts.repo, p) for p in opts.paths)
+    report = opts.report or _quiet
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp:
         work = Path(tmp)
+        report(f"unpacking {opts.base} and {opts.head}", 0, 0)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
         allows = parse_allows(opts.allow, trees["head"].root)
         config = load_config(trees["head"].root)
-        engine = Engine(work, opts.parallel)
+        engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
                               build_all=inventory is not None)
@@ -129,6 +133,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         touched = discovery.finish(revisions)
+        report(f"judging {len(touched)} clusters", 0, 0)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
                                             generators_of(discovery, revisions))
         locator = Locator(trees, revisions, discovery)
@@ -156,6 +161,10 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
     return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage)
+
+
+def _quiet(what: str, done: int, total: int) -> None:
+    """The Report of a run nobody watches."""
 
 
 def _scratch() -> str | None:

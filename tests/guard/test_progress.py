@@ -1,0 +1,98 @@
+"""Progress on stderr only for a terminal; the one-kubectl-per-build fallback is said aloud.
+
+The real CLI runs as a subprocess: its stderr is a pseudo-terminal in one case and a pipe in the
+other, as a desk shell and a CI log give it.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.guard.conftest import configmap, flux_ks, kustomization
+
+REPO = Path(__file__).resolve().parents[2]
+BASE = {
+    "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+    "apps/kustomization.yaml": kustomization("a.yaml", "b.yaml"),
+    "apps/a.yaml": configmap("a", namespace="apps"),
+    "apps/b.yaml": configmap("b", namespace="apps"),
+}
+HEAD = {"apps/kustomization.yaml": kustomization("a.yaml")}
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "GITHUB_ACTIONS": "", "COREDNS_GEN_CACHE_DIR": str(tmp_path / "cache"),
+            "COLUMNS": "200", **extra}
+
+
+def _guard(root: Path) -> list[str]:
+    return [sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base", "--format", "json"]
+
+
+def _run_on_pty(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run with stderr on a pseudo-terminal; return (exit, stdout, what the terminal showed)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    os.close(master)
+    return proc.wait(), out, shown.decode("utf-8", "replace")
+
+
+def test_a_terminal_sees_what_is_built_and_how_many_of_how_many(flux_repo, tmp_path, batch_bin):
+    root = flux_repo(BASE, HEAD)
+    code, out, shown = _run_on_pty(_guard(root), _env(tmp_path))
+    assert code == 1
+    assert '"rule": "configmap-pruned"' in out  # stdout is the report, untouched
+    assert "guard: unpacking base and HEAD" in shown
+    assert "guard: building Kustomizations of clusters/prod/flux-system/gotk-sync.yaml 0/" in shown
+    assert "guard: built 1/1" in shown or "guard: built 2/2" in shown
+    assert "guard: judging 1 clusters" in shown
+    # the progress line is wiped before the summary, which stays on its own line
+    assert "\r\x1b[Kguard " in shown and shown.rstrip().endswith("0 allowed")
+
+
+def test_a_pipe_gets_only_the_summary(flux_repo, tmp_path, batch_bin):
+    root = flux_repo(BASE, HEAD)
+    proc = subprocess.run(_guard(root), env=_env(tmp_path), capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("guard ")
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+
+
+def test_missing_kustomize_batch_is_said_with_the_command_that_builds_it(flux_repo, tmp_path):
+    root = flux_repo(BASE, HEAD)
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if p and not (Path(p) / "kustomize-batch").exists())
+    env = _env(tmp_path, COREDNS_GEN_BIN=str(empty), PATH=path)
+    env.pop("COREDNS_GEN_KUSTOMIZE_BATCH", None)
+    proc = subprocess.run(_guard(root), env=env, capture_output=True, text=True)
+    assert proc.returncode == 1  # the slow path still judges
+    note = proc.stderr.splitlines()[0]
+    assert note.startswith("note: kustomize-batch is not installed: building with one `kubectl kustomize` per build")
+    assert "(cd tools/kustomize-batch && go build -trimpath -o ~/.cache/coredns-gen/bin/kustomize-batch .)" in note
+
+
+def test_a_batch_path_that_is_not_there_is_said_and_off_is_silent(flux_repo, tmp_path):
+    root = flux_repo(BASE, HEAD)
+    missing = subprocess.run(_guard(root), env=_env(tmp_path, COREDNS_GEN_KUSTOMIZE_BATCH=str(tmp_path / "nope")),
+                             capture_output=True, text=True)
+    assert missing.stderr.startswith(f"note: COREDNS_GEN_KUSTOMIZE_BATCH={tmp_path / 'nope'} is not a file")
+    off = subprocess.run(_guard(root), env=_env(tmp_path, COREDNS_GEN_KUSTOMIZE_BATCH="off"), capture_output=True, text=True)
+    assert off.returncode == 1 and off.stderr.count("\n") == 1 and "note:" not in off.stderr
