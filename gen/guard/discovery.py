@@ -56,6 +56,7 @@ class Item:
     file: str | None
     view: str | None
     why: str = ""
+    root_view: str | None = None  # the artifact of the cluster's bootstrap source
 
 
 class Discovery:
@@ -81,6 +82,7 @@ class Discovery:
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
         self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
+        self.asked = False  # this round, an answer depended on the clusters' builds
 
     # -- views and inputs -------------------------------------------------------------------
     def resolver(self, label: str, view: str) -> Resolver:
@@ -181,6 +183,7 @@ class Discovery:
 
     def _lookup(self, label: str, known: Knowledge) -> Lookup:
         def lookup(ref: ValueRef) -> dict[str, str] | str | None:
+            self.asked = True  # the answer depends on what the cluster's builds hold
             if ref in known.values:
                 return known.values[ref]
             docs = self._values_in_repo(label, ref)
@@ -265,12 +268,15 @@ class Discovery:
                         continue  # a root that manages itself (flux-system)
                     node.children.append(child.ref)
                     view: str | None
-                    if child.source == item.root_source and item.parent is None:
-                        view, why = item.view, ""
+                    root_view = item.root_view if item.parent is not None else item.view
+                    if child.source == item.root_source and root_view is not None:
+                        view, why = root_view, ""  # the bootstrap's own source: known without asking
                     else:
+                        self.asked = True  # the answer depends on what the cluster's builds hold
                         got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
                         view, why = got.view, got.reason
-                    wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why)))
+                    wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
+                                             root_view)))
         return models
 
     def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
@@ -328,8 +334,11 @@ class Discovery:
         knowledge: dict[str, dict[str, Knowledge]] = {}
         models: dict[str, Revision] = {}
         for _ in range(_ROUNDS):
+            self.asked = False
             starts = {label: self._start(label, chosen[label], knowledge.get(label, {})) for label in self.trees}
             models = self._explore(starts, knowledge, refs)
+            if not self.asked:
+                break  # no answer depended on the clusters' builds: another round changes nothing
             new = {label: self._knowledge(label, models[label]) for label in self.trees}
             if new == knowledge:
                 break
