@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 app = typer.Typer(
     name="coredns-gen",
-    help="Render CoreDNS overlays for Talos, k3s, AKS and RKE2, generate their Flux objects, "
+    help="Render CoreDNS overlays for Talos, k3s, AKS, RKE2 and EKS, generate their Flux objects, "
     "and refuse CI diffs that would make Flux prune DNS config.",
     no_args_is_help=True,
     add_completion=False,
@@ -127,7 +127,7 @@ def schema() -> None:
 
 @app.command()
 def new(
-    platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks or rke2.", show_default=False)],
+    platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2 or eks.", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites).")] = None,
 ) -> None:
@@ -159,7 +159,7 @@ def new(
 def lint(
     files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
-    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, kubeadm or rke2 (decides how *.override keys are read).")] = None,
+    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, kubeadm, rke2 or eks (decides how *.override keys are read).")] = None,
     k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="k3s release, e.g. 1.34.2 (implies --platform k3s).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,

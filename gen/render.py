@@ -35,6 +35,8 @@ def render_overlay(values: Values) -> list[RenderedFile]:
         path = f"{folder}/{name}"
         problems += validate_object(obj, file=path, kubernetes=kubernetes)
         files.append(RenderedFile(path, top + yamlio.dump(obj), Owner.OVERLAY, (obj,)))
+    for name, text in platform.documents(values):
+        files.append(RenderedFile(f"{folder}/{name}", text, Owner.OVERLAY))
     kustomization: Obj = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",

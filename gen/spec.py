@@ -56,6 +56,20 @@ class Rke2(NamedTuple):
     autoscaler: tuple[tuple[str, int | bool], ...] = ()
 
 
+class Ack(NamedTuple):
+    cluster_name: str
+    namespace: str = "kube-system"
+    resolve_conflicts: str = "OVERWRITE"
+
+
+class Eks(NamedTuple):
+    """`configuration_values`: the user's extra add-on configurationValues as canonical JSON text
+    (an object, without `corefile`); the add-on's own schema judges it."""
+
+    configuration_values: str = "{}"
+    ack: Ack | None = None
+
+
 class FluxSource(NamedTuple):
     kind: str
     name: str
@@ -94,6 +108,7 @@ class Values(NamedTuple):
     autoscaling: Autoscaling = Autoscaling()
     alert: Alert = Alert()
     rke2: Rke2 = Rke2()
+    eks: Eks = Eks()
 
     @property
     def overlay_dir(self) -> str:

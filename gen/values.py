@@ -21,7 +21,7 @@ from gen.checks import check_values, refused_platform
 from gen.errors import Problem, ValuesError
 from gen.platforms import default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
-from gen.spec import Alert, Autoscaling, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
+from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -236,11 +236,16 @@ def _freeze(d: Any, shown: str) -> Values:
     nodelocal = r.get("nodelocal")
     rke2 = Rke2(Nodelocal(bool(nodelocal["enabled"]), bool(nodelocal.get("ipvs", False))) if nodelocal is not None else None,
                 tuple((str(k), v) for k, v in r.get("autoscaler", {}).items()))
+    e = d.get("eks", {})
+    ack = e.get("ack")
+    eks = Eks(json.dumps(e.get("configurationValues", {}), sort_keys=True),
+              Ack(str(ack["clusterName"]), str(ack.get("namespace", "kube-system")), str(ack.get("resolveConflicts", "OVERWRITE")))
+              if ack is not None else None)
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))
     return Values(
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
-        rke2=rke2,
+        rke2=rke2, eks=eks,
     )

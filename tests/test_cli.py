@@ -132,7 +132,7 @@ def test_schema_prints_the_values_json_schema() -> None:
     assert schema["required"] == ["cluster", "platform", "platformVersion"]
 
 
-TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2"}
+TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2", "eks": "EKS"}
 
 
 @pytest.mark.parametrize("platform", sorted(TITLES))
@@ -150,7 +150,7 @@ def test_new_writes_a_starter_that_renders(platform: str, tmp_path: Path) -> Non
 def test_new_refuses_unknown_platform() -> None:
     result = runner.invoke(app, ["new", "--platform", "openshift", "--cluster", "c1"])
     assert result.exit_code == 2
-    assert result.stderr == "--platform: unknown platform 'openshift' — fix: use one of talos, k3s, aks, rke2\n"
+    assert result.stderr == "--platform: unknown platform 'openshift' — fix: use one of talos, k3s, aks, rke2, eks\n"
 
 
 @pytest.mark.parametrize("name", ["prod\n", "Prod", "-prod", "a" * 64])

@@ -21,7 +21,7 @@ from gen.project import render_files
 from gen.writer import diff_plan, plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
-EXAMPLES = ["talos", "k3s", "aks", "rke2"]
+EXAMPLES = ["talos", "k3s", "aks", "rke2", "eks"]
 CASES = sorted(p.name for p in (REPO_ROOT / "tests/cases").iterdir() if (p / "values.yaml").is_file())
 REFRESH = "refresh with `python3 -m pytest --update-golden`, then review `git diff overlays examples/clusters tests/cases`"
 

@@ -14,7 +14,7 @@ from gen.cli import app
 from gen.platforms import rke2
 from gen.values import load_values
 from tests.conftest import REPO_ROOT
-from tests.helpers import build_tree, snapshot_tree
+from tests.helpers import render_refused
 
 runner = CliRunner()
 EXAMPLE = (REPO_ROOT / "examples/rke2.yaml").read_text()
@@ -23,15 +23,6 @@ EXAMPLE = (REPO_ROOT / "examples/rke2.yaml").read_text()
 def _values(tmp_path: Path, text: str = EXAMPLE):  # type: ignore[no-untyped-def]
     (tmp_path / "v.yaml").write_text(text)
     return load_values(tmp_path / "v.yaml", repo=tmp_path)
-
-
-def _refused(tmp_path: Path, text: str) -> list[str]:
-    build_tree(tmp_path, {"v.yaml": text})
-    before = snapshot_tree(tmp_path)
-    result = runner.invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
-    assert result.exit_code == 2, result.output
-    assert snapshot_tree(tmp_path) == before
-    return result.stderr.splitlines()
 
 
 @pytest.mark.parametrize("release", sorted(rke2.CHARTS))
@@ -60,13 +51,13 @@ def test_main_corefile_names_the_cluster_domain_as_the_chart_does(tmp_path: Path
 
 
 def test_unknown_release_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    (line,) = _refused(tmp_path, EXAMPLE.replace("v1.34.10+rke2r1", "v1.34.11+rke2r1"))
+    (line,) = render_refused(tmp_path, EXAMPLE.replace("v1.34.10+rke2r1", "v1.34.11+rke2r1"))
     assert line.startswith("v.yaml:6:18: platformVersion: unknown RKE2 release v1.34.11+rke2r1 — fix: write it as `rke2 --version` prints it; known: v1.32: ")
     assert "v1.34.10+rke2r1" in line
 
 
 def test_nodelocal_cannot_carry_the_upstream_forwards(tmp_path: Path) -> None:
-    lines = _refused(tmp_path, EXAMPLE.replace("rke2:\n", "rke2:\n  nodelocal:\n    enabled: true\n"))
+    lines = render_refused(tmp_path, EXAMPLE.replace("rke2:\n", "rke2:\n  nodelocal:\n    enabled: true\n"))
     assert lines == ["v.yaml:18:14: rke2.nodelocal.enabled: node-local-dns forwards every name outside the cluster to the node's "
                      "/etc/resolv.conf, so the `upstream` forwards in CoreDNS would never be reached — fix: drop `upstream:` and set "
                      "the resolvers on the nodes, or disable nodelocal"]
@@ -75,7 +66,7 @@ def test_nodelocal_cannot_carry_the_upstream_forwards(tmp_path: Path) -> None:
 def test_nodelocal_sends_extra_zones_to_coredns_where_the_chart_can(tmp_path: Path) -> None:
     text = EXAMPLE.replace("upstream:\n  resolvers:\n    - 10.0.0.53\n    - 10.0.0.54\n", "").replace("rke2:\n", "rke2:\n  nodelocal:\n    enabled: true\n")
     assert rke2.chart_values_for(_values(tmp_path, text))["nodelocal"] == {"enabled": True, "ipvs": False, "extraClusterDomains": ["corp.example.com"]}
-    lines = _refused(tmp_path, text.replace("v1.34.10+rke2r1", "v1.34.8+rke2r1"))
+    lines = render_refused(tmp_path, text.replace("v1.34.10+rke2r1", "v1.34.8+rke2r1"))
     assert len(lines) == 1 and "chart 1.45.212 of RKE2 v1.34.8+rke2r1 has no nodelocal.extraClusterDomains" in lines[0]
 
 
@@ -85,7 +76,7 @@ def test_nodelocal_sends_extra_zones_to_coredns_where_the_chart_can(tmp_path: Pa
     (EXAMPLE.replace("    min: 2\n", "    min: 1\n"), "rke2.autoscaler.min: 1 is out of range — fix: keep at least 2 so one node drain cannot take DNS down"),
 ])
 def test_keys_that_mean_nothing_or_harm_on_rke2_are_refused(text: str, message: str, tmp_path: Path) -> None:
-    assert any(message in line for line in _refused(tmp_path, text)), message
+    assert any(message in line for line in render_refused(tmp_path, text)), message
 
 
 def _lint(*args: str) -> tuple[int, str]:

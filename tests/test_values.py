@@ -31,7 +31,7 @@ EXPECTED_LINE_BREAKS = [  # a trailing line break must fail like any other: JSON
 CASES = {
     "unknown-platform": (
         "cluster: prod\nplatform: bsd\nplatformVersion: v1.0.0\n",
-        ["v.yaml:2:11: platform: 'bsd' is not one of talos, k3s, aks, rke2 — fix: use one of talos, k3s, aks, rke2"],
+        ["v.yaml:2:11: platform: 'bsd' is not one of talos, k3s, aks, rke2, eks — fix: use one of talos, k3s, aks, rke2, eks"],
     ),
     "unknown-talos-version": (
         GOOD_TALOS.replace("v1.13.9", "v1.7.2"),

@@ -25,6 +25,7 @@ from gen.guard import (
     helmrelease_pruned,
     k3s_deployment_untouched,
     k3s_hpa_min_replicas,
+    managed_corefile_kept,
     next_needs_forward,
     object_moved,
     object_orphaned,
@@ -61,6 +62,7 @@ _MODULES: tuple[ModuleType, ...] = (
     k3s_hpa_min_replicas,
     talos_corefile_kept,
     next_needs_forward,
+    managed_corefile_kept,
     k3s_deployment_untouched,
     coredns_custom_keys,
 )

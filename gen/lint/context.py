@@ -17,7 +17,7 @@ from gen.finding import Finding, Severity
 from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
 from gen.versions import Version
 
-PLATFORMS = ("talos", "k3s", "aks", "kubeadm", "rke2")
+PLATFORMS = ("talos", "k3s", "aks", "kubeadm", "rke2", "eks")
 
 
 @dataclass

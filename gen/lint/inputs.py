@@ -21,7 +21,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from gen.corefile import Source
 from gen.errors import GenError, Problem, UsageError
-from gen.platforms import rke2
+from gen.platforms import eks, rke2
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 CUSTOM_CONFIGMAP = "coredns-custom"
@@ -148,6 +148,23 @@ def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
             inputs.deployments.append(WorkloadDoc(name, ns, file, line, doc))
         elif doc.get("kind") == "HelmChartConfig" and (ns, name) == ("kube-system", "rke2-coredns"):
             inputs.corefiles.append(_chart_corefile(doc, file))
+        elif doc.get("kind") == "Addon" and str(doc.get("apiVersion", "")).startswith("eks.services.k8s.aws/") \
+                and (doc.get("spec") or {}).get("name") == "coredns":
+            _add_addon_corefile(inputs, doc.get("spec") or {}, "configurationValues", file, str((doc.get("spec") or {}).get("configurationValues") or "{}"))
+        elif "kind" not in doc and isinstance(doc.get("corefile"), str):  # an EKS add-on configurationValues file
+            inputs.corefiles.append(Source(str(doc["corefile"]), file, fixed_line=_line_of(doc, "corefile"), label="EKS add-on corefile"))
+
+
+def _add_addon_corefile(inputs: Inputs, node: Any, key: str, file: str, text: str) -> None:
+    """EKS: the `corefile` an ACK Addon's configurationValues sets (none: the add-on keeps its own)."""
+    line = _line_of(node, key)
+    try:
+        corefile = eks.corefile_of(text)
+    except ValueError as err:
+        raise ManifestError(Problem(str(err), file=file, line=line, key=f"spec.{key}",
+                                    hint="write the add-on's configurationValues as one JSON object")) from None
+    if corefile is not None:
+        inputs.corefiles.append(Source(corefile, file, fixed_line=line, label="EKS add-on corefile"))
 
 
 def _chart_corefile(doc: Any, file: str) -> Source:

@@ -7,10 +7,10 @@ what to do instead (asked for by name, they are refused rather than called unkno
 from __future__ import annotations
 
 from gen.errors import Problem, UsageError
-from gen.platforms import aks, k3s, rke2, talos
+from gen.platforms import aks, eks, k3s, rke2, talos
 from gen.platforms.base import Platform, Refused
 
-PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2}
+PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks}
 REFUSED: dict[str, Refused] = {}
 
 

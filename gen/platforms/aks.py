@@ -105,3 +105,7 @@ def main_corefile(values: Values) -> str:
 
 def manifests(values: Values) -> list[tuple[str, Obj]]:
     return [("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS))]
+
+
+def documents(values: Values) -> list[tuple[str, str]]:
+    return []

@@ -100,9 +100,19 @@ class Platform(Protocol):
         """(file name inside the overlay folder, object), in kustomization order."""
         ...
 
+    def documents(self, values: Values) -> list[tuple[str, str]]:
+        """(file name inside the overlay folder, text) of files that are not Kubernetes objects
+        and stay out of kustomization.yaml (EKS: the add-on's configurationValues JSON)."""
+        ...
+
     def guard_invariants(self) -> tuple[str, ...]:
         """Ids of the guard invariant rules that hold on every build of this platform."""
         ...
+
+
+def keys_not_applicable(data: Mapping[str, Any], at: At, platform: str, reasons: Mapping[str, str]) -> list[Problem]:
+    """A problem for each top-level key the user wrote that means nothing on this platform."""
+    return [at([key], f"'{key}' does not apply to {platform}", f"remove it ({why})", key=key) for key, why in reasons.items() if key in data]
 
 
 class Refused(NamedTuple):

@@ -208,3 +208,7 @@ def manifests(values: Values) -> list[tuple[str, Obj]]:
     if values.alert.enabled:
         out.append(("coredns-prometheusrule.yaml", _rule(values)))
     return out
+
+
+def documents(values: Values) -> list[tuple[str, str]]:
+    return []

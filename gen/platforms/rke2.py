@@ -24,7 +24,7 @@ from gen.corefile import Directive, parse_corefile, parse_directives
 from gen.corefile.model import quote
 from gen.errors import Problem
 from gen.platforms import rke2_chart
-from gen.platforms.base import At, ImportPoint, ObjectRef
+from gen.platforms.base import At, ImportPoint, ObjectRef, keys_not_applicable
 from gen.rendered import Obj
 from gen.spec import Values
 from gen.templating import render_macro
@@ -130,12 +130,10 @@ def guard_invariants() -> tuple[str, ...]:
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
-    problems = []
-    for key, why in (("overrides", "the repo writes the whole default server; put zones under `zones:`"),
-                     ("autoscaling", "the chart runs a cluster-proportional-autoscaler: set `rke2.autoscaler` (min, max, …)"),
-                     ("alert", "the replica alert is for k3s")):
-        if key in data:
-            problems.append(at([key], f"'{key}' does not apply to RKE2", f"remove it ({why})", key=key))
+    problems = keys_not_applicable(data, at, "RKE2", {
+        "overrides": "the repo writes the whole default server; put zones under `zones:`",
+        "autoscaling": "the chart runs a cluster-proportional-autoscaler: set `rke2.autoscaler` (min, max, …)",
+        "alert": "the replica alert is for k3s"})
     nodelocal = values.rke2.nodelocal
     if nodelocal is not None and nodelocal.enabled:
         if values.upstream is not None:
@@ -245,3 +243,7 @@ def corefile_of(values_content: str, release: str | None = None) -> str:
         raise ValueError("valuesContent is not a YAML mapping")
     chart = (chart_of(release) if release else None) or NEWEST_CHART
     return rke2_chart.corefile(_with_globals(rke2_chart.merged(chart_values(chart), overrides), "cluster.local"))
+
+
+def documents(values: Values) -> list[tuple[str, str]]:
+    return []

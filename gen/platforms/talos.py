@@ -16,8 +16,8 @@ from typing import Any, Mapping
 from gen.errors import Problem
 from gen.platforms.base import COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT, At, ImportPoint, ObjectRef
 from gen.rendered import Obj
+from gen.platforms.stock_edit import with_forward_pair
 from gen.spec import Values
-from gen.templating import render_macro
 from gen.versions import Version, parse_version
 
 NAME = "talos"
@@ -41,10 +41,6 @@ LAST_KNOWN_PATCH = {(1, 8): 4, (1, 9): 6, (1, 10): 9, (1, 11): 6, (1, 12): 11, (
 
 NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
              "cluster.coreDNS.image, set `corednsVersion:` to that tag (≥ 1.11.4)")
-
-# Talos's default forward: one line, or a block with options (v1.9+: max_concurrent 1000).
-_FORWARD = re.compile(r"^(?P<indent>[ \t]+)forward \. /etc/resolv\.conf(?: \{\n(?P<body>(?:.*\n)*?)(?P=indent)\})?\n", re.M)
-
 
 def _known() -> dict[tuple[int, int], str]:
     files = resources.files("gen").joinpath("data/talos")
@@ -132,18 +128,7 @@ def corefile(values: Values) -> str:
     text = stock_corefile(v, values.cluster_domain)
     if text is None:  # check_version refused it already
         raise RuntimeError(f"no vendored Corefile for Talos {v.major}.{v.minor}")
-    match = _FORWARD.search(text)
-    if match is None:  # the vendored files are tested; this guards a bad re-vendor
-        raise RuntimeError(f"no `forward . /etc/resolv.conf` in the Talos {v.major}.{v.minor} Corefile")
-    indent = match["indent"]
-    body = match["body"] or ""
-    options = [line.strip() for line in body.splitlines() if line.strip()]
-    step = (re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):] if body else "   ")  # type: ignore[index]
-    stanzas = render_macro("talos/forward.j2", "talos_forward", upstream=values.upstream, talos_options=options, indent=indent, step=step)
-    text = text[: match.start()] + stanzas + text[match.end():]
-    for zone in values.zones:
-        text += "\n" + render_macro("common/zone.server.j2", "zone_server", zone=zone, indent=indent, step=step)
-    return text
+    return with_forward_pair(text, values, f"Talos {v.major}.{v.minor}", "   ")
 
 
 def main_corefile(values: Values) -> str:
@@ -164,3 +149,7 @@ def manifests(values: Values) -> list[tuple[str, Obj]]:
         "data": {"Corefile": corefile(values)},
     }
     return [("coredns-configmap.yaml", configmap)]
+
+
+def documents(values: Values) -> list[tuple[str, str]]:
+    return []

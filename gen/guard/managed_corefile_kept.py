@@ -1,0 +1,96 @@
+"""RKE2's chart values and the EKS add-on's configurationValues keep a Corefile CoreDNS can serve.
+
+On RKE2 the repo's HelmChartConfig kube-system/rke2-coredns sets the chart's whole `servers`
+list, and on EKS an ACK Addon `coredns` may set the add-on's whole `corefile`: a hand edit that
+drops the default server's `kubernetes`, `health` or `ready` leaves cluster names unresolved or
+the pods failing the probes both charts define (/health on :8080, /ready on :8181), and a
+`forward` with `next` and no forward after it returns the failure. The Corefile judged is the
+one the platform renders from those values (the rke2-coredns chart's template as
+gen/platforms/rke2_chart.py ports it, newest vendored chart; the add-on's `corefile` as
+written); values that do not parse are a violation too (the platform would refuse them).
+
+PASS: the rendered valuesContent; a configurationValues without `corefile` (the add-on's own).
+FAIL: `servers` without the `ready` plugin -> error at the object's `spec` line.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gen.corefile import CorefileError, parse_corefile
+from gen.finding import Finding, Severity
+from gen.guard.change import Change, ClusterObjects, Violation
+from gen.guard.model import KsRef, ObjKey
+from gen.guard.next_needs_forward import dangling_next
+from gen.platforms import eks, rke2
+
+ID = "managed-corefile-kept"
+SEVERITY = Severity.ERROR
+CHART_CONFIG = ObjKey("kube-system", "rke2-coredns", "helm.cattle.io", "HelmChartConfig")
+REQUIRED = ("kubernetes", "health", "ready")
+
+
+def _zone(key: str) -> str:
+    """`dns://.:53` -> `.`"""
+    bare = key.split("://", 1)[-1]
+    return bare.rsplit(":", 1)[0] if ":" in bare else bare
+
+
+def _problems(text: str) -> Iterator[tuple[str, str]]:
+    try:
+        blocks = parse_corefile(text, filename="Corefile").server_blocks
+    except CorefileError as err:
+        yield f"its Corefile does not parse ({err}), so CoreDNS would refuse it", "fix the Corefile syntax"
+        return
+    root = [b for b in blocks if any(_zone(k) == "." for k in b.keys)]
+    if not root:
+        yield "its Corefile has no server for `.`: every name outside the extra zones goes unanswered", \
+            "keep the platform's default `.:53` server"
+    for block in root:
+        names = {d.name for d in block.directives}
+        for plugin in REQUIRED:
+            if plugin not in names:
+                yield (f"its default server has no `{plugin}`" + (": cluster names stop resolving" if plugin == "kubernetes"
+                       else ": the CoreDNS pods fail their probes and DNS goes down")), f"keep the platform's `{plugin}` plugin"
+    for block in blocks:
+        for d in dangling_next(block.directives):
+            yield (f"`forward {' '.join(d.args)}` has `next` but no forward follows it, so CoreDNS returns the failure instead",
+                   "add a second stanza after it, e.g. `forward . /etc/resolv.conf`")
+
+
+def _corefile(key: ObjKey, obj: dict[str, object]) -> str | None:
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, dict) else {}
+    if key == CHART_CONFIG:
+        return rke2.corefile_of(str(spec.get("valuesContent") or ""))
+    return eks.corefile_of(str(spec.get("configurationValues") or "{}"))
+
+
+def _managed(key: ObjKey, obj: dict[str, object]) -> bool:
+    if key == CHART_CONFIG:
+        return True
+    spec = obj.get("spec")
+    return key.kind == "Addon" and key.group == "eks.services.k8s.aws" and isinstance(spec, dict) and spec.get("name") == "coredns"
+
+
+def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
+    for key, (ks, obj) in sorted(objects.items()):
+        if not _managed(key, obj):
+            continue
+        yield from _judge(ks, key, obj)
+
+
+def _judge(ks: KsRef, key: ObjKey, obj: dict[str, object]) -> Iterator[Violation]:
+    try:
+        text = _corefile(key, obj)
+    except ValueError as err:
+        yield Violation(ks, key, f"{key.ref}: {err}", "fix the values so the platform can read them", "spec")
+        return
+    if text is None:
+        return  # the add-on keeps its own corefile
+    for problem, hint in _problems(text):
+        yield Violation(ks, key, f"{key.ref}: {problem}", hint, "spec")
+
+
+def check(change: Change) -> Iterator[Finding]:
+    yield from change.invariant_findings(ID, SEVERITY, violations)

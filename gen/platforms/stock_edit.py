@@ -1,0 +1,41 @@
+"""Edit a platform's own Corefile the one way seed 000 asks: its resolv.conf forward becomes the pair.
+
+Talos and EKS both ship a Corefile whose default block ends in `forward . /etc/resolv.conf`
+(Talos v1.9+ with options in a block: `max_concurrent 1000`). Only that directive changes:
+options the platform set there stay on the first stanza, so the replacement never loosens the
+platform's own limits; extra zones are appended as server blocks of their own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gen.spec import Values
+from gen.templating import render_macro
+
+# The platform's default forward: one line, or a block with options.
+_FORWARD = re.compile(r"^(?P<indent>[ \t]+)forward \. /etc/resolv\.conf(?: \{\n(?P<body>(?:.*\n)*?)(?P=indent)\})?\n", re.M)
+
+
+def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
+    """`text` with the forward pair of seed 000 (when `values.upstream` is set) and the extra zones.
+
+    `step` indents the stanza options when the stock forward has no block to copy it from.
+    Raises RuntimeError when the stock text has no resolv.conf forward (a bad re-vendor).
+    """
+    match = _FORWARD.search(text)
+    if match is None:
+        raise RuntimeError(f"no `forward . /etc/resolv.conf` in the {origin} Corefile")
+    indent = match["indent"]
+    body = match["body"] or ""
+    if body:
+        step = re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):]  # type: ignore[index]
+    if values.upstream is not None:
+        u = values.upstream
+        options = [line.strip() for line in body.splitlines() if line.strip()]
+        stanzas = render_macro("common/forward.j2", "forward_stanzas", to=list(u.resolvers), fallback=list(u.fallback),
+                               fallback_on=list(u.fallback_on), policy="sequential", options=options, indent=indent, step=step)
+        text = text[: match.start()] + stanzas + text[match.end():]
+    for zone in values.zones:
+        text += "\n" + render_macro("common/zone.server.j2", "zone_server", zone=zone, indent=indent, step=step)
+    return text
