@@ -71,3 +71,18 @@ def test_recorded_cases_are_what_we_render_for_the_example(case: str, release: s
     recorded.pop("global")
     assert recorded == rke2.chart_values_for(values)
     assert rke2.main_corefile(values) == _recorded_corefile(case)
+
+
+def test_nodelocal_sends_only_the_cluster_domains_to_coredns() -> None:
+    """Why rke2.nodelocal refuses `upstream` and fills extraClusterDomains (docs/rke2.md), from the
+    real chart's node-local-dns Corefile: the cluster domain and our zones are forwarded to CoreDNS
+    (the cluster DNS IP), every other name to the node's own resolvers."""
+    case = "1.46.201-nodelocal"
+    values = yamlio.load_all_safe((REPO / "tests" / "data" / "rke2-chart" / f"{case}.values.yaml").read_text(encoding="utf-8"))[0]
+    (configmap,) = yamlio.load_all_safe((RECORDED / f"{case}.configmap-nodelocal.yaml").read_text(encoding="utf-8"))
+    lines = configmap["data"]["Corefile"].splitlines()
+    domains = [values["global"]["clusterDomain"], *values["nodelocal"]["extraClusterDomains"]]
+    assert lines[0] == " ".join(f"{d}:53" for d in domains) + " {"
+    assert "    forward . __PILLAR__CLUSTER__DNS__ {" in lines[:lines.index("in-addr.arpa:53 {")]  # to CoreDNS (node-cache fills in the service IP)
+    root = lines.index(".:53 {")
+    assert "    forward . __PILLAR__UPSTREAM__SERVERS__ " in lines[root:]  # the node's resolv.conf, not CoreDNS
