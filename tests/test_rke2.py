@@ -102,3 +102,24 @@ def test_lint_refuses_values_content_that_is_not_yaml(tmp_path: Path) -> None:
     result = runner.invoke(app, ["lint", str(tmp_path / "hcc.yaml")])
     assert result.exit_code == 2
     assert "spec.valuesContent: valuesContent is not valid YAML" in result.stderr
+
+
+def _paths(node: object, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    """Key paths of nested mappings (a list is a leaf: Helm replaces it whole)."""
+    if not isinstance(node, dict):
+        return {prefix}
+    return {p for k, v in node.items() for p in _paths(v, (*prefix, str(k)))}
+
+
+@pytest.mark.parametrize("release", sorted(rke2.CHARTS))
+def test_every_value_we_set_is_one_the_chart_of_that_release_has(release: str, tmp_path: Path) -> None:
+    """The chart ships no values schema, so a key it lacks would be silently ignored by Helm."""
+    chart = rke2.CHARTS[release]
+    text = EXAMPLE.replace("v1.34.10+rke2r1", release).replace(
+        "    max: 10\n", "    max: 10\n    coresPerReplica: 128\n    nodesPerReplica: 8\n    preventSinglePointFailure: true\n    enabled: true\n")
+    nodelocal = "rke2:\n  nodelocal:\n    enabled: true\n    ipvs: true\n"
+    text = text.replace("upstream:\n  resolvers:\n    - 10.0.0.53\n    - 10.0.0.54\n", "").replace("rke2:\n", nodelocal)
+    if rke2.parse_version(chart) < rke2.Version(*rke2.EXTRA_CLUSTER_DOMAINS_FROM):
+        text = text.replace("zones:\n  - zone: corp.example.com\n    upstreams:\n      - 10.20.0.10\n      - 10.20.0.11\n", "")
+    ours = _paths(rke2.chart_values_for(_values(tmp_path, text)))
+    assert ours and ours <= _paths(rke2.chart_values(chart)), ours - _paths(rke2.chart_values(chart))
