@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,25 +24,15 @@ from gen.guard.cache import BuildCache
 from gen.guard.engine import Engine, Job
 from gen.guard.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.inputs import Inputs, Resolver, escape_error
-from gen.guard.manifests import try_docs
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
-from gen.guard.sources import ClusterSources, SourceRef, Sources, source_key
-from gen.guard.substitution import Lookup, ValueRef, Vars, data_of, resolve, substitute
+from gen.guard.knowledge import Knowledge, Marks, RepoValues, gather, lookup
+from gen.guard.sources import SourceRef, Sources, source_key
+from gen.guard.substitution import Vars, resolve, substitute
 
-FLUX_MARK = b"kustomize.toolkit.fluxcd.io"
-_ROOT_MARKS = (FLUX_MARK, rootsmod.INSTANCE_GROUP.encode(), b"flux-instance")
 _VERSION = "guard-build-2"  # bump when what a raw build means changes
 _ROUNDS = 4
-
-
-@dataclass
-class Knowledge:
-    """What one cluster's builds hold at one revision that other Kustomizations read."""
-
-    sources: ClusterSources = field(default_factory=dict)
-    values: dict[ValueRef, dict[str, str] | str] = field(default_factory=dict)
 
 
 @dataclass
@@ -76,13 +66,17 @@ class Discovery:
         self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
         self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
         self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
-        self._marks: dict[str, bool] = {}
-        self._value_index: dict[str, dict[ValueRef, list[dict[str, Any]]]] = {}
+        self.marked = Marks()
+        self.repo_values = {label: RepoValues(tree, self.marked) for label, tree in trees.items()}
         self.candidates: dict[str, list[Candidate]] = {}
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
         self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
         self.asked = False  # this round, an answer depended on the clusters' builds
+
+    def _ask(self) -> None:
+        """Note that an answer this round depended on what the clusters' builds hold."""
+        self.asked = True
 
     # -- views and inputs -------------------------------------------------------------------
     def resolver(self, label: str, view: str) -> Resolver:
@@ -105,13 +99,6 @@ class Discovery:
             digest.update(f"inexact\0{tree.commit}\0{tree.root}\n".encode())
         return ("" if inputs.exact else "x") + digest.hexdigest()
 
-    def _marked(self, tree: Tree, path: str, marks: tuple[bytes, ...]) -> bool:
-        key = f"{tree.blobs[path]}{marks!r}"
-        if key not in self._marks:
-            data = tree.read(path)
-            self._marks[key] = any(m in data for m in marks)
-        return self._marks[key]
-
     def _may_produce_flux(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> bool:
         """Whether a build can contain Flux objects others read (Kustomizations, sources).
 
@@ -120,7 +107,7 @@ class Discovery:
         if not inputs.exact or self.build_all or "toolkit.fluxcd.io" in repr(ks.substitute):
             return True
         marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
-        return any(self._marked(tree, path, marks) for path in inputs.files)
+        return any(self.marked(tree, path, marks) for path in inputs.files)
 
     # -- building ---------------------------------------------------------------------------
     def _build(self, requests: dict[str, tuple[Tree, FluxKs, Inputs]]) -> None:
@@ -163,58 +150,6 @@ class Discovery:
             self._final[key] = _keyed(objects, raw.inputs, _digest(raw.fingerprint or "", variables))
         return self._final[key]
 
-    # -- knowledge --------------------------------------------------------------------------
-    def _values_in_repo(self, label: str, ref: ValueRef) -> list[dict[str, Any]]:
-        """ConfigMaps and Secrets written in the repository's files, by (kind, namespace, name)."""
-        if label not in self._value_index:
-            index: dict[ValueRef, list[dict[str, Any]]] = {}
-            tree = self.trees[label]
-            for path in sorted(tree.blobs):
-                if not path.endswith((".yaml", ".yml")) or not self._marked(tree, path, (b"ConfigMap", b"Secret")):
-                    continue
-                for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
-                    if isinstance(doc, dict) and doc.get("kind") in ("ConfigMap", "Secret"):
-                        meta = doc.get("metadata") or {}
-                        key = (str(doc["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-                        index.setdefault(key, []).append(doc)
-            self._value_index[label] = index
-        index = self._value_index[label]
-        return index.get(ref) or index.get((ref[0], "", ref[2]), [])
-
-    def _lookup(self, label: str, known: Knowledge) -> Lookup:
-        def lookup(ref: ValueRef) -> dict[str, str] | str | None:
-            self.asked = True  # the answer depends on what the cluster's builds hold
-            if ref in known.values:
-                return known.values[ref]
-            docs = self._values_in_repo(label, ref)
-            if not docs:
-                return None
-            datas = [data_of(d) for d in docs]
-            if all(d == datas[0] for d in datas):
-                return datas[0]
-            return f"{len(docs)} different files of the repository define it"
-        return lookup
-
-    def _knowledge(self, label: str, revision: Revision) -> dict[str, Knowledge]:
-        out: dict[str, Knowledge] = {}
-        for root in revision.roots:
-            out.setdefault(root.cluster, Knowledge())
-        for candidate in self.candidates.get(label, []):
-            if candidate.source_object is not None:
-                made = source_key(candidate.source_object)
-                if made is not None:
-                    out.setdefault(candidate.ks.ref.cluster, Knowledge()).sources[made] = candidate.source_object
-        for ref in sorted(revision.nodes):
-            node = revision.nodes[ref]
-            knows = out.setdefault(ref.cluster, Knowledge())
-            for okey, obj in node.build.objects.items():
-                skey = source_key(obj, okey.namespace)
-                if skey is not None:
-                    knows.sources.setdefault(skey, obj)
-                elif okey.kind in ("ConfigMap", "Secret") and okey.group == "":
-                    knows.values.setdefault((okey.kind, okey.namespace, okey.name), data_of(obj))
-        return out
-
     # -- exploring --------------------------------------------------------------------------
     def _explore(self, starts: dict[str, list[Item]], knowledge: dict[str, dict[str, Knowledge]],
                  refs: dict[str, str]) -> dict[str, Revision]:
@@ -254,7 +189,7 @@ class Discovery:
                     rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
                                                   external=True, why_external=item.why, view="")
                     continue
-                variables = resolve(item.ks, self._lookup(label, knows))
+                variables = resolve(item.ks, lookup(knows, self.repo_values[label], self._ask))
                 self.variables[(label, item.ks.ref)] = variables
                 build = self._substituted(self.raw[raw_fp], variables)
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
@@ -272,7 +207,7 @@ class Discovery:
                     if child.source == item.root_source and root_view is not None:
                         view, why = root_view, ""  # the bootstrap's own source: known without asking
                     else:
-                        self.asked = True  # the answer depends on what the cluster's builds hold
+                        self._ask()
                         got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
                         view, why = got.view, got.reason
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
@@ -293,32 +228,12 @@ class Discovery:
             items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, got.view, got.reason))
         return items
 
-    # -- candidates -------------------------------------------------------------------------
-    def _candidates(self, label: str) -> tuple[list[Candidate], list[Candidate]]:
-        """Flux Kustomizations written in the artifact's files, and FluxInstance-made roots."""
-        tree = self.view(label, "git")
-        found: list[Candidate] = []
-        instances: list[Candidate] = []
-        for path in sorted(tree.blobs):
-            if not path.endswith((".yaml", ".yml")) or not self._marked(tree, path, _ROOT_MARKS):
-                continue
-            for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
-                if is_flux_kustomization(doc):
-                    given = bool((doc.get("metadata") or {}).get("namespace"))
-                    # A root's file names its cluster: every cluster has its own flux-system.
-                    found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
-                else:
-                    made = rootsmod.instance_root(doc, path, self.remotes)
-                    if made is not None:
-                        instances.append(made)
-        return found, instances
-
     def run(self, refs: dict[str, str]) -> dict[str, Revision]:
         """Find the roots, explore until substituteFrom values and sources are stable."""
         chosen: dict[str, list[Candidate]] = {}
         for label in self.trees:
             self.sources[label].git_view(None)
-            candidates, instances = self._candidates(label)
+            candidates, instances = rootsmod.find_candidates(self.view(label, "git"), self.marked, self.remotes)
             self.candidates[label] = candidates + instances
             picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
             self.how[label] = picked.how
@@ -339,7 +254,7 @@ class Discovery:
             models = self._explore(starts, knowledge, refs)
             if not self.asked:
                 break  # no answer depended on the clusters' builds: another round changes nothing
-            new = {label: self._knowledge(label, models[label]) for label in self.trees}
+            new = {label: gather(models[label], self.candidates.get(label, [])) for label in self.trees}
             if new == knowledge:
                 break
             knowledge = new

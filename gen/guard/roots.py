@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from gen.config import ClusterEntry
-from gen.guard.fluxspec import parse_ks
+from gen.guard.fluxspec import is_flux_kustomization, parse_ks
+from gen.guard.manifests import try_docs
 from gen.guard.model import FluxKs
-from gen.guard.revision import normalize_url
+from gen.guard.revision import Tree, normalize_url
 
 INSTANCE_GROUP = "fluxcd.controlplane.io"
+_MARKS = (b"kustomize.toolkit.fluxcd.io", INSTANCE_GROUP.encode(), b"flux-instance")  # files that can hold a root
 
 
 @dataclass
@@ -119,3 +121,23 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
 def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
     """A configured root file holding a single Kustomization: that one is the root."""
     return sum(1 for o in candidates if o.file == c.file) == 1
+
+
+def find_candidates(tree: Tree, marked: Callable[[Tree, str, tuple[bytes, ...]], bool],
+                    remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
+    """Flux Kustomizations written in an artifact's files, and the roots FluxInstances make."""
+    found: list[Candidate] = []
+    instances: list[Candidate] = []
+    for path in sorted(tree.blobs):
+        if not path.endswith((".yaml", ".yml")) or not marked(tree, path, _MARKS):
+            continue
+        for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
+            if is_flux_kustomization(doc):
+                given = bool((doc.get("metadata") or {}).get("namespace"))
+                # A root's file names its cluster: every cluster has its own flux-system.
+                found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
+            else:
+                made = instance_root(doc, path, remotes)
+                if made is not None:
+                    instances.append(made)
+    return found, instances

@@ -329,36 +329,30 @@ def _with_remote(root, url: str):
     return root
 
 
-def test_a_git_repository_of_this_repos_remote_is_this_repository(flux_repo, guard):
-    child = {"clusters/prod/platform.yaml": """
+def _git_child(name: str, url: str) -> dict[str, str]:
+    """Kustomization `platform` reading GitRepository `name` at `url`, plus the platform folder."""
+    return {"clusters/prod/platform.yaml": f"""
         apiVersion: source.toolkit.fluxcd.io/v1
         kind: GitRepository
-        metadata: {name: fleet, namespace: flux-system}
-        spec: {interval: 1m, url: "https://github.com/Acme/Fleet.git"}
+        metadata: {{name: {name}, namespace: flux-system}}
+        spec: {{interval: 1m, url: "{url}"}}
         ---
         apiVersion: kustomize.toolkit.fluxcd.io/v1
         kind: Kustomization
-        metadata: {name: platform, namespace: flux-system}
-        spec: {interval: 10m, path: ./platform, prune: true, sourceRef: {kind: GitRepository, name: fleet}}
+        metadata: {{name: platform, namespace: flux-system}}
+        spec: {{interval: 10m, path: ./platform, prune: true, sourceRef: {{kind: GitRepository, name: {name}}}}}
     """, **{k: v for k, v in PLATFORM.items() if k != "clusters/prod/platform.yaml"}}
+
+
+def test_a_git_repository_of_this_repos_remote_is_this_repository(flux_repo, guard):
     drop = {"platform/kustomization.yaml": kustomization()}
-    root = _with_remote(flux_repo(child, drop), "git@github.com:acme/fleet")
+    root = _with_remote(flux_repo(_git_child("fleet", "https://github.com/Acme/Fleet.git"), drop), "git@github.com:acme/fleet")
     assert errors(guard(root)) == CUSTOM_PRUNED
 
 
 def test_a_git_repository_of_another_repo_is_not_judged(flux_repo, guard):
-    child = {"clusters/prod/platform.yaml": """
-        apiVersion: source.toolkit.fluxcd.io/v1
-        kind: GitRepository
-        metadata: {name: other, namespace: flux-system}
-        spec: {interval: 1m, url: "https://github.com/acme/other"}
-        ---
-        apiVersion: kustomize.toolkit.fluxcd.io/v1
-        kind: Kustomization
-        metadata: {name: platform, namespace: flux-system}
-        spec: {interval: 10m, path: ./platform, prune: true, sourceRef: {kind: GitRepository, name: other}}
-    """, **{k: v for k, v in PLATFORM.items() if k != "clusters/prod/platform.yaml"}}
-    root = _with_remote(flux_repo(child, {"platform/kustomization.yaml": kustomization()}), "git@github.com:acme/fleet")
+    drop = {"platform/kustomization.yaml": kustomization()}
+    root = _with_remote(flux_repo(_git_child("other", "https://github.com/acme/other"), drop), "git@github.com:acme/fleet")
     result = guard(root)
     assert errors(result) == []
     assert [f.details["reason"] for f in by_rule(result.findings, "not-judged")] == [

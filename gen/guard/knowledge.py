@@ -1,0 +1,102 @@
+"""What one cluster's builds hold that other Kustomizations read: sources and variables.
+
+A Kustomization's source (gen/guard/sources.py) and its `substituteFrom` values
+(gen/guard/substitution.py) are objects in the cluster, and most repositories put them there
+themselves: the GitRepository, OCIRepository or ArtifactGenerator a build applies, the
+`cluster-settings` ConfigMap the flux-system build applies. This module gathers them per cluster
+from the builds, with the repository's own files as the fallback for builds not run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gen.guard.manifests import try_docs
+from gen.guard.model import Revision
+from gen.guard.revision import Tree
+from gen.guard.roots import Candidate
+from gen.guard.sources import ClusterSources, source_key
+from gen.guard.substitution import Lookup, ValueRef, data_of
+
+
+@dataclass
+class Knowledge:
+    """What one cluster's builds hold at one revision that other Kustomizations read."""
+
+    sources: ClusterSources = field(default_factory=dict)
+    values: dict[ValueRef, dict[str, str] | str] = field(default_factory=dict)
+
+
+class Marks:
+    """Whether a file mentions any of some byte strings, remembered by blob id: most of a
+    revision's files are never parsed because they cannot hold what is sought."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, tree: Tree, path: str, marks: tuple[bytes, ...]) -> bool:
+        key = f"{tree.blobs[path]}{marks!r}"
+        if key not in self._seen:
+            data = tree.read(path)
+            self._seen[key] = any(m in data for m in marks)
+        return self._seen[key]
+
+
+class RepoValues:
+    """ConfigMaps and Secrets written in one revision's files, by (kind, namespace, name)."""
+
+    def __init__(self, tree: Tree, marked: Marks) -> None:
+        self.tree = tree
+        self.marked = marked
+        self._index: dict[ValueRef, list[dict[str, Any]]] | None = None
+
+    def docs(self, ref: ValueRef) -> list[dict[str, Any]]:
+        if self._index is None:
+            self._index = {}
+            for path in sorted(self.tree.blobs):
+                if not path.endswith((".yaml", ".yml")) or not self.marked(self.tree, path, (b"ConfigMap", b"Secret")):
+                    continue
+                for doc in try_docs(self.tree.read(path).decode("utf-8", "replace")) or []:
+                    if isinstance(doc, dict) and doc.get("kind") in ("ConfigMap", "Secret"):
+                        meta = doc.get("metadata") or {}
+                        key = (str(doc["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+                        self._index.setdefault(key, []).append(doc)
+        return self._index.get(ref) or self._index.get((ref[0], "", ref[2]), [])
+
+
+def lookup(known: Knowledge, repo: RepoValues, asked: Callable[[], None]) -> Lookup:
+    """A substituteFrom lookup: the cluster's builds first, else the one file that writes it."""
+    def find(ref: ValueRef) -> dict[str, str] | str | None:
+        asked()
+        if ref in known.values:
+            return known.values[ref]
+        docs = repo.docs(ref)
+        if not docs:
+            return None
+        datas = [data_of(d) for d in docs]
+        if all(d == datas[0] for d in datas):
+            return datas[0]
+        return f"{len(docs)} different files of the repository define it"
+    return find
+
+
+def gather(revision: Revision, candidates: list[Candidate]) -> dict[str, Knowledge]:
+    """Per cluster: the source objects and ConfigMap/Secret data its builds (and its bootstrap) hold."""
+    out: dict[str, Knowledge] = {}
+    for root in revision.roots:
+        out.setdefault(root.cluster, Knowledge())
+    for candidate in candidates:
+        if candidate.source_object is not None:
+            made = source_key(candidate.source_object)
+            if made is not None:
+                out.setdefault(candidate.ks.ref.cluster, Knowledge()).sources[made] = candidate.source_object
+    for ref in sorted(revision.nodes):
+        knows = out.setdefault(ref.cluster, Knowledge())
+        for okey, obj in revision.nodes[ref].build.objects.items():
+            skey = source_key(obj, okey.namespace)
+            if skey is not None:
+                knows.sources.setdefault(skey, obj)
+            elif okey.kind in ("ConfigMap", "Secret") and okey.group == "":
+                knows.values.setdefault((okey.kind, okey.namespace, okey.name), data_of(obj))
+    return out
