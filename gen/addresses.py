@@ -14,7 +14,7 @@ import re
 from typing import Any, Iterator
 
 from gen.corefile.lexer import one_token_problem, shorten
-from gen.errors import Problem
+from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate
 
 _SAFE_PATH = re.compile(r"/[A-Za-z0-9._/-]+")  # fullmatch: `$` would let a trailing newline through
@@ -43,13 +43,13 @@ def split_address(text: str) -> tuple[str, int | None]:
     try:
         ipaddress.ip_address(host)
     except ValueError:
-        raise ValueError(f"{host!r} is not an IP address") from None
+        raise ValueError(f"{quote(host)} is not an IP address") from None
     return host, port
 
 
 def _port(text: str) -> int:
     if not (text.isascii() and text.isdigit()):  # "٥٣" is digits too, and int() takes it
-        raise ValueError(f"port {text!r} is not a number")
+        raise ValueError(f"port {quote(text)} is not a number")
     port = int(text)
     if not 1 <= port <= 65535:
         raise ValueError(f"port {port} is out of range")
@@ -81,7 +81,7 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
             if files_ok and text.startswith("/"):
                 if not _SAFE_PATH.fullmatch(text):
                     line, col = locate(data, [*path, i])
-                    yield Problem(f"{text!r} is not a plain file path", file=shown, line=line, col=col,
+                    yield Problem(f"{quote(text)} is not a plain file path", file=shown, line=line, col=col,
                                   key=key_path([*path, i]), hint="use an absolute path such as /etc/resolv.conf")
                 continue
             try:

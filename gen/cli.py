@@ -2,25 +2,35 @@
 
 Only this module prints or exits (cruft's _cli.py over _commands/*). Every `GenError` is
 caught in `_run`, written to stderr as one line per problem, and becomes its exit code;
-`--debug` re-raises for a traceback. Any other exception is a bug and keeps its traceback.
+`--debug` re-raises for a traceback. The system refusing (disk full, permission denied, a
+read-only file system) is exit 3. Any other exception is a bug: it keeps its traceback and
+exits 4, never 0 or 1, which CI reads as "ok" or "drift/findings".
 """
 
 from __future__ import annotations
 
+import errno
+import signal
 import sys
+import traceback
 from pathlib import Path
-from typing import Annotated, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Callable, NoReturn, Optional, TypeVar
 
 import typer
+from typer._click.exceptions import ClickException
 
-from gen.errors import GenError
+from gen.errors import EXIT_INTERNAL, EXIT_TOOL, GenError, Interrupted, system_failure
+
+if TYPE_CHECKING:
+    from gen.writer import Plan
 
 T = TypeVar("T")
 
 app = typer.Typer(
     name="coredns-gen",
     help="Render CoreDNS overlays for Talos, k3s, AKS, RKE2 and EKS, generate their Flux objects, "
-    "and refuse CI diffs that would make Flux prune DNS config.",
+    "and refuse CI diffs that would make Flux prune DNS config. "
+    "Exit 2 is bad input, 3 a tool or system failure, 4 an internal error (a bug: please report it).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -36,8 +46,15 @@ def _main(
     _state["debug"] = debug
 
 
+# OSErrors that are the system's answer, not a bug: exit 3 with what the system said.
+_SYSTEM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO,
+                            errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ETXTBSY})
+
+
 def _run(fn: Callable[[], T]) -> T:
-    """The one error boundary: GenError -> stderr + its exit code."""
+    """The one error boundary: GenError -> stderr + its exit code; the system refusing (disk
+    full, permission denied, read-only) -> exit 3; anything else is a bug: its traceback, then
+    exit 4, a code no CI reads as "drift" or "findings"."""
     try:
         return fn()
     except GenError as err:
@@ -45,6 +62,30 @@ def _run(fn: Callable[[], T]) -> T:
             raise
         typer.echo(str(err), err=True)
         raise typer.Exit(err.exit_code) from None
+    except (typer.Exit, typer.Abort, ClickException):
+        raise
+    except (KeyboardInterrupt, Interrupted) as err:
+        signum = err.signum if isinstance(err, Interrupted) else signal.SIGINT
+        typer.echo(f"interrupted by {signal.Signals(signum).name}: every file is as before this run or as after it; "
+                   "`coredns-gen render --check` shows which", err=True)
+        raise typer.Exit(128 + signum) from None
+    except OSError as err:
+        if _state["debug"] or err.errno not in _SYSTEM_ERRNOS:
+            _internal(err)
+        typer.echo(str(system_failure(err, "finish")), err=True)
+        raise typer.Exit(EXIT_TOOL) from None
+    except MemoryError:
+        typer.echo("out of memory — fix: give coredns-gen more memory, or fewer/smaller files per run", err=True)
+        raise typer.Exit(EXIT_TOOL) from None
+    except Exception as err:  # noqa: BLE001 - the boundary: every bug gets its own exit code
+        _internal(err)
+
+
+def _internal(err: BaseException) -> NoReturn:
+    traceback.print_exception(err, file=sys.stderr)
+    typer.echo(f"internal error ({type(err).__name__}): this is a bug in coredns-gen, not in your input; "
+               f"please report it with the traceback above (exit {EXIT_INTERNAL})", err=True)
+    raise typer.Exit(EXIT_INTERNAL) from None
 
 
 def _out(text: str) -> None:
@@ -81,9 +122,12 @@ def render(
 
     Everything is rendered and validated in memory first; any error leaves
     every file as it was. Files an earlier render generated and this one does
-    not are removed. 64 or more files are rendered on every core. Exit codes:
-    0 ok, 1 drift (--check), 2 bad input, 3 tool failure.
+    not are removed. 64 or more files are rendered on every core. One render
+    at a time (a lock in .git/); a killed render is finished by the next one.
+    Exit codes: 0 ok, 1 drift (--check), 2 bad input or another render
+    running, 3 tool or system failure, 4 internal error.
     """
+    from gen.journal import recover, render_lock
     from gen.project import render_files
     from gen.writer import diff_plan, plan_tree, write_tree
 
@@ -94,17 +138,17 @@ def render(
         cwd = Path.cwd()
         paths = [cwd / p for p in values] if values else values_from_config(root)  # cwd / an absolute path is that path
         files = render_files(paths, root)
-        plan = plan_tree(files, root, check=check)
-        if check:
-            if plan.clean:
-                typer.echo(f"ok: {len(files)} generated files match {len(paths)} values file(s)", err=True)
-                return 0
-            _out(diff_plan(plan, root))
-            changed = sorted([*map(str, plan.writes), *map(str, plan.deletes)])
-            typer.echo(f"drift: {len(changed)} generated file(s) differ from the values: {', '.join(changed)}"
-                       "\n  fix: run `coredns-gen render` with the same values files and commit the result", err=True)
-            return 1
-        write_tree(plan, root)
+        with render_lock(root, shared=check):
+            if not check:
+                finished = recover(root)
+                if finished:
+                    typer.echo(f"finished an interrupted render: {len(finished)} file(s) put in place", err=True)
+            plan = plan_tree(files, root, check=check)
+            if check:
+                return _drift(plan, root, diff_plan, len(files), len(paths))
+            write_tree(plan, root)
+        for rel in plan.leftovers:
+            typer.echo(f"removed {rel} (left by an interrupted render)", err=True)
         for rel in plan.writes:
             typer.echo(f"wrote {rel}", err=True)
         for rel in plan.deletes:
@@ -113,6 +157,25 @@ def render(
         return 0
 
     raise typer.Exit(_run(run))
+
+
+def _drift(plan: "Plan", root: Path, diff_plan: Callable[["Plan", Path], str], n_files: int, n_values: int) -> int:
+    """`render --check`'s answer: 0 when the tree is the render, else the diff and exit 1."""
+    if plan.clean:
+        typer.echo(f"ok: {n_files} generated files match {n_values} values file(s)", err=True)
+        return 0
+    _out(diff_plan(plan, root))
+    if plan.interrupted:
+        typer.echo(f"drift: a render was interrupted with {plan.interrupted} file(s) still to put in place"
+                   "\n  fix: run `coredns-gen render` to finish it", err=True)
+    if plan.leftovers:
+        typer.echo(f"drift: {len(plan.leftovers)} temporary file(s) left by an interrupted render: {', '.join(plan.leftovers[:20])}"
+                   f"{' …' if len(plan.leftovers) > 20 else ''}\n  fix: run `coredns-gen render` (it removes them)", err=True)
+    changed = sorted([*map(str, plan.writes), *map(str, plan.deletes)])
+    if changed:
+        typer.echo(f"drift: {len(changed)} generated file(s) differ from the values: {', '.join(changed)}"
+                   "\n  fix: run `coredns-gen render` with the same values files and commit the result", err=True)
+    return 1
 
 
 @app.command()
@@ -129,24 +192,19 @@ def schema() -> None:
 def new(
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2 or eks.", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
-    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites; must be inside --repo).")] = None,
+    repo: RepoOption = ".",
 ) -> None:
     """Write a commented starter values file with the platform's defaults filled in."""
     from gen.starter import starter_values
+    from gen.writer import write_new
 
     def run() -> int:
         text = starter_values(platform, cluster)
-        target = Path(output) if output is not None else None
-        if target is None:
+        if output is None:
             _out(text)
-        elif target.exists():
-            from gen.errors import UsageError
-
-            raise UsageError(f"{output} already exists", hint="choose another --output or remove the file")
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-            typer.echo(f"wrote {output}", err=True)
+            typer.echo(f"wrote {write_new(Path.cwd() / output, text, _repo(repo))}", err=True)
         return 0
 
     raise typer.Exit(_run(run))

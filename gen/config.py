@@ -17,12 +17,13 @@ Hooks and CI call `coredns-gen render --check` without arguments and find the fi
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gen.errors import Problem, UsageError
+from gen.errors import Problem, UsageError, quote
 from gen.values import read_document
 
 CONFIG_NAME = ".coredns-gen.yaml"
@@ -63,7 +64,7 @@ def load_config(repo: Path) -> Config:
         UsageError: the file exists but is not what this docstring describes.
     """
     path = repo / CONFIG_NAME
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Config()
     data = read_document(path, CONFIG_NAME)
     problems = []
@@ -76,6 +77,12 @@ def load_config(repo: Path) -> Config:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         problems.append(Problem("expected a list of glob patterns", file=CONFIG_NAME, key="values", hint="e.g. values: [dns/*.yaml]"))
         values = []
+    for i, pattern in enumerate(values):
+        why = _outside(pattern)
+        if why:
+            line, col = data["values"].lc.item(i)
+            problems.append(Problem(f"{quote(pattern)} {why}", file=CONFIG_NAME, line=line + 1, col=col + 1, key=f"values[{i}]",
+                                    hint="write a glob relative to the repository root with forward slashes, e.g. dns/*.yaml"))
     guard = data.get("guard") or {}
     if not isinstance(guard, dict):
         problems.append(Problem("expected a mapping", file=CONFIG_NAME, key="guard", hint="e.g. guard: {allow: []}"))
@@ -139,8 +146,22 @@ def _repo_path(raw: str, key: str, problems: list[Problem]) -> str:
     return "" if norm == "." else norm
 
 
+def _outside(pattern: str) -> str | None:
+    """Why a glob could reach outside the repository root (None: it cannot)."""
+    if "\\" in pattern:
+        return "contains a backslash"
+    if pattern.startswith("/") or os.path.isabs(pattern):
+        return "is an absolute path"
+    if ".." in pattern.split("/"):
+        return "leaves the repository (`..`)"
+    if not pattern.strip():
+        return "is empty"
+    return None
+
+
 def values_from_config(repo: Path) -> list[Path]:
-    """Expand the `values:` globs (sorted, de-duplicated) relative to the repo root."""
+    """Expand the `values:` globs (sorted, de-duplicated) relative to the repo root; a glob that
+    could leave the repository was refused by load_config, so nothing outside is ever read."""
     config = load_config(repo)
     found: set[Path] = set()
     for pattern in config.values:

@@ -6,13 +6,35 @@ wrong and how to fix it, because a user reading CI output must be able to act on
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Sequence
 
 EXIT_OK = 0
 EXIT_FOUND = 1  # drift, a refused change, an error-level finding, a failed scenario
 EXIT_BAD_INPUT = 2  # Click's own usage code, so bad flags and bad values agree
-EXIT_TOOL = 3
+EXIT_TOOL = 3  # a tool or the system failed: kustomize/coredns/git, disk full, permission denied
+EXIT_INTERNAL = 4  # a bug in coredns-gen: the traceback is printed, please report it
+
+MAX_SHOWN = 1000  # problems printed; the rest are counted (a 150,000-problem file stays readable)
+_QUOTE = 80  # characters of a value an error quotes
+_FIELD = 500  # safety net: no message field is longer than this
+
+
+def quote(value: object, limit: int = _QUOTE) -> str:
+    """A value as a message shows it: repr(), at most `limit` characters of it, and the length
+    when cut (a 100 MB value must not become a 100 MB line of stderr)."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _clip(text: str | None) -> str | None:
+    if text is None or len(text) <= _FIELD:
+        return text
+    return f"{text[:_FIELD]}… ({len(text) - _FIELD:,} more characters)"
 
 
 @dataclass(frozen=True)
@@ -25,6 +47,12 @@ class Problem:
     col: int | None = None
     key: str | None = None
     hint: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("problem", "key", "hint", "file"):
+            value = getattr(self, name)
+            if value is not None and len(value) > _FIELD:
+                object.__setattr__(self, name, _clip(value))
 
     def __str__(self) -> str:
         where = ""
@@ -57,7 +85,21 @@ class GenError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return "\n".join(str(p) for p in self.problems)
+        """One line per problem, the first MAX_SHOWN of them, then how many there were in all."""
+        lines = [str(p) for p in self.problems[:MAX_SHOWN]]
+        if len(self.problems) > MAX_SHOWN:
+            lines.append(f"… and {len(self.problems) - MAX_SHOWN:,} more problems ({len(self.problems):,} in all; "
+                         f"the first {MAX_SHOWN:,} are shown) — fix: these first, then run again")
+        return "\n".join(lines)
+
+
+class Interrupted(BaseException):
+    """SIGTERM/SIGHUP as an exception (SIGINT is KeyboardInterrupt), so that cleanup runs; the
+    CLI exits 128 + the signal number, as a shell reports a process the signal killed."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"signal {signum}")
 
 
 class ValuesError(GenError):
@@ -77,6 +119,25 @@ class RenderedValuesError(ValuesError):
 
 class UsageError(GenError):
     """Flags or arguments that cannot work together (unknown platform, bad ref, …)."""
+
+
+class SystemFailure(GenError):
+    """The system refused: disk full, permission denied, read-only file system, an I/O error."""
+
+    exit_code = EXIT_TOOL
+
+
+def system_failure(err: OSError, doing: str, shown: str | None = None) -> SystemFailure:
+    """An OSError as a user reads it: what we were doing, to which file, why, and what helps."""
+    hints = {errno.ENOSPC: "free space on the disk (or raise the quota) and run again",
+             errno.EDQUOT: "free space on the disk (or raise the quota) and run again",
+             errno.EACCES: "check the permissions of the file and its folder",
+             errno.EPERM: "check the permissions and attributes of the file (an immutable `chattr +i` file cannot be replaced)",
+             errno.EROFS: "the file system is read-only; render into a writable checkout",
+             errno.EIO: "the disk reported an I/O error; check it"}
+    why = os.strerror(err.errno) if err.errno else str(err)
+    where = shown if shown is not None else (str(err.filename) if err.filename else None)
+    return SystemFailure(Problem(f"cannot {doing}: {why}", file=where, hint=hints.get(err.errno or 0, "check the disk and permissions")))
 
 
 class ToolError(GenError):

@@ -11,7 +11,7 @@ import difflib
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 
-from gen.errors import Problem
+from gen.errors import Problem, quote
 from gen.validation import Checker
 
 if TYPE_CHECKING:
@@ -124,9 +124,9 @@ class SchemaChecker:
                           hint=schema.get("x-hint") or f"write {names}")
         elif v == "enum":
             options = ", ".join(str(o) for o in err.validator_value)
-            yield Problem(f"'{inst}' is not one of {options}", file=shown, line=line, col=col, key=key, hint=f"use one of {options}")
+            yield Problem(f"{quote(str(inst))} is not one of {options}", file=shown, line=line, col=col, key=key, hint=f"use one of {options}")
         elif v == "pattern":
-            yield Problem(f"{inst!r} {schema.get('x-problem', 'has the wrong form')}", file=shown, line=line, col=col, key=key,
+            yield Problem(f"{quote(inst)} {schema.get('x-problem', 'has the wrong form')}", file=shown, line=line, col=col, key=key,
                           hint=schema.get("x-hint"))
         elif v in {"minimum", "maximum"}:
             word = "at least" if v == "minimum" else "at most"

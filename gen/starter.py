@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from gen.errors import Problem, UsageError
+from gen.errors import Problem, UsageError, quote
 from gen.platforms import default_coredns_version, refusal
 from gen.platforms import get as get_platform
 from gen.templating import render_template
@@ -22,7 +22,7 @@ def starter_values(platform: str, cluster: str) -> str:
     if refused is not None:
         problems.append(refused)
     if not _NAME.fullmatch(cluster):
-        problems.append(Problem(f"{cluster!r} is not a DNS-1123 label", key="--cluster",
+        problems.append(Problem(f"{quote(cluster)} is not a DNS-1123 label", key="--cluster",
                                 hint="use lower-case letters, digits and '-', e.g. prod-talos"))
     if problems:
         raise UsageError(problems)

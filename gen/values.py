@@ -18,7 +18,8 @@ import yaml
 
 from gen import addresses, injection, labels, yamlio
 from gen.checks import check_values, refused_platform
-from gen.errors import Problem, ValuesError
+from gen.errors import Problem, ValuesError, quote
+from gen.inputfile import read_user_file
 from gen.platforms import default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
 from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
@@ -55,16 +56,21 @@ def _shared_nodes(data: Any) -> Iterator[Any]:
 
 
 def read_text(path: Path, shown: str) -> str:
-    """The file's text; a missing, unreadable or empty file is a ValuesError."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValuesError(Problem("file not found", file=shown, hint="check the path; run `coredns-gen new` to start one")) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValuesError(Problem(f"cannot read: {err}", file=shown)) from None
+    """The file's text; a missing, unreadable, non-regular, undecodable or empty file is a ValuesError."""
+    text = read_user_file(path, shown, missing_hint="check the path; run `coredns-gen new` to start one")
     if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
         raise ValuesError(Problem("file is empty", file=shown, line=1, col=1, hint="start from `coredns-gen new --platform talos --cluster NAME`"))
     return text
+
+
+def _too_deep(text: str, shown: str) -> ValuesError | None:
+    """YAML nested beyond MAX_DEPTH: ruamel's parser runs out of stack on it (and its scanner
+    slows down with every open flow level), so it is refused before ruamel sees it."""
+    line, col = yamlio.deepest(text, yamlio.MAX_DEPTH)
+    if line is None:
+        return None
+    return ValuesError(Problem(f"nested more than {yamlio.MAX_DEPTH} levels deep", file=shown, line=line, col=col,
+                               hint="a values file nests a few levels; write the value out flat"))
 
 
 def read_document(path: Path, shown: str, text: str | None = None) -> Any:
@@ -73,6 +79,9 @@ def read_document(path: Path, shown: str, text: str | None = None) -> Any:
 
     if text is None:
         text = read_text(path, shown)
+    deep = _too_deep(text, shown)
+    if deep is not None:
+        raise deep
     try:
         docs = list(_yaml().load_all(text))
     except MarkedYAMLError as err:
@@ -100,7 +109,7 @@ def _quick_document(text: str) -> dict[str, Any] | None:
     """libyaml fast path (see yamlio); None whenever ruamel must decide or explain."""
     try:
         docs = [d for d in yamlio.load_fast(text) if d is not None]
-    except (yaml.YAMLError, ValueError):
+    except (yaml.YAMLError, ValueError, RecursionError):
         return None
     if len(docs) != 1 or not isinstance(docs[0], dict):  # (aliases already raised AliasError)
         return None
@@ -137,8 +146,16 @@ def _control_characters(data: Any, shown: str, reported: set[str]) -> Iterator[P
             if found and key not in reported:
                 what = "a line break" if found[0] in "\n\r\x85\u2028\u2029" else f"the control character U+{ord(found[0]):04X}"
                 line, col = locate(data, where)
-                yield Problem(f"{text!r} contains {what}", file=shown, line=line, col=col, key=key,
+                yield Problem(f"{quote(text)} contains {what}", file=shown, line=line, col=col, key=key,
                               hint="write it on one line, without control characters")
+
+
+def _valid(data: Any, shown: str) -> Values | None:
+    """The fast loader's document, frozen, when every check passes; None when one fails. A
+    schema failure is not explained here (explaining needs positions: another document)."""
+    if not _CHECKER.checker.is_valid(data):
+        return None
+    return _check(data, shown, all_printable=True)[0]
 
 
 def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Values | None, list[Problem]]:
@@ -161,8 +178,9 @@ def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Value
 def load_values(path: Path, *, repo: Path) -> Values:
     """Load, validate and freeze one values file.
 
-    A valid file takes the libyaml fast path; any problem re-reads the file with ruamel
-    round-trip so that every reported problem carries its line and column.
+    A valid file takes the libyaml fast path. A file libyaml read but that fails a check is
+    read again by libyaml with positions; one libyaml cannot read (or that needs ruamel to say
+    why) is re-read with ruamel round-trip, so every reported problem carries its line and column.
 
     Raises:
         ValuesError: with every problem found in the file (exit 2).
@@ -171,10 +189,12 @@ def load_values(path: Path, *, repo: Path) -> Values:
     text = read_text(path, shown)
     quick = _quick_document(text)
     if quick is not None:
-        values, _ = _check(quick, shown, all_printable=True)
+        values = _valid(quick, shown)
         if values is not None:
             return values
-    values, problems = _check(read_document(path, shown, text), shown)
+        values, problems = _check(yamlio.load_positioned(text), shown, all_printable=True)
+    else:
+        values, problems = _check(read_document(path, shown, text), shown)
     if problems:
         raise ValuesError(sorted(problems, key=Problem.sort_key))
     assert values is not None
@@ -182,11 +202,22 @@ def load_values(path: Path, *, repo: Path) -> Values:
 
 
 def _shown(path: Path, repo: Path) -> str:
-    """The path users see in messages and headers: relative to the repo root when inside it."""
-    absolute, root = os.path.abspath(path), os.path.abspath(repo).rstrip(os.sep) + os.sep
-    if absolute.startswith(root):
-        return absolute[len(root):].replace(os.sep, "/")
-    return str(path)
+    """The path users see in messages and headers: always relative to the repo root.
+
+    A values file outside the repository is refused: its absolute path would land in every
+    generated header (a different checkout renders different bytes), and a GitOps repo that
+    renders from files it does not hold cannot be reproduced from git.
+
+    Raises:
+        ValuesError: the file is outside the repository.
+    """
+    root = os.path.abspath(repo)
+    for absolute, base in ((os.path.abspath(path), root), (os.path.realpath(path), os.path.realpath(repo))):
+        inside = base.rstrip(os.sep) + os.sep
+        if absolute.startswith(inside):
+            return absolute[len(inside):].replace(os.sep, "/")
+    raise ValuesError(Problem(f"is outside the repository {root}", file=os.path.abspath(path), key="VALUES_FILE",
+                              hint="keep values files in the GitOps repository (e.g. dns/<cluster>.yaml), or pass --repo"))
 
 
 def _tuple(items: Any) -> tuple[str, ...]:

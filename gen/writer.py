@@ -5,8 +5,10 @@ folder are never touched. What may sit at a path is the rendered file's `owner`:
 coredns-gen writes in an overlay folder (`Owner.OVERLAY`) are its own even when someone rewrote
 one by hand (that is drift, seed 002's rewrite); a user's own file at a shared path (the Flux
 output, `Owner.SHARED`) is refused, not overwritten.
-`plan_tree` reads only; `write_tree` writes every file to a temp sibling first and renames them
-into place after all temps exist, so a failure mid-way leaves the tree as it was.
+`plan_tree` reads only; `write_tree` hands the plan to `journal.apply`, which writes every file
+to a temp sibling first and renames them into place after all temps exist, journaled so that a
+kill at any moment is undone or finished by the next render (see gen/journal.py). Temps of
+ours found in a rendered folder are drift, and `render` removes them.
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from __future__ import annotations
 import difflib
 import os
 import posixpath
+import re
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from gen.errors import Problem, UsageError
+from gen import journal
+from gen.errors import Problem, UsageError, system_failure
 from gen.rendered import GENERATED_MARK, Owner, RenderedFile
+
+# Temps an earlier coredns-gen left: `.<name>.coredns-gen.tmp`, and the mkstemp names of
+# versions before the journal (`.<name>.<8 random>.tmp`) when <name> is a file rendered there.
+_OLD_TEMP = re.compile(r"^\.(.+)\.[A-Za-z0-9_]{8}\.tmp$")
 
 
 @dataclass
@@ -31,10 +38,12 @@ class Plan:
     writes: dict[str, str] = field(default_factory=dict)  # new or changed
     deletes: list[str] = field(default_factory=list)  # stale generated files
     unchanged: list[str] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)  # temps of ours an interrupted render left
+    interrupted: int = 0  # files the journal of an interrupted render has not put in place yet
 
     @property
     def clean(self) -> bool:
-        return not self.writes and not self.deletes
+        return not self.writes and not self.deletes and not self.leftovers and not self.interrupted
 
 
 def _generated(path: Path) -> bool:
@@ -115,41 +124,88 @@ def plan_tree(files: Mapping[str, RenderedFile], repo: Path, *, check: bool = Fa
         plan.writes[rel] = text
     if problems:
         raise UsageError(problems)
-    overlay_dirs = sorted({posixpath.dirname(rel) for rel, f in files.items() if f.owner is Owner.OVERLAY}, key=path_order)
-    for folder in overlay_dirs:
-        on_disk = repo / folder
-        if not on_disk.is_dir():
-            continue
-        for entry in sorted(on_disk.iterdir()):
-            rel = f"{folder}/{entry.name}"
-            if entry.is_file() and rel not in files and _generated(entry):
-                plan.deletes.append(rel)
+    _scan_folders(plan, files, repo)
+    if check:
+        state = journal.pending(repo)
+        if state is not None:
+            plan.interrupted = max(1, len(state.get("writes", [])) + len(state.get("deletes", [])))  # type: ignore[arg-type]
     return plan
 
 
+def _ours_temp(name: str, rendered: set[str]) -> bool:
+    if name.endswith(journal.TEMP_SUFFIX) and name.startswith("."):
+        return True
+    old = _OLD_TEMP.match(name)
+    return old is not None and old[1] in rendered
+
+
+def _scan_folders(plan: Plan, files: Mapping[str, RenderedFile], repo: Path) -> None:
+    """One listing per rendered folder: temps of ours left there, and (overlay folders) files an
+    earlier render generated that this one does not."""
+    by_folder: dict[str, set[str]] = {}
+    overlay: set[str] = set()
+    for rel, rendered_file in files.items():
+        folder, name = posixpath.split(rel)
+        by_folder.setdefault(folder, set()).add(name)
+        if rendered_file.owner is Owner.OVERLAY:
+            overlay.add(folder)
+    for folder in sorted(by_folder, key=path_order):
+        try:
+            entries = sorted(os.scandir(os.path.join(repo, folder)), key=lambda e: e.name)
+        except OSError:
+            continue  # not there yet (or not a folder: plan_tree reported the files in it)
+        rendered = by_folder[folder]
+        for entry in entries:
+            rel = f"{folder}/{entry.name}"
+            if _ours_temp(entry.name, rendered):
+                if entry.is_file(follow_symlinks=False):
+                    plan.leftovers.append(rel)
+            elif folder in overlay and entry.name not in rendered and entry.is_file() and _generated(Path(entry.path)):
+                plan.deletes.append(rel)
+
+
 def write_tree(plan: Plan, repo: Path) -> None:
-    """Apply a plan; temps first, then renames, so a failure changes nothing."""
-    staged: list[tuple[str, Path]] = []
-    made: set[Path] = set()
-    try:
-        for rel, text in plan.writes.items():
-            target = repo / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            os.chmod(tmp, 0o644)
-            staged.append((tmp, target))
-    except BaseException:
-        for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
-        raise
-    for tmp, target in staged:
-        os.replace(tmp, target)
-    for rel in plan.deletes:
+    """Apply a plan (under the render lock, after journal.recover): leftover temps go, then the
+    journaled writes and removals.
+
+    Raises:
+        SystemFailure: the disk or the system refused; nothing changed (see journal.apply).
+    """
+    for rel in plan.leftovers:
         (repo / rel).unlink(missing_ok=True)
+    journal.apply(repo, plan.writes, plan.deletes)
+
+
+def write_new(path: Path, text: str, repo: Path) -> str:
+    """Create one file inside the repo that must not exist yet (`new -o`); its repo-relative name.
+
+    Raises:
+        UsageError: the path is outside the repository or already exists.
+        SystemFailure: the system refused the write.
+    """
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    root = os.path.realpath(repo)
+    target = os.path.join(folder, os.path.basename(path))
+    if not (folder + os.sep).startswith(root.rstrip(os.sep) + os.sep):
+        raise UsageError(Problem(f"{os.path.abspath(path)} is outside the repository {root}", key="--output",
+                                 hint="write the values file inside the GitOps repository, e.g. -o dns/<cluster>.yaml (or pass --repo)"))
+    rel = os.path.relpath(target, root)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except FileExistsError:
+        raise UsageError(Problem(f"{rel} already exists", key="--output", hint="choose another --output or remove the file")) from None
+    except OSError as err:
+        raise system_failure(err, "create it", rel) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except BaseException as err:
+        os.unlink(target)
+        if isinstance(err, OSError):
+            raise system_failure(err, "write it", rel) from None
+        raise
+    return rel
 
 
 def diff_plan(plan: Plan, repo: Path) -> str:

@@ -138,12 +138,12 @@ TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2", "eks": "
 @pytest.mark.parametrize("platform", sorted(TITLES))
 def test_new_writes_a_starter_that_renders(platform: str, tmp_path: Path) -> None:
     target = tmp_path / "dns/c1.yaml"
-    result = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target)])
+    result = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target), "--repo", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert target.read_text().startswith(f"# coredns-gen values for {TITLES[platform]} cluster c1.")
     result = runner.invoke(app, ["render", "--repo", str(tmp_path), str(target)])
     assert result.exit_code == 0, result.output
-    again = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target)])
+    again = runner.invoke(app, ["new", "--platform", platform, "--cluster", "c1", "--output", str(target), "--repo", str(tmp_path)])
     assert again.exit_code == 2 and "already exists" in again.stderr
 
 

@@ -26,7 +26,7 @@ def fleet(tmp_path: Path, git_bin: str, kustomize_argv: list[str]) -> Path:
     for cluster, platform in (("prod", "talos"), ("edge", "k3s")):
         build_tree(tmp_path, {path.replace("clusters/prod/", f"clusters/{cluster}/"): text.replace("./clusters/prod", f"./clusters/{cluster}")
                               for path, text in FLUX_SYSTEM.items()})
-        result = runner.invoke(app, ["new", "--platform", platform, "--cluster", cluster, "-o", str(tmp_path / f"dns/{cluster}.yaml")])
+        result = runner.invoke(app, ["new", "--platform", platform, "--cluster", cluster, "-o", str(tmp_path / f"dns/{cluster}.yaml"), "--repo", str(tmp_path)])
         assert result.exit_code == 0, result.output
     (tmp_path / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
     assert runner.invoke(app, ["render", "--repo", str(tmp_path)]).exit_code == 0

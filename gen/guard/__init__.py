@@ -181,7 +181,10 @@ def _scratch() -> str | None:
 
 def _relative(root: Path, repo: Path, path: str) -> str:
     """--path as a repo-relative posix prefix (relative to --repo, like every other path)."""
-    full = (repo / path).resolve()
+    try:
+        full = (repo / path).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a symlink loop
+        raise UsageError(f"{path} is a symlink loop", key="--path", hint="pass a real folder inside --repo") from None
     try:
         rel = full.relative_to(root.resolve()).as_posix()
     except ValueError:

@@ -14,14 +14,17 @@ from pathlib import Path
 
 from gen.errors import Problem, UsageError
 from gen.guard.model import KsRef, ObjKey
+from gen.inputfile import read_user_file
 
 
 def load_inventory(path: Path) -> dict[KsRef, set[ObjKey]]:
+    text = read_user_file(path, str(path), error=UsageError, yaml=False,
+                          missing_hint="pass the output of `kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json`")
     try:
-        data = json.loads(path.read_text())
-    except OSError as err:
-        raise UsageError(Problem(f"cannot read: {err.strerror}", str(path), key="--inventory",
-                                 hint="pass the output of `kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json`")) from None
+        data = json.loads(text)
+    except RecursionError:
+        raise UsageError(Problem("nested too deeply to be kubectl output", str(path), key="--inventory",
+                                 hint="pass unedited `kubectl get ... -o json` output")) from None
     except json.JSONDecodeError as err:
         raise UsageError(Problem(f"not JSON: {err.msg}", str(path), err.lineno, err.colno, key="--inventory",
                                  hint="use `-o json`, not `-o yaml`")) from None

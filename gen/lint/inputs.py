@@ -10,6 +10,7 @@ jump straight to it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +20,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from gen import yamlio
 from gen.corefile import Source
 from gen.errors import GenError, Problem, UsageError
+from gen.inputfile import read_user_file
 from gen.platforms import eks, rke2
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
@@ -81,10 +84,10 @@ class Inputs:
 
 def _expand(paths: list[Path]) -> Iterator[Path]:
     for path in paths:
-        if not path.exists():
+        if not os.path.lexists(path):
             raise UsageError(Problem(f"{path} does not exist", file=str(path), key="FILE",
                                      hint="pass a Corefile, a ConfigMap/Deployment manifest or an overlay folder"))
-        if path.is_dir():
+        if os.path.isdir(path):
             found = sorted(p for p in path.rglob("*") if p.is_file() and (
                 p.suffix in YAML_SUFFIXES or p.name == "Corefile" or p.suffix == ".Corefile"))
             yield from found
@@ -117,6 +120,10 @@ def _source_for(data: Any, key: str, file: str, lines: list[str]) -> Source:
 def _documents(text: str, file: str) -> list[Any]:
     yaml = YAML(typ="rt", pure=True)
     text = _K3S_PLACEHOLDER.sub(lambda m: f'{m.group(1)}"{m.group(2)}"', text)
+    line, col = yamlio.deepest(text, yamlio.MAX_DEPTH)  # ruamel would run out of stack on it
+    if line is not None:
+        raise ManifestError(Problem(f"nested more than {yamlio.MAX_DEPTH} levels deep", file=file, line=line, col=col,
+                                    key="yaml", hint="a manifest nests a few levels; this is not a Kubernetes object"))
     try:
         docs = [d for d in yaml.load_all(text) if d is not None]
     except MarkedYAMLError as err:
@@ -185,12 +192,14 @@ def load_inputs(paths: list[Path]) -> Inputs:
 
     Raises:
         UsageError: a path does not exist.
-        ManifestError: a YAML file does not parse.
+        ManifestError: a file is not a regular text file (a FIFO, binary, not UTF-8) or a YAML
+            file does not parse.
+        SystemFailure: a file cannot be read (permissions, I/O).
     """
     inputs = Inputs()
     for path in _expand(paths):
         file = str(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_user_file(path, file, error=ManifestError, yaml=path.suffix in YAML_SUFFIXES)
         inputs.files.append(file)
         if path.suffix in YAML_SUFFIXES:
             _add_manifest(inputs, text, file)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Mapping
 
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
-from gen.errors import Problem, UsageError
+from gen.errors import Problem, UsageError, quote
 from gen.verify.upstreams import DEFAULT_LIFETIME, FakeUpstream, can_bind_port_53, free_port, loopback_host, start_fake
 
 REMOVED = frozenset({"kubernetes", "k8s_external", "autopath", "loop"})
@@ -101,7 +101,7 @@ def build_sandbox(root: Path, config: VerifyConfig, *, drop: frozenset[tuple[str
         UsageError: an upstream verify cannot fake (tls://, https://, grpc://).
     """
     tokens = upstream_tokens(config)
-    bad = [Problem(f"cannot fake upstream {t!r}", file=d.file, line=d.line, col=d.col, key="forward",
+    bad = [Problem(f"cannot fake upstream {quote(t)}", file=d.file, line=d.line, col=d.col, key="forward",
                    hint="verify fakes plain DNS upstreams only (IP, IP:port or a resolv.conf file)")
            for _label, nodes in _parsed(config) for d in _walk(nodes) if d.name == "forward"
            for t in d.args[1:] if upstream_kind(t) == "unsupported"]
