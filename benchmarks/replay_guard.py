@@ -12,8 +12,8 @@ build cache of its own so two code versions never share cached builds.
   table:   python3 benchmarks/replay_guard.py --table R.jsonl [S.jsonl ...]
   judge:   python3 benchmarks/replay_guard.py --repo R --diff C [--from R.jsonl]
 
-One JSON line per commit: commit, subject, exit code, wall time, the stderr summary line, the
-stderr tail when the exit code is neither 0 nor 1, the findings (`--format json`) and the files the
+One JSON line per commit: commit, subject, exit code, wall time, the stderr summary line and the
+indented lines under it (what was not judged, unreached files), the stderr tail when the exit code is neither 0 nor 1, the findings (`--format json`) and the files the
 commit changed. The table gives exit-code counts, errors by rule, "0 of N clusters touched" runs
 (and how many of those changed YAML outside dot-folders: the candidates for a silent pass) and wall
 time p50/p95. `--diff` prints `git show --stat` and the findings side by side, to judge a refusal
@@ -63,6 +63,7 @@ class Record(TypedDict):
     exit: int
     seconds: float
     summary: str
+    notes: list[str]
     stderr_tail: str
     findings: list[Finding]
     changed: list[str]
@@ -94,7 +95,9 @@ def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, ext
         code, out, err = -1, "", f"timeout after {timeout:.0f} s: {exc}"
     seconds = time.monotonic() - start
     lines = err.strip().splitlines()
-    summary = next((ln for ln in reversed(lines) if ln.startswith("guard ")), "")
+    at = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("guard ")), None)
+    summary = lines[at] if at is not None else ""
+    notes = [ln.strip() for ln in lines[at + 1:] if ln.startswith(" ")] if at is not None else []
     try:
         parsed = json.loads(out) if out.strip() else []
         findings: list[Finding] = parsed if isinstance(parsed, list) else []
@@ -102,7 +105,7 @@ def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, ext
         findings = []
         err = f"{err}\n(stdout is not JSON: {out[:300]!r})"
     return Record(repo=repo.name, commit=commit, parent=parent, subject=git(repo, "log", "-1", "--format=%s", commit).strip(),
-                  exit=code, seconds=round(seconds, 3), summary=summary,
+                  exit=code, seconds=round(seconds, 3), summary=summary, notes=notes,
                   stderr_tail="" if code in (0, 1) else "\n".join(err.strip().splitlines()[-8:]),
                   findings=findings, changed=git(repo, "diff", "--name-only", parent, commit).split())
 
@@ -172,7 +175,8 @@ def diff_view(repo: Path, commit: str, rec: Record) -> Iterator[str]:
     """`git show --stat` beside a one-line-per-finding list, then every finding in full."""
     stat = git(repo, "show", "--stat=76,60", "--format=%h %s%n%an %ci", "--first-parent", commit).rstrip().splitlines()
     summary = rec["summary"]
-    brief = [f"exit {rec['exit']}  {rec['seconds']:.1f}s", *(summary[i:i + 100] for i in range(0, len(summary), 100)), ""]
+    brief = [f"exit {rec['exit']}  {rec['seconds']:.1f}s", *(summary[i:i + 100] for i in range(0, len(summary), 100)),
+             *(note[:100] for note in rec.get("notes", [])), ""]
     brief += [f"{f.get('severity', '?')[:4]} {f.get('rule', '?')} {f.get('file', '')}:{f.get('line') or ''} "
               f"{(f.get('details') or {}).get('object', '')} [{(f.get('details') or {}).get('kustomization', '')}]"
               for f in rec["findings"]]
