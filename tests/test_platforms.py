@@ -45,3 +45,12 @@ def test_talos_base_corefile_is_the_rendered_one() -> None:
     overlay = render_overlay(values)
     configmap = next(f.objects[0] for f in overlay if f.path.endswith("/coredns-configmap.yaml"))
     assert base_corefile(values) == configmap["data"]["Corefile"]
+
+
+def test_every_platform_names_guard_rules_that_exist() -> None:
+    from gen.guard import RULES
+    from gen.platforms import PLATFORMS
+
+    ids = {rule.ID for rule in RULES}
+    for name, platform in PLATFORMS.items():
+        assert set(platform.guard_invariants()) <= ids, (name, set(platform.guard_invariants()) - ids)
