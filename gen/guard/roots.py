@@ -1,7 +1,8 @@
 """The clusters of a repository: the Flux Kustomizations a bootstrap applies from outside git.
 
 A cluster is what its bootstrap applies, and only what that reaches is in the cluster:
-- `flux bootstrap`'s `flux-system` Kustomization (`clusters/<name>/flux-system/gotk-sync.yaml`);
+- `flux bootstrap`'s `flux-system` Kustomization (`clusters/<name>/flux-system/gotk-sync.yaml`,
+  or what bootstrap will write there when the repository commits that file as a placeholder);
 - a Flux Operator `FluxInstance` (or the `flux-instance` Helm chart's values), whose
   `spec.sync` makes a `flux-system` Kustomization of `sync.path` from `sync.kind` `sync.url`;
 - the root files named in `.coredns-gen.yaml` (`guard.clusters`), or every Kustomization under
@@ -129,7 +130,12 @@ def find_candidates(tree: Tree, marked: Callable[[Tree, str, tuple[bytes, ...]],
     found: list[Candidate] = []
     instances: list[Candidate] = []
     for path in sorted(tree.blobs):
-        if not path.endswith((".yaml", ".yml")) or not marked(tree, path, _MARKS):
+        if not path.endswith((".yaml", ".yml")):
+            continue
+        if not marked(tree, path, _MARKS):
+            placeholder = bootstrap_placeholder(path)
+            if placeholder is not None:
+                found.append(placeholder)
             continue
         for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
             if is_flux_kustomization(doc):
@@ -141,3 +147,19 @@ def find_candidates(tree: Tree, marked: Callable[[Tree, str, tuple[bytes, ...]],
                 if made is not None:
                     instances.append(made)
     return found, instances
+
+
+def bootstrap_placeholder(path: str) -> Candidate | None:
+    """The root `flux bootstrap --path=DIR` writes into `DIR/flux-system/gotk-sync.yaml`, for a
+    repository that commits that file as a placeholder (example and template repositories do:
+    "This file will be generated automatically by flux bootstrap"): a GitRepository flux-system
+    of this repository and a Kustomization flux-system of `./DIR`."""
+    folder, name = posixpath.split(path)
+    if name not in ("gotk-sync.yaml", "gotk-sync.yml") or posixpath.basename(folder) != "flux-system":
+        return None
+    cluster_dir = posixpath.dirname(folder)
+    ks = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+          "metadata": {"name": "flux-system", "namespace": "flux-system"},
+          "spec": {"path": "./" + cluster_dir, "prune": True,
+                   "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}}
+    return Candidate(parse_ks(ks, "flux-system", cluster=path), path, True)

@@ -15,6 +15,7 @@ judgement; every other one is listed as not judged, with the reason. This reposi
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,31 +203,46 @@ class Sources:
         return Delivery(None, f"source {where} is not this repository")
 
     def _external(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int) -> Delivery:
+        """The ArtifactGenerator output `ref`: the cluster's own generator, else the repository's
+        only one that makes it (each cluster of a fleet may split the repository its own way)."""
         kind, namespace, name = ref
         where = f"{kind} {namespace}/{name}"
-        view_id = f"ea:{namespace}/{name}"
-        if view_id in self._views and self._views[view_id] is not None:
+
+        def makes(gen: dict[str, Any]) -> list[dict[str, Any]]:
+            arts = (gen.get("spec") or {}).get("artifacts") or []
+            return [a for a in arts if isinstance(a, dict) and a.get("name") == name]
+
+        def in_namespace(gen: dict[str, Any]) -> bool:
+            return str((gen.get("metadata") or {}).get("namespace") or namespace) == namespace
+
+        found = [(obj, art) for key, obj in sorted(known.items())
+                 if key[0] == "ArtifactGenerator" and key[1] == namespace for art in makes(obj)]
+        if not found:
+            found = [(obj, art) for obj in self._indexed("ArtifactGenerator") if in_namespace(obj) for art in makes(obj)]
+            if len({json.dumps(a, sort_keys=True) for _, a in found}) > 1:
+                return Delivery(None, f"source {where}: {len(found)} ArtifactGenerators of this repository make it "
+                                      "differently, and none is in this cluster's builds")
+        if not found:
+            return Delivery(None, f"source {where}: no ArtifactGenerator of this repository makes it")
+        gen, art = found[0]
+        spec = gen.get("spec") or {}
+        aliases: dict[str, Tree] = {}
+        chosen: list[str] = []
+        for src in spec.get("sources") or []:
+            if not isinstance(src, dict) or depth > 3:
+                continue
+            sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
+            got = self.deliver(sref, root, known, depth + 1)
+            if got.view is not None:
+                aliases[str(src.get("alias") or "")] = self.view(got.view)
+                chosen.append(f"{src.get('alias')}={got.view}")
+        digest = hashlib.sha256(json.dumps([art, chosen], sort_keys=True).encode()).hexdigest()[:12]
+        view_id = f"ea:{namespace}/{name}:{digest}"
+        if self._views.get(view_id) is not None:
             return Delivery(view_id)
-        generators = [obj for key, obj in sorted(known.items()) if key[0] == "ArtifactGenerator" and key[1] == namespace]
-        generators += [obj for obj in self._indexed("ArtifactGenerator")
-                       if str((obj.get("metadata") or {}).get("namespace") or namespace) == namespace and obj not in generators]
-        for gen in generators:
-            spec = gen.get("spec") or {}
-            for art in spec.get("artifacts") or []:
-                if not isinstance(art, dict) or art.get("name") != name:
-                    continue
-                aliases: dict[str, Tree] = {}
-                for src in spec.get("sources") or []:
-                    if not isinstance(src, dict) or depth > 3:
-                        continue
-                    sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
-                    got = self.deliver(sref, root, known, depth + 1)
-                    if got.view is not None:
-                        aliases[str(src.get("alias") or "")] = self.view(got.view)
-                plan = views.copy_plan(aliases, list(art.get("copy") or []))
-                if isinstance(plan, str):
-                    return Delivery(None, f"source {where}: {plan}")
-                self._views[view_id] = views.materialize(plan, self.workdir / self.label / view_id.replace("/", "_"),
-                                                         self.tree.commit)
-                return Delivery(view_id)
-        return Delivery(None, f"source {where}: no ArtifactGenerator of this repository makes it")
+        plan = views.copy_plan(aliases, list(art.get("copy") or []))
+        if isinstance(plan, str):
+            return Delivery(None, f"source {where}: {plan}")
+        self._views[view_id] = views.materialize(plan, self.workdir / self.label / view_id.replace("/", "_").replace(":", "_"),
+                                                 self.tree.commit)
+        return Delivery(view_id)

@@ -357,3 +357,39 @@ def test_a_git_repository_of_another_repo_is_not_judged(flux_repo, guard):
     assert errors(result) == []
     assert [f.details["reason"] for f in by_rule(result.findings, "not-judged")] == [
         "source GitRepository flux-system/other is not this repository (https://github.com/acme/other)"]
+
+
+# -- a placeholder bootstrap and per-cluster ArtifactGenerators (fluxcd/flux2-kustomize-helm-example) --
+def _cluster(name: str) -> dict[str, str]:
+    return {
+        f"clusters/{name}/flux-system/gotk-sync.yaml": "# This file will be generated automatically by flux bootstrap.\n",
+        f"clusters/{name}/flux-system/kustomization.yaml": kustomization("gotk-sync.yaml"),
+        f"clusters/{name}/artifacts.yaml": f"""
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata: {{name: flux-system, namespace: flux-system}}
+            spec:
+              sources:
+                - {{alias: monorepo, kind: GitRepository, name: flux-system}}
+              artifacts:
+                - name: apps
+                  copy:
+                    - {{from: "@monorepo/apps/{name}/**", to: "@artifact/{name}/"}}
+        """,
+        f"clusters/{name}/apps.yaml": f"""
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: apps, namespace: flux-system}}
+            spec: {{interval: 1h, path: ./{name}, prune: true, sourceRef: {{kind: ExternalArtifact, name: apps}}}}
+        """,
+        f"apps/{name}/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        f"apps/{name}/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+
+
+def test_a_placeholder_gotk_sync_is_the_root_bootstrap_will_write_and_each_cluster_has_its_own_artifact(flux_repo, guard):
+    files = {**_cluster("staging"), **_cluster("production")}
+    result = guard(flux_repo(files, {"apps/staging/kustomization.yaml": kustomization()}, standard=False))
+    assert [(f.rule, f.details["cluster"]) for f in result.findings] == [
+        ("configmap-pruned", "clusters/staging/flux-system/gotk-sync.yaml")]
+    assert result.stats["clusters"] == 2 and "roots:" not in result.summary()
