@@ -22,6 +22,7 @@ from typer._click.exceptions import ClickException
 from gen.errors import EXIT_INTERNAL, EXIT_TOOL, GenError, Interrupted, system_failure
 
 if TYPE_CHECKING:
+    from gen.guard import GuardResult
     from gen.writer import Plan
 
 T = TypeVar("T")
@@ -274,17 +275,24 @@ def verify(
 # --- guard ----------------------------------------------------------------------------------
 
 
+GUARD_FORMATS = ("text", "json", "github", "sarif", "markdown")
+FormatOption = Annotated[Optional[str], typer.Option("--format", help="text, json, github, sarif or markdown (a PR comment / $GITHUB_STEP_SUMMARY; default: github under GITHUB_ACTIONS=true, else text).", show_default=False)]
+StrictOption = Annotated[bool, typer.Option("--strict", help="A Kustomization that cannot be judged (its source is not this repository) fails the run too.")]
+
+
 @app.command()
 def guard(
     base: Annotated[str, typer.Option("--base", help="Revision in place today (e.g. origin/main).", show_default=False)],
     head: Annotated[str, typer.Option("--head", help="Revision to judge (a commit: commit or stash work first).")] = "HEAD",
     repo: RepoOption = ".",
     path: Annotated[Optional[list[str]], typer.Option("--path", help="Seek root Kustomizations only under this folder (repeatable).", show_default=False)] = None,
-    fmt: Annotated[Optional[str], typer.Option("--format", help="text, json, github or sarif (default: github under GITHUB_ACTIONS=true, else text).", show_default=False)] = None,
+    fmt: FormatOption = None,
     allow: Annotated[Optional[list[str]], typer.Option("--allow", help="A deliberate removal: an inventory id <namespace>_<name>_<group>_<kind>, ks:<namespace>/<name> (a whole Kustomization) or cluster:<root file> (a whole cluster); repeatable.", show_default=False)] = None,
     inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the build cache (~/.cache/coredns-gen/guard).")] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="A Kustomization that cannot be judged (its source is not this repository) fails the run too.")] = False,
+    strict: StrictOption = False,
+    shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only the clusters of shard K of N (stable by root file); merge the shards' --result files with guard-merge.", show_default=False)] = None,
+    result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
@@ -294,20 +302,15 @@ def guard(
     Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize missing or
     broken. See docs/guard.md.
     """
-    import os
-
-    from gen.errors import UsageError
-    from gen.finding import blocking
-    from gen.guard import GuardOptions, rule_docs, run_guard
+    from gen.guard import GuardOptions, run_guard
     from gen.guard.progress import slow_path_notice
-    from gen.report import FORMATS, format_findings
+    from gen.guard.shard import Shard
 
     def run() -> int:
-        chosen = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-        if chosen not in FORMATS:
-            raise UsageError(f"unknown format `{chosen}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
+        chosen = _guard_format(fmt)
         opts = GuardOptions(repo=Path(repo), base=base, head=head, paths=tuple(path or ()), allow=tuple(allow or ()),
-                            inventory=Path(inventory) if inventory is not None else None)
+                            inventory=Path(inventory) if inventory is not None else None,
+                            shard=Shard.parse(shard) if shard is not None else None)
         if no_cache:
             opts.cache_dir = None
         notice = slow_path_notice()
@@ -320,11 +323,72 @@ def guard(
         finally:
             if ticker:
                 ticker.clear()
-        _out(format_findings(result.findings, chosen, rule_docs()))
-        typer.echo(result.summary(), err=True)
-        return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
+        if result_file is not None:
+            from gen.guard.merge import dump_result
+
+            _write_result(Path(result_file), dump_result(result))
+        return _verdict(result, chosen, strict)
 
     raise typer.Exit(_run(run))
+
+
+@app.command("guard-merge")
+def guard_merge(
+    results: Annotated[list[str], typer.Argument(metavar="RESULT_FILE...", help="Every shard's `guard --shard K/N --result FILE` file.", show_default=False)],
+    fmt: FormatOption = None,
+    strict: StrictOption = False,
+) -> None:
+    """Combine the shards of one guard run into one verdict, in any --format.
+
+    Refuses files of different commits, a missing or repeated shard and
+    unknown envelope versions (exit 2): a verdict needs every shard. Exit
+    codes as guard: 0 pass, 1 refused, 2 bad input.
+    """
+    from gen.guard.merge import merge_results
+
+    def run() -> int:
+        chosen = _guard_format(fmt)
+        return _verdict(merge_results([Path(r) for r in results]), chosen, strict)
+
+    raise typer.Exit(_run(run))
+
+
+def _guard_format(fmt: str | None) -> str:
+    import os
+
+    chosen = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if chosen not in GUARD_FORMATS:
+        from gen.errors import UsageError
+
+        raise UsageError(f"unknown format `{chosen}`", key="--format", hint=f"use one of: {', '.join(GUARD_FORMATS)}")
+    return chosen
+
+
+def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
+    """Print a guard result (findings on stdout, summary on stderr); its exit code."""
+    from gen.finding import blocking
+    from gen.guard import rule_docs
+
+    if fmt == "markdown":
+        from gen.guard.markdown import format_markdown
+
+        _out(format_markdown(result.findings, result.summary()))
+    else:
+        from gen.report import format_findings
+
+        _out(format_findings(result.findings, fmt, rule_docs()))
+    typer.echo(result.summary(), err=True)
+    return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
+
+
+def _write_result(target: Path, text: str) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as err:
+        from gen.errors import UsageError
+
+        raise UsageError(f"cannot write {target}: {err.strerror}", key="--result", hint="pass a writable path") from None
 
 
 class _Ticker:

@@ -43,6 +43,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.progress import Report, ReportingEngine
 from gen.guard.revision import load_tree, remote_urls, repo_root, resolve
+from gen.guard.shard import Shard
 
 
 class Rule(Protocol):
@@ -85,6 +86,7 @@ class GuardOptions:
     cache_dir: Path | None = field(default_factory=default_dir)  # None: no cache
     parallel: int | None = None
     report: Report | None = None  # progress for a terminal (gen.guard.progress)
+    shard: Shard | None = None  # judge only this shard's clusters (gen.guard.shard)
 
 
 @dataclass
@@ -93,6 +95,7 @@ class GuardResult:
     stats: dict[str, int] = field(default_factory=dict)
     commits: dict[str, str] = field(default_factory=dict)  # "base"/"head" -> commit id
     coverage: Coverage = field(default_factory=Coverage)
+    shard: Shard | None = None  # set when this result covers one shard of the fleet
 
     def summary(self) -> str:
         """One deterministic line for logs: what was judged and what was found."""
@@ -102,7 +105,8 @@ class GuardResult:
                 f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "
                 f"({s.get('kustomizations_base', 0)} Flux Kustomizations at base, {s.get('kustomizations_head', 0)} at head); "
                 f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed"
-                + "".join("\n" + line for line in self.coverage.lines()))
+                + "".join("\n" + line for line in self.coverage.lines())
+                + (f"\n{self.shard.line(s.get('clusters', 0))}" if self.shard else ""))
 
 
 def run_guard(opts: GuardOptions) -> GuardResult:
@@ -134,6 +138,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
                              "nothing to judge", key="--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
+        fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
+        shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
         report(f"judging {len(touched)} clusters", 0, 0)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
@@ -142,13 +148,14 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
-        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched)
+        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
         written = {ref: (src[0], src[1]) for ref in revisions["head"].nodes
                    if (src := locator.ks_source("head", ref)) is not None}
-        coverage = measure(revisions["head"], revisions["base"], discovery.unreached,
+        unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
+        coverage = measure(revisions["head"], revisions["base"], unreached,
                            discovery.how.get("head", "bootstrap"), written)
         findings.extend(coverage.findings())
     findings = apply_allow(findings, allows)
@@ -162,7 +169,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage)
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard)
 
 
 def _quiet(what: str, done: int, total: int) -> None:

@@ -38,11 +38,13 @@ class Change:
     issues: list[BuildIssue]
     locator: Locator
     touched: set[str] | None = None  # clusters the change touches; None: all
+    fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:
         """` [cluster <root file>]` when the repo holds several clusters, else nothing."""
-        return f" [cluster {ref.cluster}]" if len(set(self.base.roots) | set(self.head.roots)) > 1 else ""
+        roots = max(self.fleet_roots, len(set(self.base.roots) | set(self.head.roots)))
+        return f" [cluster {ref.cluster}]" if roots > 1 else ""
 
     def removed(self, fate: str) -> list[Removal]:
         return [r for r in self.removals if r.fate == fate]

@@ -1,0 +1,163 @@
+"""The guard's result as a versioned JSON envelope (`guard --result FILE`), and shards merged back
+into one verdict (`coredns-gen guard-merge`).
+
+The envelope carries everything a verdict is made of: the rule findings, the run's stats, both
+commits, what was not judged (coverage) and which shard it is. The not-judged findings are
+rebuilt from the merged coverage (one `vars-unresolved` finding counts its Kustomizations over
+every shard), so every shard's file merged gives what one unsharded run gives. Merging refuses
+files of different commits, a missing or repeated shard, and an unknown envelope version: a
+merged verdict must never pass because a shard's file went missing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gen import __version__
+from gen.errors import UsageError
+from gen.finding import Finding, Severity
+from gen.guard import GuardResult
+from gen.guard.coverage import Coverage
+from gen.guard.model import KsRef
+
+FORMAT = "coredns-gen/guard-result"
+VERSION = 1
+COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved")
+
+
+def _ref(ref: KsRef) -> dict[str, str]:
+    return {"cluster": ref.cluster, "namespace": ref.namespace, "name": ref.name}
+
+
+def dump_result(result: GuardResult) -> str:
+    """The envelope of one run (sharded or not), keys in a fixed order."""
+    cov = result.coverage
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "generator": f"coredns-gen {__version__}",
+        "commits": {"base": result.commits.get("base", ""), "head": result.commits.get("head", "")},
+        "shard": {"index": result.shard.index, "count": result.shard.count, "fleet_clusters": result.shard.fleet_clusters}
+        if result.shard else None,
+        "stats": dict(sorted(result.stats.items())),
+        "coverage": {
+            "roots_how": cov.roots_how,
+            "not_judged": [{"kustomization": _ref(r), "reason": why, "file": file, "line": line}
+                           for r, why, file, line in cov.not_judged],
+            "unreached": list(cov.unreached),
+            "unresolved": [{"kustomization": _ref(r), "reason": why} for r, why in cov.unresolved],
+            "empty_clusters": list(cov.empty_clusters),
+        },
+        "findings": [f.as_dict() for f in result.findings if f.rule not in COVERAGE_RULES],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+@dataclass
+class _Part:
+    name: str
+    commits: dict[str, str]
+    index: int
+    count: int
+    stats: dict[str, int]
+    coverage: Coverage
+    findings: list[Finding]
+
+
+def merge_results(paths: list[Path]) -> GuardResult:
+    """One verdict from every shard's envelope.
+
+    Raises:
+        UsageError: a file is unreadable or not an envelope, commits differ, or a shard is
+            missing or given twice (exit 2).
+    """
+    if not paths:
+        raise UsageError("no result files given", hint="pass every shard's --result file: coredns-gen guard-merge shard-*.json")
+    parts = [_load(p) for p in paths]
+    first = parts[0]
+    seen: dict[int, str] = {}
+    for part in parts:
+        if part.commits != first.commits:
+            raise UsageError(f"{part.name} judged {_pair(part.commits)}, {first.name} judged {_pair(first.commits)}",
+                             file=part.name, hint="merge the shards of one run only (same --base and --head)")
+        if part.count != first.count:
+            raise UsageError(f"{part.name} is shard {part.index}/{part.count}, {first.name} one of {first.count}",
+                             file=part.name, hint="merge the shards of one run only (same --shard N)")
+        if part.index in seen:
+            raise UsageError(f"shard {part.index}/{part.count} is given twice: {seen[part.index]} and {part.name}",
+                             file=part.name, hint="pass each shard's file once")
+        seen[part.index] = part.name
+    missing = [str(k) for k in range(1, first.count + 1) if k not in seen]
+    if missing:
+        raise UsageError(f"shard {', '.join(missing)} of {first.count} missing: a verdict needs every shard",
+                         key="guard-merge", hint="pass every shard's --result file (did a shard's job fail before writing it?)")
+    stats: dict[str, int] = {}
+    cov = Coverage(roots_how=first.coverage.roots_how)
+    findings: list[Finding] = []
+    for part in parts:
+        for key, value in part.stats.items():
+            stats[key] = stats.get(key, 0) + value
+        cov.not_judged += part.coverage.not_judged
+        cov.unreached += part.coverage.unreached
+        cov.unresolved += part.coverage.unresolved
+        cov.empty_clusters += part.coverage.empty_clusters
+        if part.coverage.roots_how != "bootstrap":
+            cov.roots_how = part.coverage.roots_how
+        findings += part.findings
+    # the orders one unsharded run gives (coverage.measure walks sorted Kustomizations and clusters)
+    cov.not_judged.sort(key=lambda e: e[0])
+    cov.unresolved.sort(key=lambda e: e[0])
+    cov.unreached.sort()
+    cov.empty_clusters.sort()
+    findings += cov.findings()
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, dict(first.commits), cov)
+
+
+def _pair(commits: dict[str, str]) -> str:
+    return f"{commits.get('base', '')[:12]}..{commits.get('head', '')[:12]}"
+
+
+def _ks(raw: dict[str, str]) -> KsRef:
+    return KsRef(str(raw["cluster"]), str(raw["namespace"]), str(raw["name"]))
+
+
+def _finding(raw: dict[str, Any]) -> Finding:
+    column = raw["column"]
+    return Finding(str(raw["rule"]), Severity(raw["severity"]), str(raw["file"]), int(raw["line"]), str(raw["message"]),
+                   str(raw["hint"]), int(column) if column is not None else None,
+                   {str(k): str(v) for k, v in raw["details"].items()})
+
+
+def _load(path: Path) -> _Part:
+    name = str(path)
+    hint = "pass the files `guard --result FILE` wrote"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise UsageError(f"cannot read {name}: {err.strerror}", file=name, hint=hint) from None
+    except ValueError as err:
+        raise UsageError(f"{name} is not JSON: {err}", file=name, hint=hint) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise UsageError(f"{name} is not a guard result (no \"format\": \"{FORMAT}\")", file=name,
+                         hint=f"{hint}, not `--format json` output")
+    if doc.get("version") != VERSION:
+        raise UsageError(f"{name} is guard result version {doc.get('version')!r}; this coredns-gen reads version {VERSION}",
+                         file=name, hint="run the shards and the merge with the same coredns-gen")
+    try:
+        shard = doc["shard"]
+        c = doc["coverage"]
+        cov = Coverage(
+            not_judged=[(_ks(e["kustomization"]), str(e["reason"]), str(e["file"]), int(e["line"])) for e in c["not_judged"]],
+            unreached=[str(p) for p in c["unreached"]],
+            unresolved=[(_ks(e["kustomization"]), str(e["reason"])) for e in c["unresolved"]],
+            empty_clusters=[str(p) for p in c["empty_clusters"]],
+            roots_how=str(c["roots_how"]))
+        return _Part(name, {"base": str(doc["commits"]["base"]), "head": str(doc["commits"]["head"])},
+                     int(shard["index"]) if shard else 1, int(shard["count"]) if shard else 1,
+                     {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]])
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"{name} is a damaged guard result ({type(err).__name__}: {err})", file=name,
+                         hint="write it again with `guard --result FILE`") from None

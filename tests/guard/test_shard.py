@@ -1,0 +1,124 @@
+"""`--shard K/N` + `guard-merge` give exactly the unsharded verdict, on a real multi-cluster repo."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from gen.cli import app
+from gen.errors import UsageError
+from gen.guard.merge import dump_result, merge_results
+from gen.guard.shard import Shard
+from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
+
+CLUSTERS = [f"c{i}" for i in range(6)]
+
+
+def _cluster(name: str) -> dict[str, str]:
+    files = {path.replace("/prod/", f"/{name}/"): text.replace("./clusters/prod", f"./clusters/{name}")
+             for path, text in FLUX_SYSTEM.items()}
+    files[f"clusters/{name}/dns.yaml"] = flux_ks("dns", f"./dns/{name}")
+    files[f"dns/{name}/kustomization.yaml"] = kustomization("custom.yaml", "extra.yaml")
+    files[f"dns/{name}/custom.yaml"] = configmap("coredns-custom")
+    files[f"dns/{name}/extra.yaml"] = configmap("extra", namespace="apps")
+    return files
+
+
+BASE = {k: v for name in CLUSTERS for k, v in _cluster(name).items()}
+BASE["clusters/c5/other.yaml"] = flux_ks("other", "./elsewhere").replace("name: flux-system\n", "name: other-repo\n")
+HEAD: dict[str, str | None] = {
+    "dns/c0/kustomization.yaml": kustomization("extra.yaml"),  # refused: coredns-custom pruned
+    "dns/c2/extra.yaml": None,  # an unlisted file deleted: build fails at head
+    "dns/c3/kustomization.yaml": kustomization("custom.yaml", "hpa.yaml"),
+    "dns/c3/hpa.yaml": hpa(1),  # refused: HPA floor; extra pruned (a ConfigMap)
+    "dns/c4/custom.yaml": configmap("coredns-custom", data="bad: key"),  # refused: key suffix
+    "archive/old.yaml": flux_ks("old", "./dns/c1"),  # unreached
+}
+
+
+def _comparable(result):
+    """Everything but the build counts (they depend on the split) and the scratch folder that
+    kustomize's own error text names (a new temp dir each run)."""
+    stats = {k: v for k, v in result.stats.items() if k not in ("builds", "cache_hits")}
+    return _scrub(json.dumps([f.as_dict() for f in result.findings])), stats, result.summary(), result.commits
+
+
+def _scrub(text: str) -> str:
+    return re.sub(r"coredns-gen-guard-[^/]+/", "TMP/", text)
+
+
+@pytest.mark.parametrize("count", [2, 3, 8])
+def test_every_shard_merged_is_the_unsharded_verdict(flux_repo, guard, tmp_path, count):
+    root = flux_repo(BASE, HEAD, standard=False)
+    whole = guard(root)
+    assert {f.rule for f in whole.findings} >= {"configmap-pruned", "k3s-hpa-min-replicas", "build-failed",
+                                               "coredns-custom-keys", "unreached"}
+    files = []
+    judged: list[int] = []
+    for k in range(1, count + 1):
+        part = guard(root, shard=Shard(k, count))
+        judged.append(part.stats["clusters"])
+        target = tmp_path / f"shard-{k}.json"
+        target.write_text(dump_result(part))
+        files.append(target)
+    assert sum(judged) == len(CLUSTERS)
+    merged = merge_results(list(reversed(files)))  # any order
+    assert _comparable(merged) == _comparable(whole)
+    if count == 8:
+        assert 0 in judged  # six clusters cannot fill eight shards
+
+
+def test_a_shard_is_stable_and_an_empty_one_says_it_judged_nothing(flux_repo, guard):
+    root = flux_repo(BASE, HEAD, standard=False)
+    shards = [Shard(k, 8) for k in range(1, 9)]
+    owner = {c: [s.index for s in shards if s.holds(f"clusters/{c}/flux-system/gotk-sync.yaml")] for c in CLUSTERS}
+    assert all(len(v) == 1 for v in owner.values())  # every cluster in exactly one shard
+    empty = next(s for s in shards if s.index not in {v[0] for v in owner.values()})
+    result = guard(root, shard=empty)
+    assert result.findings == [] or all(f.rule == "unreached" for f in result.findings)
+    assert f"shard {empty.index}/8 judged nothing: none of the fleet's 6 clusters falls in it" in result.summary()
+
+
+def test_cli_shards_and_merge_exit_and_print_like_one_run(flux_repo, tmp_path):
+    root = flux_repo(BASE, HEAD, standard=False)
+    runner = CliRunner()
+    whole = runner.invoke(app, ["guard", "--repo", str(root), "--base", "base", "--format", "text"])
+    assert whole.exit_code == 1, whole.output
+    names = []
+    for k in (1, 2, 3):
+        out = tmp_path / f"s{k}.json"
+        runner.invoke(app, ["guard", "--repo", str(root), "--base", "base", "--shard", f"{k}/3", "--result", str(out), "--format", "json"])
+        assert json.loads(out.read_text())["format"] == "coredns-gen/guard-result"
+        names.append(str(out))
+    merged = runner.invoke(app, ["guard-merge", *names, "--format", "text"])
+    assert merged.exit_code == 1
+    assert _scrub(merged.stdout) == _scrub(whole.stdout)
+    md = runner.invoke(app, ["guard-merge", *names, "--format", "markdown"])
+    assert md.exit_code == 1 and md.stdout.startswith("## coredns-gen guard: refused")
+    missing = runner.invoke(app, ["guard-merge", *names[:2]])
+    assert missing.exit_code == 2 and "shard 3 of 3 missing" in missing.stderr
+
+
+def test_merge_refuses_what_is_not_every_shard_of_one_run(tmp_path, flux_repo, guard):
+    root = flux_repo(BASE, HEAD, standard=False)
+    one = tmp_path / "one.json"
+    one.write_text(dump_result(guard(root, shard=Shard(1, 2))))
+    with pytest.raises(UsageError, match="given twice"):
+        merge_results([one, one])
+    plain = tmp_path / "plain.json"
+    plain.write_text("[]")
+    with pytest.raises(UsageError, match="not a guard result"):
+        merge_results([plain])
+    newer = tmp_path / "newer.json"
+    newer.write_text(one.read_text().replace('"version": 1', '"version": 2'))
+    with pytest.raises(UsageError, match="version 2"):
+        merge_results([newer])
+
+
+@pytest.mark.parametrize("text", ["0/4", "5/4", "2", "a/b", "1/0"])
+def test_bad_shard_is_bad_input(text):
+    with pytest.raises(UsageError, match="K/N"):
+        Shard.parse(text)
