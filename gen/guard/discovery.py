@@ -28,11 +28,22 @@ from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
 from gen.guard.knowledge import Knowledge, Marks, RepoValues, gather, lookup
-from gen.guard.sources import SourceRef, Sources, source_key
+from gen.guard.sources import Delivery, SourceRef, Sources, source_key
 from gen.guard.substitution import Vars, resolve, substitute
 
 _VERSION = "guard-build-2"  # bump when what a raw build means changes
 _ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class Question:
+    """An answer that depended on what a cluster's builds hold: substituteFrom values for a
+    Kustomization, or whether a source (with the cluster's bootstrap source) is this repository."""
+
+    label: str
+    cluster: str
+    subject: FluxKs | tuple[SourceRef, SourceRef]
+    answer: Vars | Delivery
 
 
 @dataclass
@@ -72,11 +83,15 @@ class Discovery:
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
         self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
-        self.asked = False  # this round, an answer depended on the clusters' builds
+        # this round's answers that depended on what the clusters' builds hold
+        self.questions: list[Question] = []
 
-    def _ask(self) -> None:
-        """Note that an answer this round depended on what the clusters' builds hold."""
-        self.asked = True
+    def _answer(self, q: Question, knowledge: dict[str, dict[str, Knowledge]]) -> Vars | Delivery:
+        """The question asked again, with other knowledge of the clusters' builds."""
+        knows = knowledge.get(q.label, {}).get(q.cluster, Knowledge())
+        if isinstance(q.subject, FluxKs):
+            return resolve(q.subject, lookup(knows, self.repo_values[q.label]))
+        return self.sources[q.label].deliver(q.subject[0], q.subject[1], knows.sources)
 
     # -- views and inputs -------------------------------------------------------------------
     def resolver(self, label: str, view: str) -> Resolver:
@@ -189,7 +204,9 @@ class Discovery:
                     rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
                                                   external=True, why_external=item.why, view="")
                     continue
-                variables = resolve(item.ks, lookup(knows, self.repo_values[label], self._ask))
+                variables = resolve(item.ks, lookup(knows, self.repo_values[label]))
+                if item.ks.substitute_from:
+                    self.questions.append(Question(label, item.root.cluster, item.ks, variables))
                 self.variables[(label, item.ks.ref)] = variables
                 build = self._substituted(self.raw[raw_fp], variables)
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
@@ -207,8 +224,8 @@ class Discovery:
                     if child.source == item.root_source and root_view is not None:
                         view, why = root_view, ""  # the bootstrap's own source: known without asking
                     else:
-                        self._ask()
                         got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
+                        self.questions.append(Question(label, item.root.cluster, (child.source, item.root_source), got))
                         view, why = got.view, got.reason
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
@@ -249,14 +266,12 @@ class Discovery:
         knowledge: dict[str, dict[str, Knowledge]] = {}
         models: dict[str, Revision] = {}
         for _ in range(_ROUNDS):
-            self.asked = False
+            self.questions = []
             starts = {label: self._start(label, chosen[label], knowledge.get(label, {})) for label in self.trees}
             models = self._explore(starts, knowledge, refs)
-            if not self.asked:
-                break  # no answer depended on the clusters' builds: another round changes nothing
             new = {label: gather(models[label], self.candidates.get(label, [])) for label in self.trees}
-            if new == knowledge:
-                break
+            if all(self._answer(q, new) == q.answer for q in self.questions):
+                break  # what the builds hold answers every question as before: another round changes nothing
             knowledge = new
         for rev in models.values():  # each root node: where it is written
             for ref in rev.roots:

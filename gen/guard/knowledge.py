@@ -10,7 +10,7 @@ from the builds, with the repository's own files as the fallback for builds not 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gen.guard.manifests import try_docs
 from gen.guard.model import Revision
@@ -44,31 +44,34 @@ class Marks:
 
 
 class RepoValues:
-    """ConfigMaps and Secrets written in one revision's files, by (kind, namespace, name)."""
+    """ConfigMaps and Secrets written in one revision's files, found by name when first asked
+    (only files that mention the name are parsed: a fleet has thousands of manifests)."""
 
     def __init__(self, tree: Tree, marked: Marks) -> None:
         self.tree = tree
         self.marked = marked
-        self._index: dict[ValueRef, list[dict[str, Any]]] | None = None
+        self._found: dict[ValueRef, list[dict[str, Any]]] = {}
 
     def docs(self, ref: ValueRef) -> list[dict[str, Any]]:
-        if self._index is None:
-            self._index = {}
+        if ref not in self._found:
+            kind, namespace, name = ref
+            out = []
             for path in sorted(self.tree.blobs):
-                if not path.endswith((".yaml", ".yml")) or not self.marked(self.tree, path, (b"ConfigMap", b"Secret")):
+                if not path.endswith((".yaml", ".yml")) or not self.marked(self.tree, path, (name.encode(),)) \
+                        or not self.marked(self.tree, path, (kind.encode(),)):
                     continue
                 for doc in try_docs(self.tree.read(path).decode("utf-8", "replace")) or []:
-                    if isinstance(doc, dict) and doc.get("kind") in ("ConfigMap", "Secret"):
-                        meta = doc.get("metadata") or {}
-                        key = (str(doc["kind"]), str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-                        self._index.setdefault(key, []).append(doc)
-        return self._index.get(ref) or self._index.get((ref[0], "", ref[2]), [])
+                    meta = doc.get("metadata") or {} if isinstance(doc, dict) else {}
+                    if isinstance(doc, dict) and doc.get("kind") == kind and meta.get("name") == name and \
+                            str(meta.get("namespace") or namespace) == namespace:
+                        out.append(doc)
+            self._found[ref] = out
+        return self._found[ref]
 
 
-def lookup(known: Knowledge, repo: RepoValues, asked: Callable[[], None]) -> Lookup:
+def lookup(known: Knowledge, repo: RepoValues) -> Lookup:
     """A substituteFrom lookup: the cluster's builds first, else the one file that writes it."""
     def find(ref: ValueRef) -> dict[str, str] | str | None:
-        asked()
         if ref in known.values:
             return known.values[ref]
         docs = repo.docs(ref)

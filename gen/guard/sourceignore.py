@@ -10,6 +10,7 @@ the same rules before it looks at a revision.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Callable
 
@@ -60,10 +61,19 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
         rel_folder = folder[len(base):].lstrip("/") if base else folder
         text = read(path).decode("utf-8", "replace").splitlines()
         lines += _scoped(text, rel_folder)
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    spec, memo = _compiled(tuple(lines))
 
     def ignored(path: str) -> bool:
         rel = path[len(base):].lstrip("/") if base else path
-        return bool(spec.match_file(rel))
+        if rel not in memo:
+            memo[rel] = bool(spec.match_file(rel))
+        return memo[rel]
 
     return ignored
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(lines: tuple[str, ...]) -> tuple[pathspec.GitIgnoreSpec, dict[str, bool]]:
+    """One compiled spec per pattern list, with its answers: base and head share both when their
+    ignore files agree, and most of their paths are the same."""
+    return pathspec.GitIgnoreSpec.from_lines(lines), {}
