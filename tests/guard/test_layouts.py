@@ -393,3 +393,28 @@ def test_a_placeholder_gotk_sync_is_the_root_bootstrap_will_write_and_each_clust
     assert [(f.rule, f.details["cluster"]) for f in result.findings] == [
         ("configmap-pruned", "clusters/staging/flux-system/gotk-sync.yaml")]
     assert result.stats["clusters"] == 2 and "roots:" not in result.summary()
+
+
+# -- clusters named in .coredns-gen.yaml, and the older reading when nothing names them ---------
+NAMED = {
+    "clusters/prod/flux/config/cluster.yaml": flux_ks("cluster", "./clusters/prod/flux"),
+    "clusters/prod/flux/platform.yaml": flux_ks("platform", "./platform"),
+    "templates/new-cluster/ks.yaml": flux_ks("template", "./templates/does-not-exist"),
+    "platform/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "platform/coredns-custom.yaml": configmap("coredns-custom"),
+}
+CONFIG = {".coredns-gen.yaml": "guard:\n  clusters:\n    - {name: prod, root: clusters/prod/flux/config/cluster.yaml}\n"}
+
+
+def test_clusters_named_in_the_config_are_the_only_roots(flux_repo, guard):
+    result = guard(flux_repo({**NAMED, **CONFIG}, {"templates/new-cluster/ks.yaml": flux_ks("template", "./still/missing"),
+                                                   "platform/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == CUSTOM_PRUNED
+    assert result.findings[0].details["cluster"] == "clusters/prod/flux/config/cluster.yaml"
+    assert [f.file for f in by_rule(result.findings, "unreached")] == ["templates/new-cluster/ks.yaml"]
+
+
+def test_without_a_bootstrap_every_unproduced_kustomization_is_a_root_and_the_summary_says_so(flux_repo, guard):
+    result = guard(flux_repo(NAMED, {"templates/new-cluster/ks.yaml": flux_ks("template", "./still/missing")}, standard=False))
+    assert [f.rule for f in result.findings if f.severity.value != "info"] == ["build-failed"]  # the older reading
+    assert "roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found" in result.summary()
