@@ -42,7 +42,7 @@ from gen.guard.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.progress import Report, ReportingEngine
-from gen.guard.revision import load_tree, remote_urls, repo_root, resolve
+from gen.guard.revision import Tree, load_tree, remote_urls, repo_root, resolve
 from gen.guard.shard import Shard
 
 
@@ -125,6 +125,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         work = Path(tmp)
         report(f"unpacking {opts.base} and {opts.head}", 0, 0)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
+        _paths_exist(trees, opts.paths, roots_under)
         allows = parse_allows(opts.allow, trees["head"].root)
         config = load_config(trees["head"].root)
         engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
@@ -135,7 +136,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         if not revisions["base"].roots and not revisions["head"].roots:
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""
             raise UsageError(f"no Flux Kustomization (kustomize.toolkit.fluxcd.io) found{where} at {opts.base} or {opts.head}: "
-                             "nothing to judge", key="--repo",
+                             "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
@@ -148,7 +149,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
-        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots)
+        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
+                        workdir=work)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
@@ -184,6 +186,14 @@ def _scratch() -> str | None:
         return explicit
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def _paths_exist(trees: dict[str, Tree], given: tuple[str, ...], paths: tuple[str, ...]) -> None:
+    """Every --path is a folder (or file) of the repository at base or head."""
+    for shown, rel in zip(given, paths, strict=True):
+        if not any(t.is_dir(rel) or t.is_file(rel) for t in trees.values()):
+            raise UsageError(f"{shown} is not in the repository at --base or --head", key="--path",
+                             hint="pass a folder of the repository, relative to --repo (e.g. clusters/prod)")
 
 
 def _relative(root: Path, repo: Path, path: str) -> str:

@@ -3,6 +3,8 @@
 If head cannot be built the guard cannot say what Flux would prune, and Flux itself would stop
 applying that Kustomization. One that failed at base too is reported as a warning and not
 judged (it was already broken); one that failed only at base is a warning too (nothing to compare).
+The message carries kustomize's own cause with repository paths (errortext.py), at most ~300
+characters; `details.error` holds the whole cleaned text.
 
 PASS: both revisions build.
 FAIL: head's kustomization.yaml lists a file that does not exist -> error.
@@ -14,46 +16,48 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
+from gen.guard.diff import BuildIssue
+from gen.guard.errortext import MAX_MESSAGE, cause, clean_error, shorten
 from gen.guard.model import KsRef
 
 ID = "build-failed"
 SEVERITY = Severity.ERROR
 
 
-def _first_line(text: str | None) -> str:
-    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "unknown error"
-
-
 def check(change: Change) -> Iterator[Finding]:
-    for f in _check(change):
-        yield Finding(f.rule, f.severity, f.file, f.line, f.message + change.where(_ref(change, f)), f.hint,
-                      details=f.details)
-
-
-def _ref(change: Change, f: Finding) -> KsRef:
-    ns, name = f.details["kustomization"].split("/", 1)
-    return KsRef(f.details["cluster"], ns, name)
-
-
-def _check(change: Change) -> Iterator[Finding]:
     for issue in change.issues:
-        label = "head" if issue.head_error else "base"
-        src = change.locator.ks_source(label, issue.ks) or change.locator.ks_source("base", issue.ks)
-        file, line = (src[0], src[1]) if src else (".", 1)
-        node = (change.head if label == "head" else change.base).nodes[issue.ks]
-        details = {"kustomization": str(issue.ks), "cluster": issue.ks.cluster, "path": "./" + node.ks.path}
-        if issue.head_error and not issue.base_error:
-            yield Finding(ID, SEVERITY, file, line,
-                          f"Kustomization {issue.ks} does not build at head (./{node.ks.path}): "
-                          f"{_first_line(issue.head_error)}; what Flux would prune cannot be judged, so the change is refused",
-                          f"make `kubectl kustomize ./{node.ks.path}` succeed", details=details)
-        elif issue.head_error:
-            yield Finding(ID, Severity.WARNING, file, line,
-                          f"Kustomization {issue.ks} fails to build at base and at head, not judged: "
-                          f"{_first_line(issue.head_error)}",
-                          f"make `kubectl kustomize ./{node.ks.path}` succeed", details=details)
-        else:
-            yield Finding(ID, Severity.WARNING, file, line,
-                          f"Kustomization {issue.ks} did not build at base, so its prunes are not judged: "
-                          f"{_first_line(issue.base_error)}", "nothing to do if head is the fix", details=details)
+        yield _finding(change, issue)
+
+
+def _finding(change: Change, issue: BuildIssue) -> Finding:
+    label = "head" if issue.head_error else "base"
+    src = change.locator.ks_source(label, issue.ks) or change.locator.ks_source("base", issue.ks)
+    file, line = (src[0], src[1]) if src else (".", 1)
+    node = (change.head if label == "head" else change.base).nodes[issue.ks]
+    error = clean_error(issue.head_error or issue.base_error or "unknown error", [tree.root for tree in change.locator.trees.values()],
+                        change.workdir)
+    details = {"kustomization": str(issue.ks), "cluster": issue.ks.cluster, "path": "./" + node.ks.path,
+               "error": error}
+    where = change.where(issue.ks)
+    if issue.head_error and not issue.base_error:
+        severity, head, tail = SEVERITY, f"Kustomization {issue.ks} does not build at head (./{node.ks.path}): ", \
+            "; its prunes cannot be judged, so the change is refused"
+        hint = f"make `kubectl kustomize ./{node.ks.path}` succeed; if it is retired on purpose, " + \
+            _allow_hint(change, issue.ks)
+    elif issue.head_error:
+        severity, head, tail = Severity.WARNING, \
+            f"Kustomization {issue.ks} fails to build at base and at head, not judged: ", ""
+        hint = f"make `kubectl kustomize ./{node.ks.path}` succeed"
+    else:
+        severity, head, tail = Severity.WARNING, \
+            f"Kustomization {issue.ks} did not build at base, so its prunes are not judged: ", ""
+        hint = "nothing to do if head is the fix"
+    budget = max(MAX_MESSAGE - len(head) - len(tail) - len(where), 80)
+    return Finding(ID, severity, file, line, head + shorten(cause(error), budget) + tail + where, hint, details=details)
+
+
+def _allow_hint(change: Change, ks: KsRef) -> str:
+    """How to allow it: the whole cluster when this is its root (a decommission), else the Kustomization."""
+    if ks in change.head.roots or ks in change.base.roots:
+        return f"allow the cluster's removal with --allow cluster:{ks.cluster}"
+    return f"allow its removal with --allow ks:{ks}"

@@ -9,6 +9,7 @@ shows what was broken before.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from gen.finding import Finding, Severity
@@ -39,6 +40,7 @@ class Change:
     locator: Locator
     touched: set[str] | None = None  # clusters the change touches; None: all
     fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
+    workdir: Path | None = None  # the guard's scratch dir (wrapper kustomizations), for messages
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:

@@ -58,12 +58,17 @@ def generators_of(views: Views, revisions: Mapping[str, Revision]) -> Generators
     return names
 
 
+def generated_stem(name: str) -> str:
+    """The name a generator was given, before kustomize appended its hash (if it did)."""
+    return _stem(name)[0]
+
+
 def _stem(name: str) -> tuple[str, bool]:
     match = _GENERATED.match(name)
     return (match.group("stem"), True) if match else (name, False)
 
 
-def _named(stem: str, name: str) -> bool:
+def names_generator(stem: str, name: str) -> bool:
     """`stem` is what generator `name` writes, allowing a namePrefix/nameSuffix around it."""
     return stem == name or stem.endswith("-" + name) or stem.startswith(name + "-") or f"-{name}-" in stem
 
@@ -145,7 +150,7 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
         def same_generator(kind: str, stem: str, ref: KsRef = ref) -> bool:
             if generators is None:
                 return False
-            return all(any(k == kind and _named(stem, name) for k, name in generators(label, ref))
+            return all(any(k == kind and names_generator(stem, name) for k, name in generators(label, ref))
                        for label in ("base", "head"))
 
         for key in gone:

@@ -36,8 +36,7 @@ def escape_error(escapes: list[Escape]) -> str:
     """The build error for references outside the repository (the file is never opened)."""
     first = escapes[0]
     more = f" (and {len(escapes) - 1} more)" if len(escapes) > 1 else ""
-    return (f"{first}{more}; kustomize-controller builds inside the source and refuses it, "
-            "so the guard does not read it either")
+    return f"{first}{more}; kustomize-controller refuses it too, and the guard does not read it"
 
 
 @dataclass

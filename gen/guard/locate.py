@@ -17,9 +17,9 @@ import posixpath
 from dataclasses import dataclass
 from typing import Callable, Iterable, TypeVar
 
-from gen.guard.diff import Removal
+from gen.guard.diff import Removal, generated_stem, names_generator
 from gen.guard.inputs import Views
-from gen.guard.manifests import DocWhere, doc_index, entry_lines, key_lines
+from gen.guard.manifests import DocWhere, doc_index, entry_lines, generator_line, key_lines, try_docs
 from gen.guard.model import FLUX_GROUP, KsRef, ObjKey, Revision
 from gen.guard.revision import Tree
 
@@ -159,6 +159,10 @@ class Locator:
                 return src[0], self._spec_line(src[0], ref.name, field, src[1]), what, \
                     f"keep {field} as it was, or move the object in a separate, allowed change"
         src = self.object_source("base", base.build.inputs, key)
+        if src is None and key.kind in ("ConfigMap", "Secret") and not key.group:
+            dropped = self._generator_dropped(ref, key)
+            if dropped:
+                return dropped
         if src is None:
             ks_src = self.ks_source("head", ref) or self.ks_source("base", ref)
             file, line = (ks_src[0], ks_src[1]) if ks_src else ("", 1)
@@ -217,6 +221,44 @@ class Locator:
             return default
         return found[1].get(field, found[1].get("spec", default))
 
+    def _generator(self, label: str, inputs: tuple[str, ...], key: ObjKey) -> tuple[str, str, str, int] | None:
+        """(kustomization file, generator name, list key, line) of the generator that writes `key`."""
+        stem = generated_stem(key.name)
+        kinds = ("configMapGenerator",) if key.kind == "ConfigMap" else ("secretGenerator",)
+        for kfile in inputs:
+            if not posixpath.basename(kfile).startswith(("kustomization.", "Kustomization")):
+                continue
+            text = self._text(label, kfile)
+            if kinds[0] not in text:
+                continue
+            for name in _generator_names(text, kinds[0]):
+                if names_generator(stem, name):
+                    found = generator_line(text, name, kinds)
+                    if found:
+                        return kfile, name, found[0], found[1]
+        return None
+
+    def _generator_dropped(self, ref: KsRef, key: ObjKey) -> tuple[str, int, str, str] | None:
+        """Where head dropped the generator that wrote `key` at base: its file deleted, no longer
+        read by the build, or the generator entry gone from it."""
+        base = self.revisions["base"].nodes[ref]
+        head = self.revisions["head"].nodes.get(ref)
+        found = self._generator("base", base.build.inputs, key)
+        if found is None:
+            return None
+        kfile, name, list_key, line = found
+        if not self.trees["head"].is_file(kfile):
+            return kfile, line, f"{kfile} (with {list_key} '{name}') is deleted", \
+                f"restore {kfile} (git checkout <base> -- {kfile})"
+        if head is not None and kfile not in head.build.inputs:
+            return self._dropped(ref, kfile)
+        text = self._text("head", kfile)
+        if generator_line(text, name, (list_key,)) is not None:
+            return None  # still generated: renamed some other way, the general path explains it
+        anchor = self._key_lines("head", kfile).get(list_key, min(line, len(text.splitlines()) or 1))
+        return kfile, anchor, f"{kfile} no longer has the {list_key} entry '{name}'", \
+            f"put the {list_key} entry '- name: {name}' back in {kfile}"
+
     def _ns_changed(self, path: str, key: ObjKey) -> bool:
         found = self._find("head", path, key.kind, key.name)
         return bool(found) and key.namespace != "" and \
@@ -257,3 +299,11 @@ class Locator:
         line = self._key_lines("head", kfile).get("resources", 1)
         return kfile, line, f"{kfile} no longer lists '{entry}' under resources:", \
             f"put '- {entry}' back under resources: in {kfile}"
+
+
+def _generator_names(text: str, list_key: str) -> list[str]:
+    docs = try_docs(text) or [None]
+    doc = docs[0]
+    if not isinstance(doc, dict):
+        return []
+    return [str(g["name"]) for g in doc.get(list_key) or [] if isinstance(g, dict) and g.get("name")]

@@ -104,3 +104,21 @@ def entry_lines(text: str) -> dict[str, dict[str, int]]:
 def entry_line(text: str, key: str, entry: str) -> int | None:
     """Line of `- entry` inside the top-level list `key`."""
     return entry_lines(text).get(key, {}).get(entry)
+
+
+def generator_line(text: str, name: str, kinds: tuple[str, ...] = ("configMapGenerator", "secretGenerator")) -> tuple[str, int] | None:
+    """(list key, line of the `- name: <name>` entry) of a generator in a kustomization file."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if k.value in kinds and isinstance(v, yaml.SequenceNode):
+            for item in v.value:
+                if isinstance(item, yaml.MappingNode) and any(
+                        isinstance(ik, yaml.ScalarNode) and ik.value == "name" and isinstance(iv, yaml.ScalarNode)
+                        and iv.value == name for ik, iv in item.value):
+                    return str(k.value), int(item.start_mark.line) + 1
+    return None

@@ -27,8 +27,11 @@ def generator(field: str, entry: str) -> str:
 
 
 def _refusal(result):
+    """The whole cleaned error of the one build-failed refusal (the message is its short form)."""
     assert [(f.rule, f.severity.value) for f in result.findings] == [("build-failed", "error")], result.findings
-    return result.findings[0].message
+    finding = result.findings[0]
+    assert "does not build at head (./dns): dns/" in finding.message and len(finding.message) <= 300
+    return finding.details["error"]
 
 
 _OPENED: list[str] = []
@@ -72,8 +75,9 @@ def _again(flux_repo, tmp_path, base, head):
 
 def test_etc_hostname_is_refused(flux_repo, guard):
     root = flux_repo(BASE, {"dns/kustomization.yaml": generator("files", "/etc/hostname")})
-    message = _refusal(guard(root))
-    assert "configMapGenerator 'leak' files entry '/etc/hostname' reads outside the repository (an absolute path)" in message
+    result = guard(root)
+    text = "configMapGenerator 'leak' files entry '/etc/hostname' reads outside the repository (an absolute path)"
+    assert text in _refusal(result) and text in result.findings[0].message
 
 
 @pytest.mark.parametrize("field, entry", [("files", "key=../../../etc/hostname"), ("envs", "../../etc/environment")])

@@ -61,7 +61,7 @@ def test_transitive_base_dropping_an_object_is_refused(flux_repo, guard):
     findings = guard(root).findings
     assert [(f.rule, f.file, f.details["object"]) for f in findings] == [
         ("configmap-pruned", "apps/base/kustomization.yaml", "default_app__ConfigMap"),
-        ("configmap-pruned", "clusters/prod/apps.yaml", "_gen-7gbh7bt7k5__ConfigMap"),  # its generator went too
+        ("configmap-pruned", "apps/base/kustomization.yaml", "_gen-7gbh7bt7k5__ConfigMap"),  # its generator went too
     ]
 
 
