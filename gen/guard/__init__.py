@@ -41,6 +41,7 @@ from gen.guard.discovery import Discovery
 from gen.guard.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
+from gen.guard.platform_facts import cluster_platforms
 from gen.guard.progress import Report, ReportingEngine
 from gen.guard.revision import Tree, load_tree, remote_urls, repo_root, resolve
 from gen.guard.shard import Shard
@@ -150,7 +151,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work)
+                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions))
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))

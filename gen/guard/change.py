@@ -29,6 +29,11 @@ class Violation:
     message: str
     hint: str
     field: str = ""
+    severity: Severity | None = None  # lower than the rule's: judged by content, not by fact
+
+
+# (head objects, base objects, the cluster's platform by fact or None) -> violations
+PlatformViolations = Callable[[ClusterObjects, ClusterObjects, "str | None"], Iterator[Violation]]
 
 
 @dataclass
@@ -41,6 +46,7 @@ class Change:
     touched: set[str] | None = None  # clusters the change touches; None: all
     fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
     workdir: Path | None = None  # the guard's scratch dir (wrapper kustomizations), for messages
+    platforms: dict[str, str | None] = field(default_factory=dict)  # cluster -> platform by fact (platform_facts)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:
@@ -72,11 +78,17 @@ class Change:
 
     def invariant_findings(self, rule: str, severity: Severity,
                            violations: Callable[[ClusterObjects, ClusterObjects], Iterator[Violation]]) -> Iterator[Finding]:
+        return self.platform_invariant_findings(rule, severity, lambda objects, previous, _: violations(objects, previous))
+
+    def platform_invariant_findings(self, rule: str, severity: Severity,
+                                    violations: PlatformViolations) -> Iterator[Finding]:
+        """invariant_findings for rules that depend on what the cluster runs (by fact)."""
         for root, objects in sorted(self.clusters("head").items()):
             previous = self.clusters("base").get(root, {})
-            before = {(v.key, v.message) for v in violations(previous, {})}
+            platform = self.platforms.get(root.cluster)
+            before = {(v.key, v.message) for v in violations(previous, {}, platform)}
             seen: set[tuple[ObjKey, str]] = set()
-            for v in violations(objects, previous):
+            for v in violations(objects, previous, platform):
                 if (v.key, v.message) in seen:
                     continue
                 seen.add((v.key, v.message))
@@ -86,7 +98,7 @@ class Change:
                     file, line = root_node.file or ".", root_node.line
                 old = (v.key, v.message) in before
                 yield Finding(
-                    rule, Severity.WARNING if old else severity, file, line,
+                    rule, Severity.WARNING if old else (v.severity or severity), file, line,
                     v.message + (" (already so at base: not caused by this change)" if old else "") + self.where(root),
                     v.hint,
                     details={"object": v.key.id, "kustomization": str(v.ks), "cluster": root.cluster},

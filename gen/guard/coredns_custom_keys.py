@@ -7,12 +7,15 @@ the suffix check applies wherever a build produces that ConfigMap.
 A root `forward .` in an override is wrong on AKS only: AKS imports overrides *after* its own
 `forward . /etc/resolv.conf`, and rejects or ignores a second root forward. k3s (since
 v1.34.2/v1.32.10) imports them *before* its forward, which is how coredns-gen's k3s render chains
-`next` into it. AKS is judged by content: coredns-custom carries `kustomize.toolkit.fluxcd.io/ssa:
+`next` into it. So that check is an error on a cluster that is AKS by fact (platform_facts.py:
+a values file or `.coredns-gen.yaml` says `platform: aks`). Where no fact says what the cluster
+runs, content is evidence for a warning only: coredns-custom carries `kustomize.toolkit.fluxcd.io/ssa:
 Merge` (AKS creates the object; the repo merges its keys into it) or an `addonmanager.kubernetes.io`
 or `kubernetes.azure.com` marker, in a cluster with no k3s evidence (see k3s-hpa-min-replicas).
 
 PASS: keys `corp.server`, `log.override`; a k3s override `forward . 10.0.0.53 { next SERVFAIL }`.
-FAIL: key `corp.conf`; on AKS, `upstream.override: forward . 10.0.0.1` -> error at `data:`.
+FAIL: key `corp.conf`; on AKS by fact, `upstream.override: forward . 10.0.0.1` -> error at `data:`
+      (AKS by content only: warning).
 """
 
 from __future__ import annotations
@@ -42,11 +45,14 @@ def aks_marker(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
+def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str | None = None) -> Iterator[Violation]:
     if CUSTOM not in objects:
         return
     ks, obj = objects[CUSTOM]
-    aks = aks_marker(obj) is not None and k3s_marker(objects, previous) is None
+    if platform is not None:
+        aks, by_content = platform == "aks", False
+    else:
+        aks = by_content = aks_marker(obj) is not None and k3s_marker(objects, previous) is None
     for key, text in sorted((obj.get("data") or {}).items()):
         key = str(key)
         if not key.endswith((".server", ".override")):
@@ -59,11 +65,12 @@ def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Vi
             except CorefileError:
                 continue
             if any(is_root_forward(d) for d in directives):
+                judged = " (AKS judged by content)" if by_content else ""
                 yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which AKS's default "
-                                "block already has: it is rejected or ignored",
+                                f"block already has: it is rejected or ignored{judged}",
                                 "forward a zone instead in a .server key, e.g. `corp.example:53 { forward . 10.0.0.53 }`",
-                                "data")
+                                "data", severity=Severity.WARNING if by_content else None)
 
 
 def check(change: Change) -> Iterator[Finding]:
-    yield from change.invariant_findings(ID, SEVERITY, violations)
+    yield from change.platform_invariant_findings(ID, SEVERITY, violations)

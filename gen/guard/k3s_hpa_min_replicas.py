@@ -2,17 +2,21 @@
 
 k3s re-applies its bundled coredns Deployment (replicas: 1) on every restart; only an HPA, a
 separate object k3s does not own, holds the floor. Any HPA on Deployment coredns is checked
-wherever it is; its *presence* is required only where the cluster is recognisably k3s, judged
-by content, never by file names: an object of a `*.cattle.io` API group or with a `*cattle.io`
-label/annotation key (k3s's own markers), or kube-system/coredns-custom next to a
-kube-system/coredns PodDisruptionBudget (what coredns-gen renders for k3s: AKS gets
-coredns-custom alone, Talos owns kube-system/coredns instead), or a coredns HPA at base.
-A cluster that shows none of these is not judged for presence: better silent than guessing.
-RKE2 shares the `cattle.io` markers but is told apart by its HelmChartConfig
-kube-system/rke2-coredns (k3s has no such chart): there the chart's autoscaler holds the floor.
+wherever it is (an error: the object says it). Its *presence* is required (an error) only on a
+cluster known to run k3s by fact: a values file whose `flux.output` that cluster reads says
+`platform: k3s`, or `.coredns-gen.yaml` `guard.clusters[].platform` does (platform_facts.py).
+Where no fact says what the cluster runs, content that only k3s writes is evidence enough for a
+*warning*: an object of the `k3s.cattle.io` or `helm.cattle.io` API groups or with such a
+label/annotation key (k3s's own controllers), kube-system/coredns-custom next to a
+kube-system/coredns PodDisruptionBudget (what coredns-gen renders for k3s), or a coredns HPA at
+base. The `upgrade.cattle.io` Plan of the system-upgrade-controller (run on Talos and others too)
+and Rancher's own `*.cattle.io` markers are no k3s evidence. RKE2 shares `helm.cattle.io` but is
+told apart by its HelmChartConfig kube-system/rke2-coredns: there the chart's autoscaler holds the floor.
 
-PASS: autoscaling/v2 HPA kube-system/coredns -> apps/v1 Deployment coredns, minReplicas: 2.
-FAIL: minReplicas: 1; or head drops the HPA of a k3s cluster -> error.
+PASS: autoscaling/v2 HPA kube-system/coredns -> apps/v1 Deployment coredns, minReplicas: 2; a
+      Talos cluster with a system-upgrade Plan and no HPA.
+FAIL: minReplicas: 1; or head drops the HPA of a cluster that is k3s by fact -> error (by
+      content only: warning).
 """
 
 from __future__ import annotations
@@ -39,16 +43,21 @@ def _is_hpa(key: ObjKey) -> bool:
 RKE2_CHART_CONFIG = ObjKey("kube-system", "rke2-coredns", "helm.cattle.io", "HelmChartConfig")
 
 
+K3S_GROUPS = ("k3s.cattle.io", "helm.cattle.io")  # k3s's own controllers (deploy, helm-controller)
+K3S_KEYS = tuple(g + "/" for g in K3S_GROUPS) + ("objectset.rio.cattle.io/",)  # k3s's deploy controller marks its objects
+
+
 def k3s_marker(objects: ClusterObjects, previous: ClusterObjects) -> str | None:
+    """Content only k3s writes (evidence for a warning, never for an error), or None."""
     if RKE2_CHART_CONFIG in objects or RKE2_CHART_CONFIG in previous:
         return None  # RKE2, not k3s
     for key, (_, obj) in objects.items():
-        if key.group.endswith("cattle.io"):
+        if key.group in K3S_GROUPS:
             return f"{key.ref} ({key.group})"
         meta = obj.get("metadata") or {}
         for section in ("labels", "annotations"):
             for name in (meta.get(section) or {}):
-                if "cattle.io/" in str(name):
+                if str(name).startswith(K3S_KEYS):
                     return f"{key.ref} carries {name}"
     custom = ObjKey("kube-system", "coredns-custom", "", "ConfigMap")
     pdb = ObjKey("kube-system", "coredns", "policy", "PodDisruptionBudget")
@@ -59,7 +68,7 @@ def k3s_marker(objects: ClusterObjects, previous: ClusterObjects) -> str | None:
     return None
 
 
-def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
+def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str | None = None) -> Iterator[Violation]:
     found = False
     for key, (ks, obj) in sorted(objects.items()):
         if not (_is_hpa(key) and _targets_coredns(obj)):
@@ -70,20 +79,25 @@ def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Vi
             yield Violation(ks, key, f"{key.ref} has minReplicas {low}: one node drain is a cluster-wide DNS outage",
                             "set spec.minReplicas: 2 (k3s re-applies replicas: 1 on restart; the HPA holds the floor)",
                             "spec")
-    if not found:
-        marker = k3s_marker(objects, previous)
-        if marker:
-            preferred = [ObjKey("kube-system", "coredns-custom", "", "ConfigMap"),
-                         ObjKey("kube-system", "coredns", "policy", "PodDisruptionBudget")]
-            anchor = next((k for k in preferred if k in objects), None) or \
-                next((k for k in sorted(objects) if k.namespace == "kube-system"), None)
-            if anchor is None:
-                return
-            yield Violation(objects[anchor][0], anchor,
-                            f"this k3s cluster (judged by {marker}) has no HorizontalPodAutoscaler kube-system/coredns: "
-                            "k3s runs CoreDNS at 1 replica",
-                            "add an autoscaling/v2 HPA on Deployment coredns with minReplicas: 2 (coredns-gen render does)")
+    if found or (platform is not None and platform != "k3s"):
+        return
+    marker = None if platform == "k3s" else k3s_marker(objects, previous)
+    if platform is None and marker is None:
+        return
+    preferred = [ObjKey("kube-system", "coredns-custom", "", "ConfigMap"),
+                 ObjKey("kube-system", "coredns", "policy", "PodDisruptionBudget")]
+    anchor = next((k for k in preferred if k in objects), None) or \
+        next((k for k in sorted(objects) if k.namespace == "kube-system"), None) or next(iter(sorted(objects)), None)
+    if anchor is None:
+        return
+    judged = "this k3s cluster" if platform == "k3s" else f"this cluster, k3s by its content ({marker}),"
+    yield Violation(objects[anchor][0], anchor,
+                    f"{judged} has no HorizontalPodAutoscaler kube-system/coredns: k3s runs CoreDNS at 1 replica",
+                    "add an autoscaling/v2 HPA on Deployment coredns with minReplicas: 2 (coredns-gen render does)"
+                    + ("" if platform == "k3s" else "; if it is not k3s, say its platform in .coredns-gen.yaml "
+                       "guard.clusters[].platform"),
+                    severity=None if platform == "k3s" else Severity.WARNING)
 
 
 def check(change: Change) -> Iterator[Finding]:
-    yield from change.invariant_findings(ID, SEVERITY, violations)
+    yield from change.platform_invariant_findings(ID, SEVERITY, violations)

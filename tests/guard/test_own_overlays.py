@@ -24,6 +24,10 @@ def _own_render() -> dict[str, str]:
     for path in sorted((REPO_ROOT / "overlays").rglob("*")):
         if path.is_file():
             files[str(path.relative_to(REPO_ROOT))] = path.read_text()
+    # The values files too, as in a repository coredns-gen renders: they say each cluster's platform.
+    files[".coredns-gen.yaml"] = "values: [values/*.yaml]\n"
+    for values in (REPO_ROOT / "examples").glob("*.yaml"):
+        files[f"values/{values.name}"] = values.read_text().replace("output: examples/clusters/", "output: clusters/")
     return files
 
 

@@ -236,8 +236,9 @@ def test_other_kinds_pruned_are_warnings(flux_repo, guard):
 
 
 def test_dropping_the_k3s_hpa_is_refused_by_its_invariant(flux_repo, guard):
+    k3s = "guard:\n  clusters:\n    - {name: prod, root: clusters/prod/flux-system/gotk-sync.yaml, platform: k3s}\n"
     base = {**PLATFORM, "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml", "hpa.yaml"),
-            "platform/coredns/hpa.yaml": HPA}
+            "platform/coredns/hpa.yaml": HPA, ".coredns-gen.yaml": k3s}
     root = flux_repo(base, {"platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml")})
     findings = guard(root).findings
     assert [(f.rule, f.severity.value, f.details["object"]) for f in findings] == [

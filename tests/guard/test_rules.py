@@ -69,12 +69,24 @@ def test_k3s_hpa_min_replicas_one_fails(flux_repo, guard):
         ("k3s-hpa-min-replicas", "error", "dns/hpa.yaml", 6, "kube-system_coredns_autoscaling_HorizontalPodAutoscaler")]
 
 
+K3S_BY_FACT = ("guard:\n  clusters:\n    - {name: prod, root: clusters/prod/flux-system/gotk-sync.yaml, "
+               "platform: k3s}\n")
+
+
 def test_k3s_cluster_without_hpa_fails(flux_repo, guard):
+    base = {**DNS, "dns/custom.yaml": configmap("coredns-custom"), "dns/hpa.yaml": hpa(2), ".coredns-gen.yaml": K3S_BY_FACT}
+    root = flux_repo(base, {"dns/hpa.yaml": None})
+    findings = [f for f in guard(root).findings if f.rule != "object-pruned"]
+    assert summary(findings) == [("k3s-hpa-min-replicas", "error", "dns/custom.yaml", 1, "kube-system_coredns-custom__ConfigMap")]
+    assert "this k3s cluster has no HorizontalPodAutoscaler" in findings[0].message
+
+
+def test_k3s_judged_by_content_only_is_a_warning(flux_repo, guard):
     base = {**DNS, "dns/custom.yaml": configmap("coredns-custom")}
     root = flux_repo(base, {"dns/pdb.yaml": PDB})
     findings = guard(root).findings
-    assert summary(findings) == [("k3s-hpa-min-replicas", "error", "dns/custom.yaml", 1, "kube-system_coredns-custom__ConfigMap")]
-    assert "PodDisruptionBudget" in findings[0].message
+    assert summary(findings) == [("k3s-hpa-min-replicas", "warning", "dns/custom.yaml", 1, "kube-system_coredns-custom__ConfigMap")]
+    assert "PodDisruptionBudget" in findings[0].message and "guard.clusters[].platform" in findings[0].hint
 
 
 def test_k3s_marker_label_makes_hpa_required(flux_repo, guard):
@@ -194,7 +206,8 @@ def test_k3s_override_with_root_forward_and_next_passes(flux_repo, guard):
     ("upstream.override: |\n  forward dns://. 10.0.0.1", "root `forward .`"),
 ], ids=["bad-suffix", "aks-root-forward-override", "aks-root-forward-with-port", "aks-root-forward-with-scheme"])
 def test_custom_keys_fail(flux_repo, guard, data, needle):
-    root = flux_repo({**DNS, "dns/custom.yaml": configmap("coredns-custom", annotations=AKS_MERGE)},
+    aks = K3S_BY_FACT.replace("k3s", "aks")
+    root = flux_repo({**DNS, "dns/custom.yaml": configmap("coredns-custom", annotations=AKS_MERGE), ".coredns-gen.yaml": aks},
                      {"dns/custom.yaml": configmap("coredns-custom", data=data, annotations=AKS_MERGE)})
     findings = guard(root).findings
     assert summary(findings) == [("coredns-custom-keys", "error", "dns/custom.yaml", 8, "kube-system_coredns-custom__ConfigMap")]
