@@ -59,13 +59,19 @@ def test_chunks_of_a_child_that_dies_are_redone_here() -> None:
 
 
 @needs_fork
-def test_a_failure_here_stops_and_reaps_the_children() -> None:
+def test_a_failure_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
     parent = os.getpid()
+    failed = tmp_path / "parent-failed"
 
     def work(chunk: list[int]) -> list[int]:
         if os.getpid() == parent:
+            failed.touch()
             raise RuntimeError("boom")
-        time.sleep(0.01)
+        # Each child holds its first chunk until the parent has failed, so the parent always
+        # claims one, however the machine schedules the processes (a loaded CI ran it late).
+        deadline = time.monotonic() + 30
+        while not failed.exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
         return chunk
 
     with pytest.raises(RuntimeError, match="boom"):
