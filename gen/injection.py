@@ -13,7 +13,8 @@ checked here too, so they fail at the value's line instead of in the cluster.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import functools
+from typing import Any, Iterator, Sequence
 
 from gen.corefile.lexer import CorefileError, Position, one_token_problem, shorten, tokenize
 from gen.corefile.parser import parse_directives
@@ -52,7 +53,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def override_problems(lines: list[str]) -> Iterator[tuple[int | None, str, str]]:
+@functools.lru_cache(maxsize=1024)  # a fleet repeats the same few overrides
+def override_verdict(lines: tuple[str, ...]) -> tuple[tuple[int | None, str, str], ...]:
+    return tuple(override_problems(lines))
+
+
+def override_problems(lines: Sequence[str]) -> Iterator[tuple[int | None, str, str]]:
     """(line index or None for the whole list, problem, fix) for override lines that would not
     stay inside the default server block as the directives they read as."""
     text = "\n".join(lines)
@@ -123,5 +129,5 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         lines = _strings(_get(overrides, i, "lines"))
         if lines is None or any(key_path(["overrides", i, "lines", j]) in reported for j in range(len(lines))):
             continue
-        for j, problem, hint in override_problems(lines):
+        for j, problem, hint in override_verdict(tuple(lines)):
             yield at(["overrides", i, "lines"] + ([] if j is None else [j]), problem, hint)

@@ -1,5 +1,8 @@
 """Checks only the rendered output can answer, reported as bad input at the values file.
 
+Each rendered Corefile and coredns-custom fragment is parsed back and compared with what the
+values asked for (gen.structure): any difference is bad input at the value's line.
+
 Every rendered object must fit in what Kubernetes stores: a ConfigMap holds at most 1 MiB of
 data (keys and values, `validation.ValidateConfigMap`), and no object we write may be bigger
 than that either. A value that is too big shows only once rendered; the problem then names the
@@ -11,10 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Sequence
 
+from gen import structure
 from gen.errors import Problem, RenderedValuesError
 from gen.rendered import Obj, RenderedFile
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
+from gen.versions import parse_version
 
 MAX_OBJECT = 1024 * 1024  # bytes: Kubernetes' ConfigMap limit (MaxSecretSize), and ours for any object
 
@@ -42,9 +47,22 @@ def oversized(values: Values, file: str, objects: Sequence[Obj], text: str) -> I
                 file=values.source, hint="shorten or drop the values that fill it; this part of the file holds the most")
 
 
-def check(values: Values, files: Sequence[RenderedFile]) -> None:
-    """Raise RenderedValuesError for every problem the rendered files show."""
-    found = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
+STRUCTURE_HINT = ("write the value as plain text that stays one Corefile token (override lines as whole directives); "
+                  "if it already is, this is a coredns-gen bug: please report it with the values file")
+
+
+def check(values: Values, files: list[RenderedFile]) -> None:
+    """Raise RenderedValuesError for every problem the rendered files show: an object too big,
+    a Corefile whose structure is not what the values asked for (gen.structure)."""
+    from gen.platforms import get
+
+    def stock() -> str | None:
+        return get(values.platform).stock_corefile(parse_version(values.platform_version), structure.STOCK_DOMAIN)
+
+    found: list[tuple[Sequence[Any] | None, Problem]] = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
+    for diff, what in structure.differences(values, files, stock):
+        found.append((diff.origin, Problem(f"the rendered {what} would not mean what the values say: {diff.what}",
+                                           file=values.source, hint=STRUCTURE_HINT)))
     if found:
         raise RenderedValuesError(found)
 
