@@ -16,6 +16,7 @@ from typing import Any, Iterator, Sequence
 
 from gen import structure
 from gen.errors import Problem, RenderedValuesError
+from gen.platforms import get
 from gen.rendered import Obj, RenderedFile
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
@@ -54,8 +55,6 @@ STRUCTURE_HINT = ("write the value as plain text that stays one Corefile token (
 def check(values: Values, files: list[RenderedFile]) -> None:
     """Raise RenderedValuesError for every problem the rendered files show: an object too big,
     a Corefile whose structure is not what the values asked for (gen.structure)."""
-    from gen.platforms import get
-
     def stock() -> str | None:
         return get(values.platform).stock_corefile(parse_version(values.platform_version), structure.STOCK_DOMAIN)
 
