@@ -52,14 +52,26 @@ STRUCTURE_HINT = ("write the value as plain text that stays one Corefile token (
                   "if it already is, this is a coredns-gen bug: please report it with the values file")
 
 
+def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned | None:
+    """The whole Corefile the render owns, if any (a platform without coredns-custom imports)."""
+    platform = get(values.platform)
+    release = parse_version(values.platform_version)
+
+    def owns() -> tuple[str, str, str] | None:
+        if platform.import_points(release):
+            return None
+        stock = platform.stock_corefile(release, structure.STOCK_DOMAIN)
+        where = f"Corefile {values.platform} loads from {files[0].path}" if files else "Corefile"
+        return None if stock is None else (where, platform.main_corefile(values), stock)
+
+    return structure.owned_corefile(files, owns)
+
+
 def check(values: Values, files: list[RenderedFile]) -> None:
     """Raise RenderedValuesError for every problem the rendered files show: an object too big,
     a Corefile whose structure is not what the values asked for (gen.structure)."""
-    def stock() -> str | None:
-        return get(values.platform).stock_corefile(parse_version(values.platform_version), structure.STOCK_DOMAIN)
-
     found: list[tuple[Sequence[Any] | None, Problem]] = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
-    for diff, what in structure.differences(values, files, stock):
+    for diff, what in structure.differences(values, files, owned_corefile(values, files)):
         found.append((diff.origin, Problem(f"the rendered {what} would not mean what the values say: {diff.what}",
                                            file=values.source, hint=STRUCTURE_HINT)))
     if found:

@@ -83,19 +83,19 @@ def _want(d: Directive, domain: str) -> Want:
     return Want(d.name, args, block, (), tuple(("clusterDomain",) if a == STOCK_DOMAIN else () for a in d.args))
 
 
-Slot = tuple[tuple[str, ...], tuple["Want | tuple[Want, ...]", ...]]  # a stock block: keys, directives (a tuple: the root forward's options)
+Slot = tuple[tuple[str, ...], tuple["Want | tuple[Want, ...]", ...]]  # a stock block: keys, directives (a tuple: the root forward, its options)
 
 
 @functools.lru_cache(maxsize=64)
 def _stock(text: str, domain: str) -> tuple[Slot, ...]:
     """The stock Corefile's blocks with the domain put in; the root forward to `/etc/resolv.conf`
-    that the forward pair replaces is left as a slot holding its options (Talos: max_concurrent)."""
+    that the forward pair replaces is left as a slot: itself, then its options (Talos: max_concurrent)."""
     out = []
     for block in parse_corefile(text, filename="stock").server_blocks:
         body: list[Want | tuple[Want, ...]] = []
         for d in block.directives:
             if is_root_forward(d) and d.args[1:] == ["/etc/resolv.conf"]:
-                body.append(tuple(_want(o, domain) for o in d.block or []))
+                body.append((_want(d, domain), *(_want(o, domain) for o in d.block or [])))
             else:
                 body.append(_want(d, domain))
         out.append((tuple(domain if k == STOCK_DOMAIN else k for k in block.keys), tuple(body)))
@@ -111,9 +111,11 @@ def main_corefile(values: Values, stock: str) -> list[WantBlock]:
         for slot in slots:
             if isinstance(slot, Want):
                 body.append(slot)
-            elif up is not None:
+            elif up is None:  # no upstream asked: the platform's own forward stays
+                body.append(slot[0])
+            else:
                 body += _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"),
-                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential", slot, ("upstream",))
+                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential", slot[1:], ("upstream",))
         out.append(WantBlock(keys, tuple(body), ()))
     return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
 
@@ -313,15 +315,34 @@ def _judge(text: str, want: Sequence[WantBlock] | Sequence[Want], origin: Path, 
         return _unparsed(err, text, want, origin)
 
 
-def differences(values: Values, files: list[RenderedFile], stock: Callable[[], str | None]) -> Iterator[tuple[Difference, str]]:
-    """(difference, what was rendered) for each rendered Corefile text that is not what was asked;
-    `stock` gives the platform's stock Corefile written for cluster.local."""
-    main = configmap_data(files, "coredns").get("Corefile")
-    base = stock() if main is not None else None
-    if main is not None and base is not None:
-        found = _judge(main, main_corefile(values, base), (), blocks=True, name="Corefile")
+class Owned(NamedTuple):
+    """A whole Corefile the render owns: where it is, its text, and the stock it was made from."""
+
+    label: str
+    text: str
+    stock: str
+
+
+def owned_corefile(files: list[RenderedFile], owns: Callable[[], tuple[str, str, str] | None]) -> Owned | None:
+    """The rendered `coredns` ConfigMap's Corefile (Talos) or, where the platform owns the whole
+    Corefile in another form (EKS configurationValues, an RKE2 chart's values), what `owns`
+    gives: (where, the Corefile CoreDNS loads, the stock Corefile for cluster.local)."""
+    found = owns()
+    if found is None:
+        return None
+    where, text, stock = found
+    written = configmap_data(files, "coredns").get("Corefile")
+    if written is not None:
+        return Owned(f"Corefile of ConfigMap kube-system/coredns ({_file_of(files, 'coredns')})", written, stock)
+    return Owned(where, text, stock)
+
+
+def differences(values: Values, files: list[RenderedFile], owned: Owned | None) -> Iterator[tuple[Difference, str]]:
+    """(difference, what was rendered) for each rendered Corefile text that is not what was asked."""
+    if owned is not None:
+        found = _judge(owned.text, main_corefile(values, owned.stock), (), blocks=True, name="Corefile")
         if found:
-            yield found, f"Corefile of ConfigMap kube-system/coredns ({_file_of(files, 'coredns')})"
+            yield found, owned.label
     custom = configmap_data(files, "coredns-custom")
     if not custom:
         return

@@ -37,6 +37,12 @@ BASES: dict[str, dict[str, Any]] = {
             "zones": [{"zone": "corp.example", "upstreams": ["10.1.0.1"]}],
             "overrides": [{"name": "log", "lines": ["log {", "class error", "}"]}, {"name": "rw", "lines": ["rewrite name a.example b.example"]}],
             "alert": {"enabled": True, "severity": "critical", "labels": {"team": "dns"}}},
+    "rke2": {"cluster": "r", "platform": "rke2", "platformVersion": "v1.34.10+rke2r1", "clusterDomain": "cluster.local",
+             "upstream": {"resolvers": ["10.0.0.1"], "fallback": ["10.0.0.2"]},
+             "zones": [{"zone": "corp.example", "upstreams": ["10.1.0.1"]}]},
+    "eks": {"cluster": "e", "platform": "eks", "platformVersion": "v1.11.1-eksbuild.8", "corednsVersion": "1.11.4",
+            "clusterDomain": "cluster.local", "upstream": {"resolvers": ["10.0.0.1"]},
+            "zones": [{"zone": "corp.example", "upstreams": ["10.1.0.1"]}]},
     "aks": {"cluster": "a", "platform": "aks", "platformVersion": "1.34", "clusterDomain": "cluster.local",
             "zones": [{"zone": "corp.example", "upstreams": ["10.1.0.1", "10.1.0.2"]}],
             "overrides": [{"name": "log", "lines": ["log", "errors"]}]},
@@ -51,6 +57,10 @@ FIELDS: list[tuple[str, tuple[Any, ...]]] = [
     ("k3s", ("overrides", 0, "name")), ("k3s", ("overrides", 0, "lines", 0)), ("k3s", ("overrides", 0, "lines", 1)),
     ("k3s", ("overrides", 0, "lines", 2)), ("k3s", ("overrides", 1, "lines", 0)), ("k3s", ("alert", "severity")),
     ("k3s", ("alert", "for")), ("k3s", ("alert", "labels", "team")), ("k3s", ("alert", "labels", "KEY")),
+    ("rke2", ("upstream", "resolvers", 0)), ("rke2", ("upstream", "fallback", 0)), ("rke2", ("zones", 0, "zone")),
+    ("rke2", ("zones", 0, "upstreams", 0)), ("rke2", ("clusterDomain",)),
+    ("eks", ("upstream", "resolvers", 0)), ("eks", ("zones", 0, "zone")), ("eks", ("zones", 0, "upstreams", 0)),
+    ("eks", ("clusterDomain",)),
     ("aks", ("zones", 0, "zone")), ("aks", ("zones", 0, "upstreams", 1)), ("aks", ("overrides", 0, "lines", 0)),
     ("aks", ("overrides", 0, "lines", 1)), ("aks", ("overrides", 0, "name")), ("aks", ("clusterDomain",)),
 ]
@@ -94,23 +104,27 @@ def _zone(z: Any) -> tuple[Any, ...]:
 def _asked_and_rendered(values: Any, root: Path) -> tuple[list[Any], list[Any]]:
     """(the structure the values ask for, the structure of what was rendered), as tuples."""
     folder = root / values.overlay_dir
-    if values.platform == "talos":
-        doc = yaml.safe_load((folder / "coredns-configmap.yaml").read_text())
-        got = parse_corefile(doc["data"]["Corefile"], filename="Corefile").server_blocks
+    platform = get(values.platform)
+    if values.platform in ("talos", "rke2", "eks"):  # the whole Corefile is ours (as written, or as the platform loads it)
+        if values.platform == "talos":
+            text = yaml.safe_load((folder / "coredns-configmap.yaml").read_text())["data"]["Corefile"]
+        else:
+            text = platform.main_corefile(values)
+        got = parse_corefile(text, filename="Corefile").server_blocks
         default = [d for d in got[0].directives if d.name != "forward"]
-        stock = parse_corefile(get("talos").main_corefile(values._replace(zones=())), filename="stock").server_blocks[0]
+        stock = parse_corefile(platform.main_corefile(values._replace(upstream=None, zones=())), filename="stock").server_blocks[0]
         up = values.upstream
         asked = [(tuple(stock.keys), tuple(_shape(d) for d in stock.directives if d.name != "forward"),
                   tuple(_forwards(list(up.resolvers), list(up.fallback), list(up.fallback_on), "sequential"))),
                  *(_zone(z) + ((),) for z in values.zones)]
         rendered = [(tuple(got[0].keys), tuple(_shape(d) for d in default),
-                     tuple((d.name, tuple(d.args), tuple((x.name, tuple(x.args), None) for x in d.block or [] if x.name != "max_concurrent")
+                     tuple((d.name, tuple(d.args), tuple((x.name, tuple(x.args), None) for x in d.block or [] if x.name in ("policy", "next"))
                             if d.block is not None else None) for d in got[0].directives if d.name == "forward")),
                     *((tuple(b.keys), tuple(_shape(d) for d in b.directives), ()) for b in got[1:])]
         return asked, rendered
     doc = yaml.safe_load((folder / "coredns-custom-configmap.yaml").read_text())
     data: dict[str, str] = doc["data"]
-    main = get(values.platform).main_corefile(values)
+    main = platform.main_corefile(values)
     lines = []
     for line in main.splitlines():  # splice as CoreDNS does: the imported files' text in place of the import
         if re.fullmatch(r"\s*import \S*\*\.override\s*", line):

@@ -12,12 +12,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from gen import addresses, injection, structure
-from gen.platforms import get
+from gen import addresses, injection, render_check, structure
 from gen.rendered import RenderedFile
 from gen.render import render_cluster
 from gen.values import load_values
-from gen.versions import parse_version
 from tests.conftest import REPO_ROOT
 from tests.helpers import render_refused
 from tests.test_injection import AKS, K3S, TALOS
@@ -74,6 +72,20 @@ CASES = {
          "what the values say: CoreDNS would read `forward . 10.0.0.1 10.0.0.2 /etc/resolv.conf {` where the values ask for "
          f"`forward . \"10.0.0.1 10.0.0.2\" /etc/resolv.conf {{` — fix: {HINT}"],
     ),
+    "rke2-zone-upstream-that-is-two": (
+        "cluster: r\nplatform: rke2\nplatformVersion: v1.34.10+rke2r1\nzones:\n  - zone: corp.example\n"
+        "    upstreams: ['fe80::1%x 6.6.6.6']\n",
+        ["v.yaml:6:17: zones[0].upstreams[0]: the rendered Corefile rke2 loads from overlays/rke2/r/rke2-coredns-helmchartconfig.yaml "
+         "would not mean what the values say: CoreDNS would read `forward . fe80::1%x 6.6.6.6 {` where the values ask for "
+         f"`forward . \"fe80::1%x 6.6.6.6\" {{` — fix: {HINT}"],
+    ),
+    "eks-resolver-that-comments-the-line-out": (
+        "cluster: e\nplatform: eks\nplatformVersion: v1.11.1-eksbuild.8\ncorednsVersion: 1.11.4\n"
+        "upstream:\n  resolvers: ['fe80::1%x #']\n",
+        ["v.yaml:6:15: upstream.resolvers[0]: the rendered Corefile eks loads from overlays/eks/e/coredns-addon-configuration-values.json "
+         f"would not mean what the values say: CoreDNS would refuse it: unexpected '}}' with no matching '{{' (line 21 of the "
+         f"rendered text) — fix: {HINT}"],
+    ),
 }
 
 
@@ -86,10 +98,6 @@ def test_the_proof_refuses_what_the_value_checks_would_have(name: str, tmp_path:
 def _render(example: str) -> tuple[Any, list[RenderedFile]]:
     values = load_values(REPO_ROOT / f"examples/{example}.yaml", repo=REPO_ROOT)
     return values, render_cluster(values)
-
-
-def _stock(values: Any) -> Any:
-    return lambda: get(values.platform).stock_corefile(parse_version(values.platform_version), structure.STOCK_DOMAIN)
 
 
 def _tamper(files: list[RenderedFile], name: str, key: str, change: Any) -> list[RenderedFile]:
@@ -105,11 +113,11 @@ def _tamper(files: list[RenderedFile], name: str, key: str, change: Any) -> list
 
 
 def _origins(values: Any, files: list[RenderedFile]) -> list[tuple[Any, ...]]:
-    return [diff.origin for diff, _ in structure.differences(values, files, _stock(values))]
+    return [diff.origin for diff, _ in structure.differences(values, files, render_check.owned_corefile(values, files))]
 
 
 def test_every_example_renders_what_its_values_ask() -> None:
-    for example in ("talos", "k3s", "aks"):
+    for example in ("talos", "k3s", "aks", "rke2", "eks"):
         values, files = _render(example)
         assert _origins(values, files) == [], example
 
