@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Sequence
 
-from gen import structure
+from gen import structure, wanted
 from gen.errors import Problem, RenderedValuesError
 from gen.platforms import get
 from gen.rendered import Obj, RenderedFile
@@ -60,7 +60,7 @@ def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned
     def owns() -> tuple[str, str, str] | None:
         if platform.import_points(release):
             return None
-        stock = platform.stock_corefile(release, structure.STOCK_DOMAIN)
+        stock = platform.stock_corefile(release, wanted.STOCK_DOMAIN)
         where = f"Corefile {values.platform} loads from {files[0].path}" if files else "Corefile"
         return None if stock is None else (where, platform.main_corefile(values), stock)
 

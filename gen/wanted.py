@@ -1,0 +1,128 @@
+"""What the values ask a Corefile to say, built straight from them (no template involved).
+
+The platform's stock Corefile with its root forward to /etc/resolv.conf replaced by the forward
+pair of seed 000 and the cluster domain put in token by token; one `<zone>:53` server block per
+zone; per coredns-custom key, the server block or directives it must hold. Each part remembers
+the values key it stems from, so gen.structure can report a difference at that value's line.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple, Sequence
+
+from gen.corefile import Directive, is_root_forward, parse_corefile
+from gen.spec import Values, Zone
+
+Path = tuple[Any, ...]  # a values key path, e.g. ("upstream", "resolvers", 1)
+STOCK_DOMAIN = "cluster.local"  # the domain the vendored stock Corefiles are written with
+
+
+class Want(NamedTuple):
+    """A directive the values ask for, with the values key each part of it stems from."""
+
+    name: str
+    args: tuple[str, ...]
+    block: tuple[Want, ...] | None
+    origin: Path
+    arg_origins: tuple[Path, ...] = ()  # per argument, where arguments come from different values
+
+
+class WantBlock(NamedTuple):
+    keys: tuple[str, ...]
+    directives: tuple[Want, ...]
+    origin: Path
+
+
+def _forward_pair(to: Sequence[str], to_path: Path, fallback: Sequence[str], fallback_path: Path,
+                  fallback_on: Sequence[str], on_path: Path, policy: str, options: tuple[Want, ...], origin: Path) -> list[Want]:
+    """The forward pair of seed 000 (one plain stanza without a fallback), as directives."""
+    args = (".", *to, *fallback)
+    arg_origins = (origin, *((*to_path, i) for i in range(len(to))), *((*fallback_path, i) for i in range(len(fallback))))
+    inner = [Want("policy", (policy,), None, origin), *options]
+    if not fallback:
+        return [Want("forward", args[:len(to) + 1], tuple(inner), origin, arg_origins)]
+    inner.append(Want("next", tuple(fallback_on), None, on_path, tuple((*on_path, i) for i in range(len(fallback_on)))))
+    return [Want("forward", args, tuple(inner), origin, arg_origins),
+            Want("forward", (".", *fallback), None, fallback_path, (origin, *((*fallback_path, i) for i in range(len(fallback)))))]
+
+
+def _zone_block(zone: Zone, i: int) -> WantBlock:
+    here: Path = ("zones", i)
+    body = [Want("errors", (), None, here)]
+    if zone.cache:
+        body.append(Want("cache", (str(zone.cache),), None, (*here, "cache")))
+    body += _forward_pair(zone.upstreams, (*here, "upstreams"), zone.fallback, (*here, "fallback"), zone.fallback_on,
+                          (*here, "fallbackOn"), zone.policy, (), here)
+    return WantBlock((f"{zone.zone}:53",), tuple(body), (*here, "zone"))
+
+
+def _want(d: Directive, domain: str) -> Want:
+    """A stock directive, the cluster domain put in where the stock file names its own."""
+    args = tuple(domain if a == STOCK_DOMAIN else a for a in d.args)
+    block = None if d.block is None else tuple(_want(x, domain) for x in d.block)
+    return Want(d.name, args, block, (), tuple(("clusterDomain",) if a == STOCK_DOMAIN else () for a in d.args))
+
+
+Slot = tuple[tuple[str, ...], tuple["Want | tuple[Want, ...]", ...]]  # a stock block: keys, directives (a tuple: the root forward, its options)
+
+
+@functools.lru_cache(maxsize=64)
+def _stock(text: str, domain: str) -> tuple[Slot, ...]:
+    """The stock Corefile's blocks with the domain put in; the root forward to `/etc/resolv.conf`
+    that the forward pair replaces is left as a slot: itself, then its options (Talos: max_concurrent)."""
+    out = []
+    for block in parse_corefile(text, filename="stock").server_blocks:
+        body: list[Want | tuple[Want, ...]] = []
+        for d in block.directives:
+            if is_root_forward(d) and d.args[1:] == ["/etc/resolv.conf"]:
+                body.append((_want(d, domain), *(_want(o, domain) for o in d.block or [])))
+            else:
+                body.append(_want(d, domain))
+        out.append((tuple(domain if k == STOCK_DOMAIN else k for k in block.keys), tuple(body)))
+    return tuple(out)
+
+
+def main_corefile(values: Values, stock: str) -> list[WantBlock]:
+    """The Corefile of a `coredns` ConfigMap we own: stock, forward pair, zones."""
+    up = values.upstream
+    out = []
+    for keys, slots in _stock(stock, values.cluster_domain):
+        body: list[Want] = []
+        for slot in slots:
+            if isinstance(slot, Want):
+                body.append(slot)
+            elif up is None:  # no upstream asked: the platform's own forward stays
+                body.append(slot[0])
+            else:
+                body += _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"),
+                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential", slot[1:], ("upstream",))
+        out.append(WantBlock(keys, tuple(body), ()))
+    return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
+
+
+class Expected(NamedTuple):
+    """One coredns-custom key the values ask for."""
+
+    origin: Path
+    want: list[WantBlock] | list[Want]  # server blocks or directive lines (an override's: built when needed)
+    text: str | None = None  # a text that certainly means it (an override's own lines), compared first
+
+
+def custom_keys(values: Values) -> dict[str, Expected]:
+    """Each coredns-custom key the values ask for."""
+    out: dict[str, Expected] = {}
+    for i, zone in enumerate(values.zones):
+        out[f"{zone.zone}.server"] = Expected(("zones", i, "zone"), [_zone_block(zone, i)])
+    for i, o in enumerate(values.overrides):
+        out[f"{o.name}.override"] = Expected(("overrides", i, "lines"), [], "\n".join(o.lines) + "\n")
+    up = values.upstream
+    if up is not None:
+        first = _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"), up.fallback_on,
+                              ("upstream", "fallbackOn"), "sequential", (), ("upstream",))[0]
+        out["upstream.override"] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
+    return out
+
+
+def from_directive(d: Directive, origin: Path) -> Want:
+    return Want(d.name, tuple(d.args), None if d.block is None else tuple(from_directive(x, origin) for x in d.block), origin)
