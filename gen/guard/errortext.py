@@ -64,7 +64,7 @@ def cause(cleaned: str) -> str:
             note = " (no network here, or a wrong host)"
         else:
             note = ""
-        return f"cannot fetch remote base '{remote.group('url')}': {why}{note}"
+        return f"cannot fetch remote base: {why}{note} ('{remote.group('url')}')"  # the URL last: cut first
     return _accumulation(cleaned)
 
 

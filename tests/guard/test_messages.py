@@ -26,13 +26,28 @@ def test_unreachable_remote_base_names_the_url_and_the_resolver_error(flux_repo,
     root = flux_repo(BASE, {"dns/kustomization.yaml": kustomization("custom.yaml", REMOTE)})
     [finding] = guard(root).findings
     assert finding.rule == "build-failed" and finding.severity.value == "error"
-    assert f"cannot fetch remote base '{REMOTE}'" in finding.message
-    assert "Could not resolve host: git.example.invalid" in finding.message
-    assert "no network" in finding.message
+    assert "cannot fetch remote base: Could not resolve host: git.example.invalid (no network" in finding.message
+    assert f"('{REMOTE}')" in finding.message
     assert "exit status 128" not in finding.message
     assert len(finding.message) <= 300
     assert "git fetch" in finding.details["error"]  # the whole text stays in json details
     _no_temp_paths(finding.message, finding.details["error"])
+
+
+def test_a_long_url_is_cut_before_the_resolver_error(flux_repo, guard):
+    """Two clusters add ` [cluster ...]` to the message; a long URL goes, the cause stays."""
+    from tests.guard.conftest import FLUX_SYSTEM
+
+    staging = {p.replace("prod", "staging"): t.replace("prod", "staging") for p, t in FLUX_SYSTEM.items()}
+    url = "https://git.example.invalid/" + "a-rather-long-organisation-name/" * 4 + "repo//config/default?ref=v1.0.0"
+    root = flux_repo({**BASE, **staging, "clusters/staging/dns.yaml": flux_ks("dns", "./dns")},
+                     {"dns/kustomization.yaml": kustomization("custom.yaml", url)})
+    findings = guard(root).findings
+    assert len(findings) == 2
+    for finding in findings:
+        assert len(finding.message) <= 300 and finding.message.endswith("/flux-system/gotk-sync.yaml]")
+        assert "Could not resolve host: git.example.invalid (no network" in finding.message
+        assert url in finding.details["error"]
 
 
 def test_missing_file_in_a_nested_base_is_named_by_its_repository_path(flux_repo, guard):
