@@ -9,6 +9,7 @@ build cache of its own so two code versions never share cached builds.
 
   replay:  python3 benchmarks/replay_guard.py --repo R --last 120 --out R.jsonl
            python3 benchmarks/replay_guard.py --repo R --range A..B [--last N] --out R.jsonl
+           python3 benchmarks/replay_guard.py --repo R --commits C1 C2 ... --out R.jsonl   (a chosen subset)
   table:   python3 benchmarks/replay_guard.py --table R.jsonl [S.jsonl ...]
   judge:   python3 benchmarks/replay_guard.py --repo R --diff C [--from R.jsonl]
 
@@ -196,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--repo", type=Path, help="git repository to replay (a clone with a work tree or bare)")
     ap.add_argument("--last", type=int, help="the last N first-parent commits (of HEAD or of --range; default 100)")
     ap.add_argument("--range", dest="span", help="a rev-list range A..B, first-parent (all of it unless --last)")
+    ap.add_argument("--commits", nargs="+", metavar="REV", help="exactly these commits (each judged against its first parent)")
     ap.add_argument("--coredns-gen-src", type=Path, default=HERE, help="checkout whose gen/ is run (default: this one)")
     ap.add_argument("--out", type=Path, help="JSONL file to append to (default: replay-<repo>.jsonl here)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per guard run")
@@ -218,7 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                               args.timeout, args.guard_arg)
         print("\n".join(diff_view(repo, sha, rec)))
         return 0
-    shas = commits(repo, args.last or (None if args.span else 100), args.span)
+    if args.commits:
+        shas = [git(repo, "rev-parse", f"{rev}^{{commit}}").strip() for rev in args.commits]
+    else:
+        shas = commits(repo, args.last or (None if args.span else 100), args.span)
     out: Path = args.out or Path.cwd() / f"replay-{repo.name}.jsonl"
     print(f"replaying {len(shas)} commits of {repo} with {src}/gen -> {out}", file=sys.stderr)
     records = replay(repo, shas, src, out, args.timeout, args.guard_arg)
