@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 from gen import structure, wanted
 from gen.errors import Problem, RenderedValuesError
 from gen.platforms import get
-from gen.rendered import Obj, RenderedFile
+from gen.rendered import Obj, RenderedFile, configmap_data
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
 from gen.versions import parse_version
@@ -53,18 +53,21 @@ STRUCTURE_HINT = ("write the value as plain text that stays one Corefile token (
 
 
 def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned | None:
-    """The whole Corefile the render owns, if any (a platform without coredns-custom imports)."""
+    """The whole Corefile the render owns, if any (a platform without coredns-custom imports):
+    the rendered `coredns` ConfigMap's (Talos), else the one the platform loads from what we
+    render (EKS configurationValues, the RKE2 chart's values)."""
     platform = get(values.platform)
     release = parse_version(values.platform_version)
-
-    def owns() -> tuple[str, str, str] | None:
-        if platform.import_points(release):
-            return None
-        stock = platform.stock_corefile(release, wanted.STOCK_DOMAIN)
-        where = f"Corefile {values.platform} loads from {files[0].path}" if files else "Corefile"
-        return None if stock is None else (where, platform.main_corefile(values), stock)
-
-    return structure.owned_corefile(files, owns)
+    if platform.import_points(release):
+        return None
+    stock = platform.stock_corefile(release, wanted.STOCK_DOMAIN)
+    if stock is None:
+        return None
+    written = configmap_data(files, "coredns").get("Corefile")
+    if written is not None:
+        return structure.Owned(f"Corefile of ConfigMap kube-system/coredns ({structure.file_of(files, 'coredns')})", written, stock)
+    where = f"Corefile {values.platform} loads from {files[0].path}" if files else "Corefile"
+    return structure.Owned(where, platform.main_corefile(values), stock)
 
 
 def check(values: Values, files: list[RenderedFile]) -> None:

@@ -14,7 +14,7 @@ tree by tree, which also tells where.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 from gen.corefile import CorefileError, Directive, ServerBlock, parse_corefile, parse_directives, quote
 from gen.corefile.lexer import Position, tokenize
@@ -138,7 +138,7 @@ def _unparsed(err: CorefileError, text: str, want: Sequence[WantBlock] | Sequenc
     return Difference(origin, f"CoreDNS would refuse it: {problem.problem} (line {problem.line} of the rendered text)")
 
 
-def _file_of(files: Sequence[RenderedFile], name: str) -> str:
+def file_of(files: Sequence[RenderedFile], name: str) -> str:
     for f in files:
         if any(o.get("kind") == "ConfigMap" and (o.get("metadata") or {}).get("name") == name for o in f.objects):
             return f.path
@@ -212,20 +212,6 @@ class Owned(NamedTuple):
     stock: str
 
 
-def owned_corefile(files: list[RenderedFile], owns: Callable[[], tuple[str, str, str] | None]) -> Owned | None:
-    """The rendered `coredns` ConfigMap's Corefile (Talos) or, where the platform owns the whole
-    Corefile in another form (EKS configurationValues, an RKE2 chart's values), what `owns`
-    gives: (where, the Corefile CoreDNS loads, the stock Corefile for cluster.local)."""
-    found = owns()
-    if found is None:
-        return None
-    where, text, stock = found
-    written = configmap_data(files, "coredns").get("Corefile")
-    if written is not None:
-        return Owned(f"Corefile of ConfigMap kube-system/coredns ({_file_of(files, 'coredns')})", written, stock)
-    return Owned(where, text, stock)
-
-
 def differences(values: Values, files: list[RenderedFile], owned: Owned | None) -> Iterator[tuple[Difference, str]]:
     """(difference, what was rendered) for each rendered Corefile text that is not what was asked."""
     if owned is not None:
@@ -239,7 +225,7 @@ def differences(values: Values, files: list[RenderedFile], owned: Owned | None) 
     for key in sorted(set(custom) | set(wanted)):
         found = _custom_key(values, key, wanted.get(key), custom.get(key))
         if found:
-            yield found, f"coredns-custom key {key} ({_file_of(files, 'coredns-custom')})"
+            yield found, f"coredns-custom key {key} ({file_of(files, 'coredns-custom')})"
 
 
 def _custom_key(values: Values, key: str, expected: Expected | None, text: str | None) -> Difference | None:
