@@ -36,7 +36,7 @@ def escape_error(escapes: list[Escape]) -> str:
     """The build error for references outside the repository (the file is never opened)."""
     first = escapes[0]
     more = f" (and {len(escapes) - 1} more)" if len(escapes) > 1 else ""
-    return f"{first}{more}; kustomize-controller refuses it too, and the guard does not read it"
+    return f"{first}{more}: Flux refuses it too, and the guard never reads it"
 
 
 @dataclass
