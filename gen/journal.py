@@ -36,7 +36,7 @@ from typing import Iterator
 
 from gen.errors import GenError, Interrupted, Problem, SystemFailure, UsageError, system_failure
 
-LOCK_WAIT = 10.0  # seconds a second render waits for the first
+LOCK_WAIT = 10.0  # seconds a second render waits for the first (COREDNS_GEN_LOCK_WAIT overrides)
 TEMP_SUFFIX = ".coredns-gen.tmp"
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -63,7 +63,7 @@ def journal_path(repo: Path) -> Path:
 
 
 @contextmanager
-def render_lock(repo: Path, *, shared: bool = False, wait: float = LOCK_WAIT) -> Iterator[None]:
+def render_lock(repo: Path, *, shared: bool = False, wait: float | None = None) -> Iterator[None]:
     """Hold the repo's render lock (exclusive to write, shared to check).
 
     Raises:
@@ -71,6 +71,11 @@ def render_lock(repo: Path, *, shared: bool = False, wait: float = LOCK_WAIT) ->
         SystemFailure: the lock file cannot be created (read-only checkout, permissions).
     """
     lock, _ = _names(repo)
+    if wait is None:
+        try:
+            wait = float(os.environ.get("COREDNS_GEN_LOCK_WAIT", LOCK_WAIT))
+        except ValueError:
+            wait = LOCK_WAIT
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as err:
@@ -87,7 +92,7 @@ def render_lock(repo: Path, *, shared: bool = False, wait: float = LOCK_WAIT) ->
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise UsageError(Problem(f"another render is running (it holds {lock}; waited {wait:g} s)",
+                    raise UsageError(Problem(f"another render is running (it holds {os.path.relpath(lock, repo)}; waited {wait:g} s)",
                                              hint="wait for it to finish and run again")) from None
                 time.sleep(0.05)
         yield

@@ -98,7 +98,7 @@ def _run_group(config: VerifyConfig, binary: Path, root: Path, group: list[Scena
     for attempt in (1, 2):
         box = build_sandbox(root / str(attempt), config, drop=drop)
         try:
-            with CoreDNS(binary, box.corefile, sorted(box.ports.values())) as server:
+            with CoreDNS(binary, box.corefile, sorted(box.ports.values()), ready=box.ready, warmup=box.warmup_port) as server:
                 outcomes = [_run_one(box, sc) for sc in group]
                 if server.proc is not None and server.proc.poll() is not None:
                     crash = _tail(LoadError(f"CoreDNS exited with code {server.proc.returncode} during the scenario",

@@ -12,7 +12,11 @@ The rewrite is as small as possible, so what runs is the cluster's config and no
   process may not bind port 53, the fake's `IP:port` written in place of the file;
 - absolute paths (`import /etc/coredns/custom/*.override`, `hosts /etc/coredns/NodeHosts`,
   `/etc/resolv.conf`) move under the sandbox root; `import` stays an import, so the
-  coredns-custom wiring is exercised for real.
+  coredns-custom wiring is exercised for real;
+- one server block is added on its own loopback port: `.:<port>` forwarding to a warm-up fake
+  of its own (and carrying `ready` when the Corefile has none). A query through it proves the
+  whole query path (listener, plugin chain, forward's dial) works before the first scenario,
+  without touching the proxies, and so the health state, of the cluster's forwards.
 """
 
 from __future__ import annotations
@@ -75,9 +79,12 @@ class Sandbox:
     ports: dict[str, int]  # original listener port ("53") -> local port
     fakes: dict[str, FakeUpstream]  # upstream token as written -> its fake
     resolv_conf: str  # "file" or "inline"
+    warmup: FakeUpstream | None = None  # the warm-up block's own upstream
+    warmup_port: int = 0  # the warm-up block's listener
+    ready: str = ""  # host:port of CoreDNS's `ready` endpoint
 
     def stop(self) -> None:
-        for fake in self.fakes.values():
+        for fake in [*self.fakes.values(), *([self.warmup] if self.warmup else [])]:
             fake.stop()
 
 
@@ -109,15 +116,19 @@ def build_sandbox(root: Path, config: VerifyConfig, *, drop: frozenset[tuple[str
         raise UsageError(bad)
     use_file = can_bind_port_53(loopback_host())
     fakes: dict[str, FakeUpstream] = {}
+    warmup: FakeUpstream | None = None
     try:
         for i, token in enumerate(tokens):
             port = 53 if upstream_kind(token) == "file" and use_file else 0
             fakes[token] = start_fake(token, i, port=port, lifetime=lifetime)
+        warmup = start_fake("warm-up", len(tokens), lifetime=lifetime)
+        for fake in [*fakes.values(), warmup]:
+            fake.wait_ready()
         box = Sandbox(root, root / config.base_dir.lstrip("/") / "Corefile", {}, fakes,
-                      "file" if use_file else "inline")
+                      "file" if use_file else "inline", warmup, free_port())
         _Writer(box, config, drop, use_file).write()
     except BaseException:
-        for fake in fakes.values():
+        for fake in [*fakes.values(), *([warmup] if warmup else [])]:
             fake.stop()
         raise
     return box
@@ -160,17 +171,28 @@ class _Writer:
 
     def write(self) -> None:
         main = parse_corefile(self.config.corefile, filename=self.config.name)
-        self._save(self.box.corefile, self._corefile(main))
-        for key, text in sorted(self.config.custom.items()):
+        text = self._corefile(main)
+        for key, raw in sorted(self.config.custom.items()):
             label = self.config.custom_label(key)
             target = self.path(posixpath.join(self.config.custom_dir, key))
             if key.endswith(".override"):
-                body = "".join(d.render(0) for d in self._directives(parse_directives(text, filename=label)))
+                body = "".join(d.render(0) for d in self._directives(parse_directives(raw, filename=label)))
             elif key.endswith(".server"):
-                body = self._corefile(parse_corefile(text, filename=label))
+                body = self._corefile(parse_corefile(raw, filename=label))
             else:
-                body = text
+                body = raw
             self._save(target, body)
+        self._save(self.box.corefile, text + self._warmup_block())  # last: a `ready` in a .server file counts
+
+    def _warmup_block(self) -> str:
+        box = self.box
+        assert box.warmup is not None
+        ready = ""
+        if not box.ready:
+            box.ready = self._listener("ready", "coredns-gen")
+            ready = f"    ready {box.ready}\n"
+        return (f"\n# coredns-gen verify: warm-up and readiness, not part of the cluster's Corefile\n"
+                f".:{box.warmup_port} {{\n    bind {LOOPBACK}\n{ready}    forward . {box.warmup.address}\n}}\n")
 
     def _save(self, target: Path, text: str) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -216,6 +238,8 @@ class _Writer:
             d.args = [self._listener(d.name, original)]
             if d.name == "health":
                 d.block = None
+            if d.name == "ready" and not self.box.ready:
+                self.box.ready = d.args[0]
         elif d.name == "import" and d.args and d.args[0].startswith("/"):
             d.args = [str(self.path(d.args[0])), *d.args[1:]]
         elif d.name == "hosts":

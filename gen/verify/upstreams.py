@@ -18,8 +18,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import dns.exception
 import dns.flags
 import dns.message
+import dns.query
 import dns.rcode
 import dns.rdataclass
 import dns.rdatatype
@@ -28,6 +30,7 @@ import dns.rrset
 from gen.loopback import free_port as free_port  # re-exported: sandbox and tests import it from here
 
 DEFAULT_LIFETIME = 120.0
+PROBE_NAME = "probe.coredns-gen.invalid."  # readiness probes and the warm-up query, never a scenario's name
 _POLL = 0.05
 
 
@@ -125,9 +128,29 @@ class FakeUpstream:
         return not self._stop.is_set() and time.monotonic() < self._deadline
 
     def received(self) -> list[tuple[str, str, str]]:
-        """Queries seen so far, without CoreDNS's own health checks (`. NS`)."""
+        """Queries seen so far, without CoreDNS's own health checks (`. NS`) and our probes."""
         with self._lock:
-            return [q for q in self.queries if not (q[0] == "." and q[1] == "NS")]
+            return [q for q in self.queries if not (q[0] == "." and q[1] == "NS") and q[0] != PROBE_NAME]
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Ask the fake itself, over UDP and TCP, until both answer: it serves before CoreDNS
+        can send it anything. A closed fake is ready by refusing.
+
+        Raises:
+            OSError: it did not answer within `timeout`.
+        """
+        if self.behaviour is not Behaviour.ANSWER:
+            return
+        query = dns.message.make_query(PROBE_NAME, dns.rdatatype.A)
+        deadline = time.monotonic() + timeout
+        for transport in (dns.query.udp, dns.query.tcp):
+            while True:
+                try:
+                    transport(query, self.host, port=self.port, timeout=0.5)
+                    break
+                except (dns.exception.Timeout, OSError, EOFError):
+                    if time.monotonic() > deadline:
+                        raise OSError(f"fake upstream {self.label} ({self.address}) did not answer within {timeout:.0f} s") from None
 
     def _reply(self, wire: bytes, transport: str) -> bytes | None:
         try:

@@ -74,7 +74,11 @@ def built(tmp_path: Path) -> Iterator[Build]:
 def test_talos_adaptation(built: Build) -> None:
     box = built(VerifyConfig(TALOS))
     cf = parse_corefile(box.corefile.read_text(), filename="x")
-    root, corp, metrics = cf.server_blocks
+    root, corp, metrics, warmup = cf.server_blocks
+    # the warm-up block: its own port and fake, never one of the cluster's upstreams
+    assert warmup.keys == [f".:{box.warmup_port}"] and box.warmup is not None
+    assert [d.args for d in warmup.find("forward")] == [[".", box.warmup.address]]
+    assert box.ready == root.find("ready")[0].args[0] and not warmup.find("ready")
     names = [d.name for d in root.directives]
     assert "kubernetes" not in names and "loop" not in names
     assert names[0] == "bind" and root.directives[0].args == ["127.0.0.1"]
@@ -92,6 +96,12 @@ def test_talos_adaptation(built: Build) -> None:
     assert nxt is not None and nxt.args == ["SERVFAIL", "REFUSED"]
     assert corp.find("forward")[0].args[1] == box.fakes["10.20.0.10:5353"].address
     assert list(box.fakes) == ["10.96.0.53", "/etc/resolv.conf", "10.20.0.10:5353"]
+
+
+def test_a_corefile_without_ready_gets_it_in_the_warm_up_block(built: Build) -> None:
+    box = built(VerifyConfig(".:53 {\n    forward . 10.0.0.1\n}\n"))
+    warmup = parse_corefile(box.corefile.read_text(), filename="x").server_blocks[-1]
+    assert [d.args for d in warmup.find("ready")] == [[box.ready]] and box.ready.startswith("127.0.0.1:")
 
 
 def test_resolv_conf_file_or_inline(built: Build, monkeypatch: pytest.MonkeyPatch) -> None:

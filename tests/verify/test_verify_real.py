@@ -199,3 +199,22 @@ def test_loop_does_not_fire_on_fakes_but_probes_the_primary(coredns_bin: Path, t
     finally:
         primary.stop()
         fallback.stop()
+
+
+def test_start_returns_when_coredns_itself_says_ready(coredns_bin: Path, tmp_path: Path) -> None:
+    """start() returns only when UDP is bound on every listener, `ready` says 200 and a query
+    through the warm-up block was answered; none of it reaches the cluster's own upstream."""
+    from gen.verify.runner import _ready, _udp_bound
+    from gen.verify.sandbox import build_sandbox
+
+    box = build_sandbox(tmp_path, VerifyConfig(".:53 {\n    forward . 10.0.0.1\n}\n"))
+    try:
+        assert not _udp_bound(box.ports["53"]) and not _ready(box.ready)
+        assert box.warmup is not None
+        probed = len(box.warmup.queries)  # the fake's own readiness probes
+        with CoreDNS(coredns_bin, box.corefile, sorted(box.ports.values()), ready=box.ready, warmup=box.warmup_port):
+            assert _udp_bound(box.ports["53"]) and _ready(box.ready)
+            assert box.fakes["10.0.0.1"].received() == []  # the warm-up went to its own fake only
+            assert len(box.warmup.queries) >= probed + 2  # through CoreDNS, over UDP and TCP
+    finally:
+        box.stop()
