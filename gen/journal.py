@@ -47,14 +47,22 @@ def temp_of(target: str) -> str:
 
 
 def state_dir(repo: Path) -> Path:
-    """Where the lock and journal live: `.git/` keeps them out of `git status`."""
+    """Where the lock and journal live: the git directory keeps them out of `git status`
+    (`.git/`, or where a worktree's or submodule's `.git` file points), else the repo root."""
     git = repo / ".git"
+    if git.is_file():
+        try:
+            line = git.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            line = ""
+        if line.startswith("gitdir:"):
+            git = (repo / line[len("gitdir:"):].strip()).resolve()
     return git if git.is_dir() else repo
 
 
 def _names(repo: Path) -> tuple[Path, Path]:
     where = state_dir(repo)
-    prefix = "" if where != repo else "."
+    prefix = "." if where == repo else ""
     return where / f"{prefix}coredns-gen.lock", where / f"{prefix}coredns-gen.journal"
 
 
@@ -79,8 +87,8 @@ def render_lock(repo: Path, *, shared: bool = False, wait: float | None = None) 
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as err:
-        if err.errno == errno.EROFS and shared:
-            yield  # a read-only checkout can still be checked; nothing can write it either
+        if shared and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            yield  # a checkout we may not write can still be checked; we cannot write it either
             return
         raise system_failure(err, "create the render lock", os.path.relpath(lock, repo)) from None
     try:

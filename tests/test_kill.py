@@ -3,9 +3,9 @@ all new, or the interrupted render is reported as drift and the next render fini
 
 The fleet: FLEET k3s clusters rendered from dns1/ (old), then re-rendered from dns2/ (new), whose
 files differ in every generated file (the header names the values file) and drop one file per
-cluster (the PrometheusRule), so writes and removals are both interrupted. Half the kills land at
-a uniform moment of a whole render; half are aimed at the write phase (a random delay after the
-journal appears). KILLS (env COREDNS_GEN_KILLS) kills; the figures are printed (-s shows them).
+cluster (the PrometheusRule), so writes and removals are both interrupted. A third of the kills
+land at a uniform moment of a whole render, a third while temps are written (a random delay
+after the journal appears), a third while they are renamed (after it says `committed`). KILLS (env COREDNS_GEN_KILLS) kills; the figures are printed (-s shows them).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from tests.conftest import REPO_ROOT
 from tests.helpers import git
 
 FLEET = 200
-KILLS = int(os.environ.get("COREDNS_GEN_KILLS", "16"))
+KILLS = int(os.environ.get("COREDNS_GEN_KILLS", "18"))
 SEED = 20261201
 ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
 
@@ -97,13 +97,18 @@ def _render(repo: Path, version: int) -> subprocess.CompletedProcess[str]:
     return subprocess.run(_cmd(repo, version), cwd=repo, env=ENV, capture_output=True, text=True, timeout=300)
 
 
-def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 60.0) -> bool:
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 60.0, *, committed: bool = False) -> bool:
+    """Until the journal exists (or says `committed`); False when the render ended first."""
     deadline = time.monotonic() + limit
-    while not path.exists():
+    while True:
+        try:
+            if not committed and path.exists() or committed and '"committed"' in path.read_text():
+                return True
+        except OSError:
+            pass
         if proc.poll() is not None or time.monotonic() > deadline:
             return False
         time.sleep(0.001)
-    return True
 
 
 def _judge(repo: Path, old: dict[str, dict[str, bytes]], new: dict[str, dict[str, bytes]]) -> tuple[int, int, int, bool]:
@@ -134,10 +139,13 @@ def test_sigkill_at_random_moments_keeps_every_cluster_whole(fleet: tuple[Path, 
         target = 1 if current == 2 else 2
         old, new = (v1, v2) if target == 2 else (v2, v1)
         proc = _start(repo, target)
-        if k % 2 == 0:
+        if k % 3 == 0:
             time.sleep(rng.uniform(0, whole * 1.1))
-        elif _wait_for(journal, proc):
-            time.sleep(rng.uniform(0, 0.05))
+        elif k % 3 == 1:
+            if _wait_for(journal, proc):  # temps being written
+                time.sleep(rng.uniform(0, 0.05))
+        elif _wait_for(journal, proc, committed=True):  # renames under way
+            time.sleep(rng.uniform(0, 0.02))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         figures["kills"] += 1

@@ -73,7 +73,15 @@ class FakeUpstream:
         return answer_address(self.index)
 
     def start(self) -> "FakeUpstream":
-        """Bind UDP and TCP on the same port (port 0 = a free one) and serve until stopped."""
+        """Bind UDP and TCP on the same port (port 0 = a free one) and serve until stopped.
+
+        A free port comes from free_port (below the ephemeral range, never handed out twice in
+        this process), not from the kernel's bind(0): a `closed` fake gives its port back, and
+        an ephemeral one was then taken by another fake (a parallel scenario's primary, same
+        fake index, same answer) which answered for the closed upstream: `all-down` got NOERROR.
+        """
+        if self.port == 0:
+            self.port = free_port(self.host)
         udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         udp.bind((self.host, self.port))
         self.port = udp.getsockname()[1]
