@@ -166,10 +166,14 @@ class Resolver:
              as_dir: bool = True) -> str | None:
         if not isinstance(entry, str) or "\n" in entry:
             return None  # inline patch/transformer: part of a file already counted
+        kfile, field_ = where
+        if entry.lower().removeprefix("git::").startswith("file:"):
+            # kustomize clones a file:// "remote" base from the runner's own disk
+            result.escapes.append(Escape(kfile, field_, entry, "a file:// URL: a git repository on the runner's disk"))
+            return None
         if entry.startswith(_REMOTE) or "?ref=" in entry or "//" in entry:
             result.exact = False
             return None
-        kfile, field_ = where
         target = _join(base, entry)
         if target is None:
             why = "an absolute path" if posixpath.isabs(entry) else "above the repository root"

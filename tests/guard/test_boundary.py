@@ -193,3 +193,32 @@ def test_kustomize_batch_fences_each_build_to_its_root(batch_bin, tmp_path):
     assert "runner-secret" not in repr(out)
     assert out["inside"]["objects"] == [{"apiVersion": "v1", "kind": "ConfigMap", "data": {"data.txt": "ok\n"},
                                          "metadata": {"name": "a-2dthbd4625"}}]
+
+
+def _local_git_repo(tmp_path: Path) -> Path:
+    other = tmp_path / "other"
+    (other / "base").mkdir(parents=True)
+    (other / "base" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: stolen}\ndata: {a: runner-secret}\n")
+    (other / "base" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    git(other, "init", "-q")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "x")
+    return other
+
+
+@pytest.mark.parametrize("scheme", ["file://", "git::file://"])
+def test_file_url_remote_base_is_refused(flux_repo, guard, tmp_path, scheme):
+    """kustomize clones a file:// "remote" base from the runner's disk: outside the repository."""
+    other = _local_git_repo(tmp_path)
+    root = flux_repo(BASE, {"dns/kustomization.yaml": kustomization("custom.yaml", f"{scheme}{other}//base")})
+    assert "(a file:// URL: a git repository on the runner's disk)" in _refusal(guard(root))
+
+
+def test_kustomize_batch_lets_git_fetch_only_over_the_network(batch_bin, tmp_path):
+    other = _local_git_repo(tmp_path)
+    repo = tmp_path / "repo" / "k"
+    repo.mkdir(parents=True)
+    (repo / "kustomization.yaml").write_text(f"resources:\n- file://{other}//base\n")
+    out = _batch(batch_bin, {"id": "1", "dir": str(repo), "root": str(repo.parent)})
+    assert "transport 'file' not allowed" in str(out["1"]["error"])
+    assert "runner-secret" not in repr(out)

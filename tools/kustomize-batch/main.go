@@ -80,6 +80,11 @@ func main() {
 		fmt.Println("kustomize-batch 2 (sigs.k8s.io/kustomize/api v0.21.1)")
 		return
 	}
+	// A "remote" base is cloned by git: let git fetch only over the network, never from this
+	// machine's disk (file://, a local path), which is outside every repository built here.
+	if os.Getenv("GIT_ALLOW_PROTOCOL") == "" {
+		os.Setenv("GIT_ALLOW_PROTOCOL", "https:http:ssh:git")
+	}
 	fs := filesys.MakeFsOnDisk()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
