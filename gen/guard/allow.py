@@ -18,6 +18,7 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from gen.config import CONFIG_NAME, load_config
 from gen.errors import Problem, UsageError
@@ -68,24 +69,34 @@ def _problem(entry: str) -> str | None:
     return f"'{entry}' has an unknown scope '{scope}:'"
 
 
+def _position(raw: Any, index: int) -> tuple[int | None, int | None]:
+    """1-based line and column of guard.allow[index] in the round-trip config document."""
+    try:
+        line, col = raw["guard"]["allow"].lc.item(index)
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return None, None
+    return int(line) + 1, int(col) + 1
+
+
 def parse_allows(cli: tuple[str, ...], tree_root: Path) -> list[Allow]:
     """`--allow` entries then the head config's `guard.allow`, all checked.
 
     Raises:
         UsageError: an entry is malformed (every bad entry is reported).
     """
-    allows = [Allow(a) for a in cli] + [Allow(a, "", CONFIG_NAME) for a in load_config(tree_root).guard_allow]
+    config = load_config(tree_root)
+    allows = [Allow(a) for a in cli] + [Allow(a, "", CONFIG_NAME) for a in config.guard_allow]
     problems = []
-    config_index = 0
-    for allow in allows:
-        key = "--allow" if allow.source == "--allow" else f"guard.allow[{config_index}]"
-        if allow.source != "--allow":
-            config_index += 1
+    hint = "use an inventory id (<namespace>_<name>_<group>_<kind>), ks:<namespace>/<name> or cluster:<root file>"
+    for allow in allows[:len(cli)]:
         why = _problem(allow.pattern)
         if why:
-            problems.append(Problem(why, file=None if allow.source == "--allow" else CONFIG_NAME, key=key,
-                                    hint="use an inventory id (<namespace>_<name>_<group>_<kind>), "
-                                         "ks:<namespace>/<name> or cluster:<root file>"))
+            problems.append(Problem(why, key="--allow", hint=hint))
+    for i, allow in enumerate(allows[len(cli):]):
+        why = _problem(allow.pattern)
+        if why:
+            line, col = _position(config.raw, i)
+            problems.append(Problem(why, file=CONFIG_NAME, line=line, col=col, key=f"guard.allow[{i}]", hint=hint))
     if problems:
         raise UsageError(problems)
     return allows

@@ -86,3 +86,11 @@ def test_malformed_scoped_entries_are_bad_input(flux_repo, guard, entry):
     with pytest.raises(UsageError) as err:
         guard(root, allow=(entry,))
     assert "--allow" in str(err.value) and entry in str(err.value)
+
+
+def test_malformed_config_entry_names_file_key_and_line(flux_repo, guard):
+    config = "guard:\n  allow:\n    - kube-system_x__ConfigMap\n    - ks:only-a-name\n"
+    root = flux_repo({**FLEET, ".coredns-gen.yaml": config}, {})
+    with pytest.raises(UsageError) as err:
+        guard(root)
+    assert str(err.value).startswith(".coredns-gen.yaml:4:7: guard.allow[1]: 'ks:only-a-name' is not ks:<namespace>/<name>")
