@@ -13,7 +13,7 @@ import ipaddress
 import re
 from typing import Any, Iterator
 
-from gen.corefile.lexer import one_token_problem, shorten
+from gen.corefile.lexer import one_token_problem
 from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate
 
@@ -27,7 +27,7 @@ def split_address(text: str) -> tuple[str, int | None]:
     host, port = text, None
     if "%" in text:
         zone_id = text[text.index("%"):].split("]")[0]
-        raise ValueError(f"{shorten(text)} has an IPv6 zone id ({shorten(zone_id, 40)}), which names a network interface "
+        raise ValueError(f"{quote(text)} has an IPv6 zone id ({quote(zone_id, 40)}), which names a network interface "
                          "of one machine, not an address every CoreDNS pod can reach")
     if text.startswith("["):
         if "]" not in text:
@@ -87,7 +87,7 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
             try:
                 reason = one_token_problem(text)
                 if reason is not None:
-                    raise ValueError(f"{shorten(text)} {reason}")
+                    raise ValueError(f"{quote(text)} {reason}")
                 split_address(text)
             except ValueError as err:
                 line, col = locate(data, [*path, i])

@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterator, Sequence
 
-from gen.corefile.lexer import CorefileError, Position, one_token_problem, shorten, tokenize
+from gen.corefile.lexer import CorefileError, Position, one_token_problem, tokenize
 from gen.corefile.parser import parse_directives
-from gen.errors import Problem
+from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate
 
 MAX_UPSTREAMS = 15  # `const max = 15` in plugin/forward/setup.go: "more than 15 TOs configured"
@@ -45,11 +45,11 @@ def name_problem(name: str) -> str | None:
     """Why a zone name is too long for DNS (CoreDNS refuses the server block or the forward)."""
     bare = name.rstrip(".")
     if len(bare) > MAX_NAME:
-        return (f"is {len(bare)} characters long; a DNS name has at most {MAX_NAME} (255 octets on the wire): no query "
-                "can reach a longer zone, and from 255 characters CoreDNS refuses the file (\"specified zone is too long\")")
+        return (f"is longer than a DNS name can be: at most {MAX_NAME} characters (255 octets on the wire); no query can "
+                "reach a longer zone, and from 255 characters CoreDNS refuses the file (\"specified zone is too long\")")
     for label in bare.split("."):
         if len(label) > MAX_LABEL:
-            return f"has a label of {len(label)} characters ({shorten(label, 20)}); DNS labels have at most {MAX_LABEL}"
+            return f"has a label of {len(label)} characters; DNS labels have at most {MAX_LABEL}"
     return None
 
 
@@ -110,9 +110,9 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
             continue
         reason = one_token_problem(value)
         if reason:
-            yield at(path, f"{shorten(value)} {reason}", "use dot-separated labels, e.g. corp.example.com")
+            yield at(path, f"{quote(value)} {reason}", "use dot-separated labels, e.g. corp.example.com")
         elif reason := name_problem(value):
-            yield at(path, f"{shorten(value)} {reason}", f"shorten it: at most {MAX_NAME} characters, {MAX_LABEL} between dots")
+            yield at(path, f"{quote(value)} {reason}", f"shorten it: at most {MAX_NAME} characters, {MAX_LABEL} between dots")
     for to_path, fallback_path in forwards:
         to, fallback = _strings(_get(data, *to_path)), _get(data, *fallback_path)
         if to is None:

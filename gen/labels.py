@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from gen.corefile.lexer import shorten
-from gen.errors import Problem
+from gen.errors import Problem, quote
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")  # fullmatch, like Go's anchored regexps
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -27,7 +26,7 @@ def key_problem(key: str) -> str | None:
         if not prefix:
             return "has an empty prefix before '/'"
         if len(prefix) > 253 or not _SUBDOMAIN.fullmatch(prefix):
-            return f"has a prefix {shorten(prefix, 40)} that is not a DNS subdomain (lower case, at most 253 characters)"
+            return f"has a prefix {quote(prefix, 40)} that is not a DNS subdomain (lower case, at most 253 characters)"
     if not name:
         return "has an empty name"
     if len(name) > 63:
@@ -59,8 +58,8 @@ def check(data: Any, shown: str) -> Iterator[Problem]:
         value_line, value_col = (lc.value(key)[0] + 1, lc.value(key)[1] + 1) if lc is not None else (None, None)
         why = key_problem(key)
         if why:
-            yield Problem(f"label key {shorten(key)} {why}", file=shown, line=key_line, col=key_col, key="alert.labels",
+            yield Problem(f"label key {quote(key)} {why}", file=shown, line=key_line, col=key_col, key="alert.labels",
                           hint=KEY_HINT)
         elif isinstance(value, str) and (why := value_problem(value)):
-            yield Problem(f"label value {shorten(value)} {why}", file=shown, line=value_line, col=value_col,
+            yield Problem(f"label value {quote(value)} {why}", file=shown, line=value_line, col=value_col,
                           key=f"alert.labels.{key}", hint=VALUE_HINT)

@@ -17,15 +17,15 @@ TALOS = "cluster: prod\nplatform: talos\nplatformVersion: v1.13.9\nupstream:\n  
 K3S = "cluster: k\nplatform: k3s\nplatformVersion: v1.34.9+k3s1\n"
 AKS = "cluster: a\nplatform: aks\nplatformVersion: '1.34'\n"
 LONG = ".".join(["a" * 60] * 5)  # 304 characters
-SHOWN_LONG = repr(LONG[:80]) + "…"
+SHOWN_LONG = repr(LONG[:80]) + "… (304 characters)"
 
 ADDRESS_FIX = "write an IP address or IP:port, e.g. 10.0.0.10 or 10.0.0.10:5353"
 ZONE_ID = ("has an IPv6 zone id ({}), which names a network interface of one machine, not an address every CoreDNS pod "
            "can reach — fix: drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53")
 AKS_ROOT = ("a root `forward .` in an override is ignored or rejected on AKS (AKS imports overrides after its own forward) "
             "— fix: forward specific domains with a `zones:` entry instead")
-TOO_LONG = ("is 304 characters long; a DNS name has at most 253 (255 octets on the wire): no query can reach a longer zone, "
-            "and from 255 characters CoreDNS refuses the file (\"specified zone is too long\") — fix: shorten it: at most 253 "
+TOO_LONG = ("is longer than a DNS name can be: at most 253 characters (255 octets on the wire); no query can reach a longer "
+            "zone, and from 255 characters CoreDNS refuses the file (\"specified zone is too long\") — fix: shorten it: at most 253 "
             "characters, 63 between dots")
 FORWARD_MAX = ("CoreDNS allows at most 15 in one forward (\"more than 15 TOs configured\") — fix: list at most 15 together "
                "with the fallback, which shares this forward")
@@ -54,7 +54,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "zone-id-forty-upstreams": (
         TALOS.replace("[10.96.0.53]", "['fe80::1%x " + " ".join(f"10.0.0.{i}" for i in range(1, 41)) + "']"),
         ["v.yaml:5:15: upstream.resolvers[0]: 'fe80::1%x 10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4 10.0.0.5 10.0.0.6 10.0.0.7 "
-         f"10.0.0.'… would be 41 Corefile tokens ('fe80::1%x', '10.0.0.1', '10.0.0.2', …), not one — fix: {ADDRESS_FIX}"],
+         f"10.0.0.'… (400 characters) would be 41 Corefile tokens ('fe80::1%x', '10.0.0.1', '10.0.0.2', …), not one — fix: {ADDRESS_FIX}"],
     ),
     "zone-id": (
         TALOS.replace("[10.96.0.53]", "['fe80::1%eth0', '[fe80::1%eth0]:53']")
@@ -101,7 +101,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "zone-too-long": (
         TALOS + f"zones:\n  - zone: {LONG}\n    upstreams: [10.0.0.2]\n  - zone: {'b' * 64}.example\n    upstreams: [10.0.0.2]\n",
         [f"v.yaml:7:11: zones[0].zone: {SHOWN_LONG} {TOO_LONG}",
-         f"v.yaml:9:11: zones[1].zone: '{'b' * 64}.example' has a label of 64 characters ('{'b' * 20}'…); DNS labels have "
+         f"v.yaml:9:11: zones[1].zone: '{'b' * 64}.example' has a label of 64 characters; DNS labels have "
          "at most 63 — fix: shorten it: at most 253 characters, 63 between dots"],
     ),
     "cluster-domain-too-long": (TALOS + f"clusterDomain: {LONG}\n", [f"v.yaml:6:16: clusterDomain: {SHOWN_LONG} {TOO_LONG}"]),

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gen.errors import GenError, Problem
+from gen.errors import GenError, Problem, quote
 
 
 class CorefileError(GenError):
@@ -104,13 +104,8 @@ def tokenize(text: str, pos: Position) -> list[Token]:
     return tokens
 
 
-def shorten(text: str, limit: int = 80) -> str:
-    """A value as messages quote it: repr, at most `limit` characters of it."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
-
-
 def _shown(tokens: list[Token]) -> str:
-    listed = ", ".join(shorten(t.text, 40) for t in tokens[:3])
+    listed = ", ".join(quote(t.text, 40) for t in tokens[:3])
     return listed + (", …" if len(tokens) > 3 else "")
 
 
