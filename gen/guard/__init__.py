@@ -155,8 +155,8 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
-        written = {ref: (src[0], src[1]) for ref in revisions["head"].nodes
-                   if (src := locator.ks_source("head", ref)) is not None}
+        written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
+                   if node.external and (src := locator.ks_source("head", ref)) is not None}
         unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
         coverage = measure(revisions["head"], revisions["base"], unreached,
                            discovery.how.get("head", "bootstrap"), written)

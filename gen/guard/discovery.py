@@ -175,11 +175,13 @@ class Discovery:
         wave = [(label, item) for label, items in starts.items() for item in items]
         while wave:
             pending: list[tuple[str, Item, str | None, Inputs | None]] = []
+            queued: set[tuple[str, KsRef]] = set()  # (a set: a fleet's wave holds thousands)
             requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
             for label, item in wave:
                 rev = models[label]
-                if item.ks.ref in rev.nodes or any(p[0] == label and p[1].ks.ref == item.ks.ref for p in pending):
+                if item.ks.ref in rev.nodes or (label, item.ks.ref) in queued:
                     continue
+                queued.add((label, item.ks.ref))
                 if item.view is None:
                     pending.append((label, item, None, None))
                     continue
