@@ -91,7 +91,15 @@ class Tree:
         if path in self.links:
             real, _ = real_path(self.links, path)
             return self.read(real) if real is not None and real in self.blobs and real not in self.links else b""
-        return (self.root / path).read_bytes()
+        blob = self.blobs.get(path)
+        data = _READ.get(blob) if blob else None
+        if data is None:
+            data = (self.root / path).read_bytes()
+            if blob:  # base and head share most files: each is read once, by its content's id
+                if len(_READ) >= 200_000:
+                    _READ.clear()
+                _READ[blob] = data
+        return data
 
     def walk(self, directory: str) -> list[str]:
         """Every file under `directory`, sorted, as repo-relative paths."""
@@ -102,6 +110,9 @@ class Tree:
         if path in self.moved:
             return self.moved[path]
         return posixpath.join(self.prefix, path) if self.prefix and path else (self.prefix or path)
+
+
+_READ: dict[str, bytes] = {}  # blob id -> bytes (both revisions, every view of them)
 
 
 def index_entries(blobs: dict[str, str]) -> dict[str, set[str]]:
