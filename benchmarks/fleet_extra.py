@@ -68,6 +68,7 @@ def make_heavy(root: Path, pruned: int, per: int = 1000) -> None:
     stops listing every second file (the files stay): `pruned` configmap-pruned findings."""
     fleet = _fleet()
     fleet.git(root, "init", "-q", "-b", "main")
+    fleet.git(root, "config", "gc.auto", "0")  # 10,000 files: no background gc racing the one below
     fleet.write(root, "clusters/one/flux-system/kustomization.yaml",
                 "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - gotk-sync.yaml\n")
     fleet.write(root, "clusters/one/flux-system/gotk-sync.yaml",
