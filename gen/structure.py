@@ -149,12 +149,25 @@ _RENDERED = Position("rendered")
 _NOT_A_BRACE = {"{": "\x00{", "}": "\x00}"}  # a value `{` is a word, never the brace a bare `{` is
 
 
-@functools.lru_cache(maxsize=4096)  # the stock Corefile's directives recur in every file of a release
+# The stock Corefile's directives are the same objects in every file of a release (gen.wanted
+# caches them): remember their lines by identity, as hashing a nested tuple costs what
+# computing its lines does. An entry holds its directive, so its id cannot be reused meanwhile.
+_LINES: dict[int, tuple[Want, tuple[tuple[str, ...], ...]]] = {}
+
+
 def _directive_lines(d: Want) -> tuple[tuple[str, ...], ...]:
+    hit = _LINES.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
     head = (d.name, *(_NOT_A_BRACE.get(a, a) for a in d.args))
     if d.block is None:
-        return (head,)
-    return ((*head, "{"), *(line for x in d.block for line in _directive_lines(x)), ("}",))
+        lines: tuple[tuple[str, ...], ...] = (head,)
+    else:
+        lines = ((*head, "{"), *(line for x in d.block for line in _directive_lines(x)), ("}",))
+    if len(_LINES) > 4096:
+        _LINES.clear()
+    _LINES[id(d)] = (d, lines)
+    return lines
 
 
 def _lines(want: Sequence[WantBlock] | Sequence[Want]) -> list[tuple[str, ...]]:
