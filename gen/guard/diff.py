@@ -168,8 +168,23 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
         hnode = head.nodes[ref]
         if ref not in base.nodes and hnode.build.error and not hnode.external and \
                 (touched is None or ref.cluster in touched):
-            issues.append(BuildIssue(ref, None, hnode.build.error))
+            issues.append(BuildIssue(ref, _unknown_at_base(ref, base, head), hnode.build.error))
     return removals, issues
+
+
+def _unknown_at_base(ref: KsRef, base: Revision, head: Revision) -> str | None:
+    """Why a Kustomization absent at base may not be new: an ancestor did not build at base, so
+    base never showed its children (it may have been in the cluster all along). None: it is new."""
+    parent = head.nodes[ref].parent
+    seen: set[KsRef] = set()
+    while parent is not None and parent not in seen:
+        seen.add(parent)
+        held = base.nodes.get(parent)
+        if held is not None and held.build.error:
+            return f"its parent {parent} did not build at base, so whether it is new cannot be told"
+        node = head.nodes.get(parent)
+        parent = node.parent if node is not None else None
+    return None
 
 
 def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_prune: bool | None,

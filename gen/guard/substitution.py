@@ -25,7 +25,7 @@ from gen.guard.model import FLUX_GROUP, FluxKs, metadata_flag
 ValueRef = tuple[str, str, str]  # kind (ConfigMap/Secret), namespace, name
 Lookup = Callable[[ValueRef], "dict[str, str] | str | None"]  # data, or why it cannot be read
 
-_VAR = re.compile(r"\$\$|\$\{([_a-zA-Z][_a-zA-Z0-9]*)(?:(:?[-=])([^}]*))?\}")
+_EXPR = re.compile(r"([_a-zA-Z][_a-zA-Z0-9]*)(?:(:?[-=])(.*))?\Z", re.S)
 
 
 @dataclass(frozen=True)
@@ -83,25 +83,15 @@ def substitute(objects: list[dict[str, Any]], variables: Vars) -> list[dict[str,
         return objects
     values = dict(variables.values)
 
-    def repl(match: re.Match[str]) -> str:
-        if match.group(0) == "$$":
-            return "$"
-        name, op, default = match.group(1), match.group(2), match.group(3)
-        if name in values and (values[name] or not (op or "").startswith(":")):
-            return values[name]
-        if op is not None:
-            return default
-        return match.group(0) if variables.open else ""
-
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
             return {walk(k): walk(v) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, str) and "$" in value:
-            whole = _VAR.fullmatch(value) is not None
-            text = _VAR.sub(repl, value)
-            if whole:  # `replicas: ${N}` becomes a number, as in Flux's YAML-level substitution
+            text = expand(value, values, variables.open)
+            if value.startswith("${") and _closing(value, 2) == len(value) - 1:
+                # `replicas: ${N}` becomes a number, as in Flux's YAML-level substitution
                 try:
                     parsed = yaml.safe_load(text)
                 except yaml.YAMLError:
@@ -117,6 +107,59 @@ def substitute(objects: list[dict[str, Any]], variables: Vars) -> list[dict[str,
         else:
             out.append(walk(obj))
     return out
+
+
+def expand(text: str, values: dict[str, str], keep_unknown: bool) -> str:
+    """envsubst as Flux runs it: `$$` is a literal `$`; `${var}`, `${var-default}`,
+    `${var:-default}` (and `=`/`:=`), where a default may hold `${...}` of its own; an unset
+    variable is "" unless `keep_unknown` (a source we could not read may set it); a form not
+    modelled here (`${var/a/b}` …) stays as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("$$", i):
+            out.append("$")
+            i += 2
+        elif text.startswith("${", i):
+            end = _closing(text, i + 2)
+            if end is None:
+                out.append(text[i:])
+                break
+            out.append(_one(text[i + 2:end], text[i:end + 1], values, keep_unknown))
+            i = end + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int | None:
+    """Index of the `}` that closes the `${` before `start`, nested `${…}` included."""
+    depth = 1
+    j = start
+    while j < len(text):
+        if text.startswith("${", j):
+            depth += 1
+            j += 2
+            continue
+        if text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return None
+
+
+def _one(inner: str, raw: str, values: dict[str, str], keep_unknown: bool) -> str:
+    match = _EXPR.match(inner)
+    if match is None:
+        return raw
+    name, op, default = match.group(1), match.group(2), match.group(3)
+    if name in values and (values[name] or not (op or "").startswith(":")):
+        return values[name]
+    if op is not None:
+        return expand(default, values, keep_unknown)
+    return raw if keep_unknown else ""
 
 
 def _scalar(value: Any) -> str:

@@ -147,3 +147,6 @@ def test_post_build_substitution_follows_flux():
     disabled = {**obj, "metadata": {"name": "a-${v}", "annotations": {"kustomize.toolkit.fluxcd.io/substitute": "disabled"}}}
     assert run(disabled, "postBuild:\n  substitute: {v: one}")[0] == disabled
     assert run(obj, "") == [obj]  # no postBuild: nothing substituted
+    nested = {"kind": "ConfigMap", "metadata": {"name": "${CM_NAME:-${APP}}"}, "data": {"k": "${NO:-a-${NO2:-b}}", "r": "${a/b/c}"}}
+    out = run(nested, "postBuild:\n  substitute: {APP: web}")[0]
+    assert out == {"kind": "ConfigMap", "metadata": {"name": "web"}, "data": {"k": "a-b", "r": "${a/b/c}"}}  # defaults nest

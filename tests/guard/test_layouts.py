@@ -418,3 +418,14 @@ def test_without_a_bootstrap_every_unproduced_kustomization_is_a_root_and_the_su
     result = guard(flux_repo(NAMED, {"templates/new-cluster/ks.yaml": flux_ks("template", "./still/missing")}, standard=False))
     assert [f.rule for f in result.findings if f.severity.value != "info"] == ["build-failed"]  # the older reading
     assert "roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found" in result.summary()
+
+
+def test_a_child_of_a_parent_that_failed_at_base_is_not_taken_for_new(flux_repo, guard):
+    """Base never showed the children of a parent that did not build there: a failing child at
+    head may have been in the cluster all along, so it is a warning, not a new broken build."""
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("web/ks.yaml", "missing.yaml"),
+            "apps/web/ks.yaml": flux_ks("web", "./apps/web/${SITE}")}
+    result = guard(flux_repo(base, {"apps/kustomization.yaml": kustomization("web/ks.yaml")}))
+    assert [(f.rule, f.severity.value, f.details["kustomization"]) for f in result.findings] == [
+        ("build-failed", "warning", "flux-system/web"), ("build-failed", "warning", "flux-system/apps")]
