@@ -285,7 +285,8 @@ class Discovery:
         return models
 
     def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
-        """The older reading's roots: candidates that no other candidate's build produces."""
+        """The older reading's roots: candidates that no other candidate's build produces, or would
+        read had it built (a parent that fails does not make its children roots)."""
         starts = {label: self._start(label, candidates, {})}
         model = self._explore(starts, {}, {label: refs[label], **{k: refs[k] for k in self.trees if k != label}})[label]
         producers: dict[tuple[str, str], set[str]] = {}
@@ -294,11 +295,13 @@ class Discovery:
             for child in node.children:
                 producers.setdefault((child.namespace, child.name), set()).update(node.build.inputs)
                 by_name.setdefault(child.name, set()).update(node.build.inputs)
+        failed = [(ref, set(node.build.inputs)) for ref, node in model.nodes.items() if node.build.error]
         out = []
         for c in candidates:
             found = producers.get((c.ks.ref.namespace, c.ks.ref.name), set()) if c.namespace_given \
                 else by_name.get(c.ks.ref.name, set())
-            if c.file not in found:
+            read_by_failed = any(c.file in inputs for ref, inputs in failed if ref != c.ks.ref)
+            if c.file not in found and not read_by_failed:
                 out.append(c)
         return out
 

@@ -429,3 +429,15 @@ def test_a_child_of_a_parent_that_failed_at_base_is_not_taken_for_new(flux_repo,
     result = guard(flux_repo(base, {"apps/kustomization.yaml": kustomization("web/ks.yaml")}))
     assert [(f.rule, f.severity.value, f.details["kustomization"]) for f in result.findings] == [
         ("build-failed", "warning", "flux-system/web"), ("build-failed", "warning", "flux-system/apps")]
+
+
+def test_without_a_bootstrap_a_failing_parent_does_not_make_its_children_roots(flux_repo, guard):
+    """The older reading: the child of a parent that does not build at base is not a cluster of
+    its own there (rajsinghtech/kubernetes-manifests: 10 errors where 1 was real)."""
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("web/ks.yaml", "missing.yaml"),
+            "apps/web/ks.yaml": flux_ks("web", "./apps/web/${SITE}")}
+    result = guard(flux_repo(base, {"apps/kustomization.yaml": kustomization("web/ks.yaml")}, standard=False))
+    assert result.stats["clusters"] == 1
+    assert [(f.rule, f.severity.value) for f in result.findings if f.severity.value != "info"] == [
+        ("build-failed", "warning"), ("build-failed", "warning")]
