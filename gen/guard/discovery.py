@@ -82,6 +82,7 @@ class Discovery:
         self.candidates: dict[str, list[Candidate]] = {}
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
+        self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
         self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
         # this round's answers that depended on what the clusters' builds hold
         self.questions: list[Question] = []
@@ -251,10 +252,16 @@ class Discovery:
         """Find the roots, explore until substituteFrom values and sources are stable."""
         chosen: dict[str, list[Candidate]] = {}
         for label in self.trees:
-            self.sources[label].git_view(None)
-            candidates, instances = rootsmod.find_candidates(self.view(label, "git"), self.marked, self.remotes)
-            self.candidates[label] = candidates + instances
+            view = self.sources[label].view(self.sources[label].git_view(None))
+            files = rootsmod.flux_files(view, self.marked)
+            self.flux_files[label] = files
+            first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
+            candidates, instances = rootsmod.find_candidates(view, first, self.remotes)
             picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
+            if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
+                candidates, instances = rootsmod.find_candidates(view, files, self.remotes)
+                picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
+            self.candidates[label] = candidates + instances
             self.how[label] = picked.how
             chosen[label] = picked.roots
             if picked.drop_produced:
@@ -306,16 +313,19 @@ class Discovery:
         return out
 
     def _find_unreached(self, head: Revision) -> list[str]:
-        """Files holding Flux Kustomizations that no build of any cluster reads, and no root."""
+        """Files holding Flux Kustomizations that no build of any cluster reads, and no root
+        (only these few of a fleet's files are parsed here)."""
         read: set[str] = set()
         for node in head.nodes.values():
             read.update(node.build.inputs)
             if node.file:
                 read.add(node.file)
-        files = {c.file for c in self.candidates.get("head", []) if c.file}
+        view = self.view("head", "git")
+        rest = [f for f in self.flux_files.get("head", []) if f not in read]
         if self.roots_under:  # --path: what lies outside is out of scope, not unreached
-            files = {f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)}
-        return sorted(files - read)
+            rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)]
+        found, _ = rootsmod.find_candidates(view, rest, self.remotes)
+        return sorted({c.file for c in found if c.file})
 
     def finish(self, models: dict[str, Revision]) -> set[str]:
         """Build what the judgement needs: every Kustomization of every cluster the change

@@ -25,7 +25,8 @@ from gen.guard.model import FluxKs
 from gen.guard.revision import Tree, normalize_url
 
 INSTANCE_GROUP = "fluxcd.controlplane.io"
-_MARKS = (b"kustomize.toolkit.fluxcd.io", INSTANCE_GROUP.encode(), b"flux-instance")  # files that can hold a root
+_INSTANCE_MARKS = (INSTANCE_GROUP.encode(), b"flux-instance")
+_MARKS = (b"kustomize.toolkit.fluxcd.io", *_INSTANCE_MARKS)  # files that can hold a root
 
 
 @dataclass
@@ -124,20 +125,41 @@ def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
     return sum(1 for o in candidates if o.file == c.file) == 1
 
 
-def find_candidates(tree: Tree, marked: Callable[[Tree, str, tuple[bytes, ...]], bool],
-                    remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
-    """Flux Kustomizations written in an artifact's files, and the roots FluxInstances make."""
+Marked = Callable[[Tree, str, tuple[bytes, ...]], bool]
+
+
+def flux_files(tree: Tree, marked: Marked) -> list[str]:
+    """The files of an artifact that can hold a root or a Flux Kustomization (by content, and
+    placeholder gotk-sync.yaml files by name), without parsing any."""
+    return [p for p in sorted(tree.blobs) if p.endswith((".yaml", ".yml"))
+            and (marked(tree, p, _MARKS) or bootstrap_placeholder(p) is not None)]
+
+
+def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple[ClusterEntry, ...],
+                 under: tuple[str, ...]) -> list[str]:
+    """The files to read first: where the user says the clusters are, or where bootstraps write
+    (a `flux-system` folder, gotk-sync.yaml, a FluxInstance). The rest of a fleet's thousands of
+    Kustomization files are read by builds, and parsed only if no build reads them."""
+    if configured:
+        wanted = {c.root for c in configured}
+        return [f for f in files if f in wanted]
+    if under:
+        return [f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in under)]
+    return [f for f in files if "flux-system" in f.split("/") or posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml")
+            or marked(tree, f, _INSTANCE_MARKS)]
+
+
+def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
+    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make."""
     found: list[Candidate] = []
     instances: list[Candidate] = []
-    for path in sorted(tree.blobs):
-        if not path.endswith((".yaml", ".yml")):
+    for path in paths:
+        placeholder = bootstrap_placeholder(path)
+        docs = try_docs(tree.read(path).decode("utf-8", "replace")) or []
+        if placeholder is not None and not any(is_flux_kustomization(d) for d in docs):
+            found.append(placeholder)
             continue
-        if not marked(tree, path, _MARKS):
-            placeholder = bootstrap_placeholder(path)
-            if placeholder is not None:
-                found.append(placeholder)
-            continue
-        for doc in try_docs(tree.read(path).decode("utf-8", "replace")) or []:
+        for doc in docs:
             if is_flux_kustomization(doc):
                 given = bool((doc.get("metadata") or {}).get("namespace"))
                 # A root's file names its cluster: every cluster has its own flux-system.

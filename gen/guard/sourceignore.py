@@ -61,6 +61,8 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
         rel_folder = folder[len(base):].lstrip("/") if base else folder
         text = read(path).decode("utf-8", "replace").splitlines()
         lines += _scoped(text, rel_folder)
+    if len(lines) == len(VCS) + len(DEFAULTS) and spec_ignore is None:
+        return lambda path: _default_ignored(path[len(base):].lstrip("/") if base else path)
     spec, memo = _compiled(tuple(lines))
 
     def ignored(path: str) -> bool:
@@ -70,6 +72,21 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
         return memo[rel]
 
     return ignored
+
+
+# The defaults are names (at any depth), folder names and extensions: matched without regexes,
+# since most artifacts have no ignore file of their own and a fleet has thousands of files.
+_DEFAULT_FOLDERS = frozenset(p.rstrip("/") for p in VCS + DEFAULTS if p.endswith("/"))
+_DEFAULT_NAMES = frozenset(p.removeprefix("**/") for p in VCS + DEFAULTS if not p.endswith("/") and "*." not in p)
+_DEFAULT_EXTS = tuple(p.removeprefix("*") for p in DEFAULTS if p.startswith("*."))
+
+
+def _default_ignored(rel: str) -> bool:
+    """`rel` as GitIgnoreSpec(VCS + DEFAULTS) would answer: a name or extension pattern matches a
+    file or any folder on its path, a `folder/` pattern only a folder on its path."""
+    parts = rel.split("/")
+    return any(p in _DEFAULT_NAMES or p.endswith(_DEFAULT_EXTS) for p in parts) or \
+        any(p in _DEFAULT_FOLDERS for p in parts[:-1])
 
 
 @functools.lru_cache(maxsize=64)
