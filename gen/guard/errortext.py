@@ -44,6 +44,8 @@ def clean_error(text: str, trees: Iterable[Path], workdir: Path | None) -> str:
     if workdir is not None:
         for form in {str(workdir), os.path.realpath(workdir)}:
             out = re.sub(re.escape(form) + r"/wrap/\d+(?:/kustomization\.yaml)?", WRAPPER, out)
+            # an ExternalArtifact laid out by the guard (gen/guard/views.py): paths inside the artifact
+            out = re.sub(re.escape(form) + r"/artifacts/[^/\s]+/[^/\s]+/?", "", out)
     for prefix, replacement in sorted(prefixes, key=lambda p: -len(p[0])):
         out = out.replace(prefix, replacement)
     out = _LEFTOVER.sub("", out)

@@ -441,3 +441,11 @@ def test_without_a_bootstrap_a_failing_parent_does_not_make_its_children_roots(f
     assert result.stats["clusters"] == 1
     assert [(f.rule, f.severity.value) for f in result.findings if f.severity.value != "info"] == [
         ("build-failed", "warning"), ("build-failed", "warning")]
+
+
+def test_a_broken_external_artifact_build_names_artifact_paths_not_temp_dirs(flux_repo, guard):
+    head = {"deploy/dns/kustomization.yaml": kustomization("coredns-custom.yaml", "gone.yaml")}
+    found = by_rule(guard(flux_repo(EXTERNAL, head)).findings, "build-failed")
+    assert [f.severity.value for f in found] == ["error"]
+    assert "coredns-gen-guard" not in found[0].message + found[0].details["error"]
+    assert "gone.yaml" in found[0].details["error"]
