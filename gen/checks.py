@@ -8,6 +8,9 @@ from typing import Any, Mapping
 from gen import flux
 from gen.errors import Problem
 from gen.platforms import PLATFORMS, REFUSED, get
+from gen.platforms.base import At, Platform
+from gen.platforms.custom import root_forward_overrides
+from gen.platforms.stock import overrides_after_root_forward
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
 from gen.versions import NEXT_MIN, parse_version
@@ -34,7 +37,7 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
     platform = get(values.platform)
     problems: list[Problem] = []
 
-    def at(path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem:
+    def at(path: list[Any], problem: str, hint: str, key: str | None = None) -> Problem:  # satisfies base.At
         line, col = locate(data, path)
         return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
 
@@ -70,5 +73,28 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         if name in data and name != values.platform:
             problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))
     problems += platform.check(values, data, at)
+    problems += _root_forward_overrides(values, platform, at)
     problems += flux.check(values, data, at)
+    return problems
+
+
+def _root_forward_overrides(values: Values, platform: Platform, at: At) -> list[Problem]:
+    """A root `forward .` in an override, judged where the platform's Corefile imports it."""
+    found = root_forward_overrides(values)
+    if not found or not any(p.inside for p in platform.import_points(parse_version(values.platform_version))):
+        return []  # no override import at all: the platform refuses `overrides:` itself
+    after = overrides_after_root_forward(platform, parse_version(values.platform_version))
+    where = f"{values.platform} {values.platform_version}"
+    problems = []
+    for i, j in found:
+        if after is None:
+            problems.append(at(["overrides", i, "lines", j], f"{where}: whether *.override comes before its own forward is unverified",
+                               "forward specific domains with a `zones:` entry instead"))
+        elif after:
+            problems.append(at(["overrides", i, "lines", j], f"a root `forward .` in an override is never reached on {where} "
+                               "(it imports *.override after its own forward; before CoreDNS 1.9.4 it is refused)",
+                               "forward specific domains with a `zones:` entry instead"))
+        elif values.upstream is not None:
+            problems.append(at(["overrides", i, "lines", j], "a root `forward .` override next to `upstream:` adds a second forward",
+                               "keep one: `upstream:` renders the forward for you"))
     return problems

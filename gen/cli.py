@@ -29,7 +29,7 @@ T = TypeVar("T")
 
 app = typer.Typer(
     name="coredns-gen",
-    help="Render CoreDNS overlays for Talos, k3s, AKS, RKE2 and EKS, generate their Flux objects, "
+    help="Render CoreDNS overlays for Talos, k3s, AKS, RKE2, EKS, kubeadm/kind and Gardener, generate their Flux objects, "
     "and refuse CI diffs that would make Flux prune DNS config. "
     "Exit 2 is bad input, 3 a tool or system failure, 4 an internal error (a bug: please report it).",
     no_args_is_help=True,
@@ -191,7 +191,7 @@ def schema() -> None:
 
 @app.command()
 def new(
-    platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2 or eks.", show_default=False)],
+    platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm (kind too) or gardener; gke is refused with the reason.", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites; must be inside --repo).")] = None,
     repo: RepoOption = ".",
@@ -218,14 +218,21 @@ def new(
 def lint(
     files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
-    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, kubeadm, rke2 or eks (decides how *.override keys are read).")] = None,
-    k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="k3s release, e.g. 1.34.2 (implies --platform k3s).")] = None,
+    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener (decides how *.override keys are read).")] = None,
+    platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS.")] = None,
+    k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="Short for --platform k3s --platform-version V.")] = None,
+    plugin: Annotated[Optional[list[str]], typer.Option("--plugin", metavar="NAME", help="A plugin compiled into your CoreDNS build (repeatable); also `lint: {plugins: [...]}` in .coredns-gen.yaml.")] = None,
+    repo: RepoOption = ".",
     fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
 ) -> None:
-    """Check Corefiles (version-aware) and the coredns-custom wiring contract; exit 1 on an error finding."""
+    """Check Corefiles (version-aware) and the coredns-custom wiring contract; exit 1 on an error finding.
+
+    In text format, stderr names the CoreDNS version the findings were judged for.
+    """
+    from gen.config import load_config
     from gen.finding import blocking
-    from gen.lint import rule_summaries, run_lint
+    from gen.lint import lint as run_lint, rule_summaries
     from gen.report import FORMATS, format_findings
 
     def run() -> int:
@@ -233,9 +240,13 @@ def lint(
             from gen.errors import UsageError
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
-        findings = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform, k3s_version=k3s_version)
-        _out(format_findings(findings, fmt, rule_summaries()))
-        return 1 if blocking(findings, strict=strict) else 0
+        plugins = [*load_config(_repo(repo)).lint_plugins, *(plugin or [])]
+        result = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform,
+                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins)
+        _out(format_findings(result.findings, fmt, rule_summaries()))
+        if fmt == "text":  # on stderr: stdout stays findings only (empty when clean)
+            typer.echo(result.assumed().rstrip("\n"), err=True)
+        return 1 if blocking(result.findings, strict=strict) else 0
 
     raise typer.Exit(_run(run))
 

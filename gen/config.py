@@ -11,6 +11,8 @@
       sources:         # optional: sources whose artifact is a folder of this repository
         - source: OCIRepository/flux-system/flux-system
           path: kubernetes/
+    lint:
+      plugins: [k8s_gateway]   # plugins compiled into your CoreDNS build (lint accepts them)
 
 Hooks and CI call `coredns-gen render --check` without arguments and find the files here.
 """
@@ -54,6 +56,7 @@ class Config:
     guard_allow: tuple[str, ...] = ()
     guard_clusters: tuple[ClusterEntry, ...] = ()
     guard_sources: tuple[SourceEntry, ...] = ()
+    lint_plugins: tuple[str, ...] = ()
     raw: Any = None  # the round-trip document, for line numbers in later checks
 
 
@@ -68,11 +71,17 @@ def load_config(repo: Path) -> Config:
         return Config()
     data = read_document(path, CONFIG_NAME)
     problems = []
-    unknown = sorted(set(data) - {"values", "guard"})
+    unknown = sorted(set(data) - {"values", "guard", "lint"})
     for key in unknown:
         line, col = data.lc.key(key)
         problems.append(Problem(f"unknown key '{key}'", file=CONFIG_NAME, line=line + 1, col=col + 1, key=key,
-                                hint="allowed keys: values, guard"))
+                                hint="allowed keys: values, guard, lint"))
+    lint = data.get("lint") or {}
+    plugins = lint.get("plugins", []) if isinstance(lint, dict) and set(lint) <= {"plugins"} else None
+    if not isinstance(plugins, list) or not all(isinstance(p, str) and p for p in plugins):
+        problems.append(Problem("expected `lint: {plugins: [NAME, ...]}`", file=CONFIG_NAME, key="lint",
+                                hint="e.g. lint: {plugins: [k8s_gateway]}"))
+        plugins = []
     values = data.get("values", [])
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         problems.append(Problem("expected a list of glob patterns", file=CONFIG_NAME, key="values", hint="e.g. values: [dns/*.yaml]"))
@@ -111,7 +120,7 @@ def load_config(repo: Path) -> Config:
     if problems:
         raise UsageError(problems)
     return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=cluster_entries,
-                  guard_sources=tuple(source_entries), raw=data)
+                  guard_sources=tuple(source_entries), lint_plugins=tuple(plugins), raw=data)
 
 
 def _entries(raw: Any, key: str, required: set[str], optional: set[str], problems: list[Problem]) -> list[dict[str, str]]:

@@ -132,7 +132,7 @@ def test_schema_prints_the_values_json_schema() -> None:
     assert schema["required"] == ["cluster", "platform", "platformVersion"]
 
 
-TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2", "eks": "EKS"}
+TITLES = {"talos": "Talos", "k3s": "k3s", "aks": "AKS", "rke2": "RKE2", "eks": "EKS", "kubeadm": "kubeadm (or kind)", "gardener": "Gardener shoot"}
 
 
 @pytest.mark.parametrize("platform", sorted(TITLES))
@@ -150,7 +150,21 @@ def test_new_writes_a_starter_that_renders(platform: str, tmp_path: Path) -> Non
 def test_new_refuses_unknown_platform() -> None:
     result = runner.invoke(app, ["new", "--platform", "openshift", "--cluster", "c1"])
     assert result.exit_code == 2
-    assert result.stderr == "--platform: unknown platform 'openshift' — fix: use one of talos, k3s, aks, rke2, eks\n"
+    assert result.stderr == "--platform: unknown platform 'openshift' — fix: use one of talos, k3s, aks, rke2, eks, kubeadm, gardener\n"
+
+
+def test_new_refuses_gke_with_the_reason_and_what_to_do_instead() -> None:
+    result = runner.invoke(app, ["new", "--platform", "gke", "--cluster", "c1"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("--platform: gke is not supported: GKE clusters resolve with kube-dns or Cloud DNS")
+    assert "stubDomains" in result.stderr and "Cloud DNS" in result.stderr.split("fix:")[1]
+
+
+def test_a_values_file_for_gke_is_refused_at_its_platform_line(tmp_path: Path) -> None:
+    (tmp_path / "v.yaml").write_text("cluster: c1\nplatform: gke\nplatformVersion: '1.34'\n")
+    result = runner.invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 2 and not (tmp_path / "overlays").exists()
+    assert result.stderr.startswith("v.yaml:2:11: platform: gke is not supported: GKE clusters resolve with kube-dns")
 
 
 @pytest.mark.parametrize("name", ["prod\n", "Prod", "-prod", "a" * 64])

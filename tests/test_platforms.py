@@ -54,3 +54,28 @@ def test_every_platform_names_guard_rules_that_exist() -> None:
     ids = {rule.ID for rule in RULES}
     for name, platform in PLATFORMS.items():
         assert set(platform.guard_invariants()) <= ids, (name, set(platform.guard_invariants()) - ids)
+
+
+@pytest.mark.parametrize(("platform", "release", "after"), [
+    ("aks", "1.34", True), ("k3s", "v1.32.9+k3s1", True), ("k3s", "v1.34.9+k3s1", False), ("k3s", "v1.33.5+k3s1", None),
+    ("gardener", "1.34", False), ("talos", "v1.13.9", None), ("kubeadm", "v1.35.0", None),
+])
+def test_override_order_is_read_off_each_stock_corefile(platform: str, release: str, after: bool | None) -> None:
+    """One fact, decided from the platform's own Corefile: render, lint and guard all ask this."""
+    from gen.platforms.stock import overrides_after_root_forward
+    from gen.versions import parse_version
+
+    assert overrides_after_root_forward(get(platform), parse_version(release)) is after
+
+
+def test_every_platform_module_satisfies_the_protocol_and_gke_is_refused() -> None:
+    from gen.platforms import PLATFORMS, REFUSED, refusal
+
+    assert sorted(PLATFORMS) == ["aks", "eks", "gardener", "k3s", "kubeadm", "rke2", "talos"]
+    for name, platform in PLATFORMS.items():
+        assert platform.NAME == name and platform.releases() and platform.guard_invariants()
+        for release in platform.releases():
+            text = platform.stock_corefile(release, "cluster.local")
+            assert text is None or text.rstrip().endswith("}") or text.rstrip().splitlines()[-1].startswith("import")
+    problem = refusal("gke", "--platform")
+    assert problem is not None and "kube-dns or Cloud DNS" in problem.problem and "gke" in REFUSED

@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from gen.platforms import get
+from gen.platforms.base import ObjectRef
 from gen.project import render_files
 from gen.writer import diff_plan, plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
-EXAMPLES = ["talos", "k3s", "aks", "rke2", "eks"]
+EXAMPLES = ["talos", "k3s", "aks", "rke2", "eks", "kubeadm", "gardener"]
 CASES = sorted(p.name for p in (REPO_ROOT / "tests/cases").iterdir() if (p / "values.yaml").is_file())
 REFRESH = "refresh with `python3 -m pytest --update-golden`, then review `git diff overlays examples/clusters tests/cases`"
 
@@ -86,10 +88,14 @@ def test_overlay_builds_with_real_kustomize_and_passes_strict_schemas(overlay: P
     docs = load_all_safe(proc.stdout)
     listed = [l for l in (overlay / "kustomization.yaml").read_text().splitlines() if l.startswith("- ")]
     assert len(docs) == len(listed)
+    never = get(overlay.parent.name).NEVER_TOUCH
     for doc in docs:
         assert validate_object(doc, file=str(overlay)) == []
-        # never the objects the platform owns
-        assert (doc["kind"], doc["metadata"]["name"]) != ("Deployment", "coredns")
+        meta = doc["metadata"]
+        assert ObjectRef(doc["kind"], meta.get("namespace", ""), meta["name"]) not in never  # what the platform owns
+        if doc["kind"] == "Deployment":  # kubeadm: a partial apply that merges, never a copy that prunes
+            assert meta["annotations"]["kustomize.toolkit.fluxcd.io/ssa"] == "Merge"
+            assert "image" not in doc["spec"]["template"]["spec"]["containers"][0]
 
 
 FLUX_FILES = sorted(REPO_ROOT.glob("examples/clusters/*/*.yaml")) + sorted(REPO_ROOT.glob("tests/cases/*/expected/clusters/**/*.yaml"))

@@ -26,6 +26,7 @@ from gen.guard import (
     k3s_deployment_untouched,
     k3s_hpa_min_replicas,
     managed_corefile_kept,
+    kubeadm_minor_bump,
     next_needs_forward,
     object_moved,
     object_orphaned,
@@ -67,6 +68,7 @@ _MODULES: tuple[ModuleType, ...] = (
     managed_corefile_kept,
     k3s_deployment_untouched,
     coredns_custom_keys,
+    kubeadm_minor_bump,
 )
 RULES: tuple[Rule, ...] = tuple(cast(Rule, m) for m in _MODULES)
 

@@ -4,11 +4,12 @@ AKS and k3s both load only `*.server` files (whole server blocks) and `*.overrid
 spliced into the default `.:53` block) from coredns-custom; any other key is silently ignored, so
 the suffix check applies wherever a build produces that ConfigMap.
 
-A root `forward .` in an override is wrong on AKS only: AKS imports overrides *after* its own
-`forward . /etc/resolv.conf`, and rejects or ignores a second root forward. k3s (since
-v1.34.2/v1.32.10) imports them *before* its forward, which is how coredns-gen's k3s render chains
-`next` into it. So that check is an error on a cluster that is AKS by fact (platform_facts.py:
-a values file or `.coredns-gen.yaml` says `platform: aks`). Where no fact says what the cluster
+A root `forward .` in an override is wrong where the platform's Corefile imports overrides *after*
+its own root forward (gen/platforms/stock.py decides it from the stock Corefile, for render and
+lint too): AKS does, k3s (since v1.34.2/v1.32.10) and Gardener import them *before* it, which is
+how coredns-gen's k3s and Gardener renders chain `next` into it. So that check is an error on a
+cluster whose platform is a fact (platform_facts.py: a values file or `.coredns-gen.yaml` says
+`platform: aks`; or the object names it, `coredns-gen.io/platform`, as the render writes it). Where no fact says what the cluster
 runs, content is evidence for a warning only: coredns-custom carries `kustomize.toolkit.fluxcd.io/ssa:
 Merge` (AKS creates the object; the repo merges its keys into it) or an `addonmanager.kubernetes.io`
 or `kubernetes.azure.com` marker, in a cluster with no k3s evidence (see k3s-hpa-min-replicas).
@@ -27,6 +28,9 @@ from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.k3s_hpa_min_replicas import k3s_marker
 from gen.guard.model import ObjKey
+from gen.platforms import PLATFORMS
+from gen.platforms.base import PLATFORM_ANNOTATION, Platform
+from gen.platforms.stock import overrides_after_root_forward_any
 
 ID = "coredns-custom-keys"
 SEVERITY = Severity.ERROR
@@ -45,14 +49,25 @@ def aks_marker(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def platform_of(obj: dict[str, Any], objects: ClusterObjects, previous: ClusterObjects,
+                platform: str | None) -> tuple[Platform | None, bool]:
+    """(the cluster's platform, whether it was judged by content only)."""
+    if platform is not None:
+        return PLATFORMS.get(platform), False
+    named = str(((obj.get("metadata") or {}).get("annotations") or {}).get(PLATFORM_ANNOTATION, ""))
+    if named:
+        return PLATFORMS.get(named), False
+    if aks_marker(obj) is not None and k3s_marker(objects, previous) is None:
+        return PLATFORMS["aks"], True
+    return None, False
+
+
 def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str | None = None) -> Iterator[Violation]:
     if CUSTOM not in objects:
         return
     ks, obj = objects[CUSTOM]
-    if platform is not None:
-        aks, by_content = platform == "aks", False
-    else:
-        aks = by_content = aks_marker(obj) is not None and k3s_marker(objects, previous) is None
+    chosen, by_content = platform_of(obj, objects, previous, platform)
+    aks = chosen is not None and bool(overrides_after_root_forward_any(chosen, None))
     for key, text in sorted((obj.get("data") or {}).items()):
         key = str(key)
         if not key.endswith((".server", ".override")):
@@ -65,9 +80,9 @@ def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str 
             except CorefileError:
                 continue
             if any(is_root_forward(d) for d in directives):
-                judged = " (AKS judged by content)" if by_content else ""
-                yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which AKS's default "
-                                f"block already has: it is rejected or ignored{judged}",
+                judged = f" ({chosen.NAME if chosen else ''} judged by content)" if by_content else ""
+                yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which "
+                                f"{chosen.NAME if chosen else ''} imports after its own root forward: it is never reached{judged}",
                                 "forward a zone instead in a .server key, e.g. `corp.example:53 { forward . 10.0.0.53 }`",
                                 "data", severity=Severity.WARNING if by_content else None)
 

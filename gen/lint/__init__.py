@@ -10,13 +10,15 @@ release we know (versions.NEWEST).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
+from gen.corefile import Source
 from gen.errors import Problem, UsageError
 from gen.finding import Finding
 from gen.lint import (
     custom_key_ignored,
     duplicate_server_address,
+    forward_failover_loops,
     forward_failover_noerror,
     forward_failover_unsupported,
     forward_multiple_unsupported,
@@ -27,6 +29,8 @@ from gen.lint import (
     import_not_found,
     import_server_in_block,
     override_root_forward,
+    plugin_once_per_block,
+    rewrite_arguments,
     unknown_plugin,
     wiring_custom_configmap,
     wiring_import_server,
@@ -36,9 +40,10 @@ from gen.lint import (
     wiring_port_53,
     wiring_reload,
 )
-from gen.lint.context import PLATFORMS, LintContext, Rule, build_units
+from gen.lint.context import LintContext, Rule, build_units
 from gen.lint.inputs import Inputs, load_inputs
 from gen.lint.versions import NEWEST, image_version, parse_version
+from gen.platforms import require
 from gen.versions import Version
 
 RULES: tuple[Rule, ...] = (
@@ -46,9 +51,12 @@ RULES: tuple[Rule, ...] = (
     forward_next_unsupported,
     forward_failover_unsupported,
     forward_failover_noerror,
+    forward_failover_loops,
     forward_multiple_unsupported,
     forward_option_unsupported,
     forward_next_ignored,
+    plugin_once_per_block,
+    rewrite_arguments,
     forward_unreachable,
     import_server_in_block,
     import_not_found,
@@ -87,27 +95,63 @@ def _image_version(inputs: Inputs) -> Version | None:
     return found.pop() if len(found) == 1 else None
 
 
+class LintResult(NamedTuple):
+    findings: list[Finding]
+    version: Version  # the CoreDNS release the rules judged for
+    version_source: str  # "flag" | "image" | "platform" | "default"
+    platform: str | None
+    platform_version: Version | None
+    loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
+
+    def assumed(self) -> str:
+        """One line saying what the findings were judged against (text output ends with it)."""
+        origin = {"flag": "--coredns-version", "image": "the Deployment's image", "default": "newest known; pass --coredns-version",
+                  "platform": f"{self.platform} {self.platform_version}'s default"}[self.version_source]
+        where = f", platform {self.platform}" + (f" {self.platform_version}" if self.platform_version else "") if self.platform else ""
+        loaded = f"; loaded by {self.loaded_by}" if self.loaded_by else ""
+        return f"lint: judged for CoreDNS {self.version} ({origin}){where}{loaded}\n"
+
+
 def run_lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
-             k3s_version: str | None = None) -> list[Finding]:
-    """Lint every path; return findings sorted by (file, line, rule).
+             k3s_version: str | None = None, platform_version: str | None = None,
+             plugins: Sequence[str] = ()) -> list[Finding]:
+    """Lint every path; return findings sorted by (file, line, rule). See `lint`."""
+    return lint(paths, coredns_version, platform, k3s_version, platform_version, plugins).findings
+
+
+def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
+         k3s_version: str | None = None, platform_version: str | None = None,
+         plugins: Sequence[str] = ()) -> LintResult:
+    """Lint every path for one CoreDNS release and, with `platform`, in that platform's Corefile.
 
     Raises:
         UsageError: unknown platform, bad version, missing path.
         CorefileError: a Corefile that does not parse (CoreDNS would refuse it too).
         ManifestError: a YAML file that does not parse.
     """
-    if platform is not None and platform not in PLATFORMS:
-        raise UsageError(Problem(f"unknown platform `{platform}`", key="--platform",
-                                 hint=f"use one of: {', '.join(PLATFORMS)}"))
-    k3s = _version(k3s_version, "--k3s-version")
-    if k3s is not None and platform is None:
-        platform = "k3s"
+    chosen = require(platform, "--platform") if platform is not None else None
+    release = _version(platform_version, "--platform-version") or _version(k3s_version, "--k3s-version")
+    if k3s_version is not None and chosen is None:
+        platform, chosen = "k3s", require("k3s", "--platform")
+    if release is not None and chosen is None:
+        raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
+                                 hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
     inputs = load_inputs([Path(p) for p in paths])
     version, source = _version(coredns_version, "--coredns-version"), "flag"
     if version is None:
         version, source = _image_version(inputs), "image"
+    if version is None and chosen is not None and release is not None:
+        version, source = chosen.coredns_for(str(platform_version or k3s_version)), "platform"
     if version is None:
         version, source = NEWEST, "default"
-    ctx = LintContext(build_units(inputs), inputs, version, platform, k3s, source)
-    findings = {f for rule in RULES for f in rule.check(ctx)}
-    return sorted(findings, key=Finding.sort_key)
+    stock = None
+    if chosen is not None:
+        # Without a release, only a platform whose stock Corefile is the same in every release
+        # we hold stands in (AKS, Gardener); k3s's differs (override order): rules warn instead.
+        texts = {chosen.stock_corefile(r, "cluster.local") for r in ([release] if release else chosen.releases())}
+        text = texts.pop() if len(texts) == 1 else None
+        if text is not None:
+            stock = Source(text, f"<{platform}{' ' + str(release) if release else ''} stock Corefile>")
+    ctx = LintContext(build_units(inputs, stock), inputs, version, platform, release, source, frozenset(plugins))
+    findings = {f for rule in RULES for f in rule.check(ctx) if stock is None or f.file != stock.filename}
+    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release)

@@ -17,12 +17,11 @@ from gen.finding import Finding, Severity
 from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
 from gen.versions import Version
 
-PLATFORMS = ("talos", "k3s", "aks", "kubeadm", "rke2", "eks")
 
 
 @dataclass
 class LintUnit:
-    kind: str  # "corefile" | "server" | "override"
+    kind: str  # "corefile" | "stock" (the platform's, standing in) | "server" | "override"
     source: Source
     raw: Corefile  # as written (imports kept)
     effective: Corefile  # snippets and resolvable imports spliced in
@@ -43,8 +42,9 @@ class LintContext:
     inputs: Inputs
     version: Version
     platform: str | None = None
-    k3s_version: Version | None = None
+    platform_version: Version | None = None  # --platform-version (--k3s-version)
     version_source: str = "default"  # "flag" | "image" | "default", said in messages
+    plugins: frozenset[str] = frozenset()  # external plugins of a custom build (--plugin, lint.plugins)
 
     def blocks(self) -> Iterator[tuple[LintUnit, ServerBlock]]:
         """Every effective server block the generic rules judge (no unit is judged twice)."""
@@ -93,19 +93,24 @@ def _imported(cf: Corefile, fs: VirtualFS) -> set[str]:
     return paths
 
 
-def build_units(inputs: Inputs) -> list[LintUnit]:
+def build_units(inputs: Inputs, stock: Source | None = None) -> list[LintUnit]:
     """Parse every Corefile text in the inputs into units (raises CorefileError on bad syntax).
 
     A coredns-custom key that a main Corefile among the inputs imports is judged inside that
     Corefile (`in_main`), where its real neighbours are known; any other key is judged alone.
+    With no main Corefile among the inputs, `stock` (the platform's own Corefile, from
+    --platform) stands in for it: a unit of kind "stock", whose own lines are not reported.
     """
     custom = inputs.custom_sources()
     fs = VirtualFS(custom)
     units: list[LintUnit] = []
     imported: set[str] = set()
-    for cm, src in inputs.main_corefiles():
+    mains: list[tuple[str, ConfigMapDoc | None, Source]] = [("corefile", cm, src) for cm, src in inputs.main_corefiles()]
+    if not mains and stock is not None:
+        mains = [("stock", None, stock)]
+    for kind, cm, src in mains:
         raw = src.corefile()
-        units.append(LintUnit("corefile", src, raw, expand_imports(raw, fs), cm))
+        units.append(LintUnit(kind, src, raw, expand_imports(raw, fs), cm))
         imported |= _imported(raw, fs)
     cm = inputs.configmap(CUSTOM_CONFIGMAP)
     for path, src in custom.items():

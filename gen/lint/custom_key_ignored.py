@@ -4,7 +4,8 @@ The platform Corefiles import only `custom/*.server` and `custom/*.override` (AK
 "must end in .server or .override"), so any other key is mounted and silently unused.
 
 PASS: `coredns-custom` keys `corp.server`, `log.override`.
-FAIL: key `corp.conf` -> warning at the key's line.
+FAIL: key `corp.conf` -> error at the key's line (an error, as in the guard: whatever the key
+      says never happens, and nothing else tells the author).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from gen.lint.context import LintContext
 from gen.lint.inputs import CUSTOM_CONFIGMAP
 
 ID = "custom-key-ignored"
-SEVERITY = Severity.WARNING
+SEVERITY = Severity.ERROR
 REFUSES = False  # about the cluster wiring, not the Corefile syntax
 
 

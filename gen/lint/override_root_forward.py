@@ -6,7 +6,7 @@ or refused as a second forward (< 1.9.4) (FACTS.md §6; Azure/AKS#3786, coredns/
 Fixed k3s imports overrides first, so there the override's forward wins. When the main Corefile
 is among the inputs, forward-unreachable judges the real order instead.
 
-PASS (--platform k3s --k3s-version 1.34.2): `coredns-custom` key `up.override: forward . 10.0.0.1`
+PASS (--platform k3s --platform-version 1.34.2): `coredns-custom` key `up.override: forward . 10.0.0.1`
 FAIL (--platform aks): the same key -> error at the forward's line in the ConfigMap.
 """
 
@@ -17,7 +17,8 @@ from typing import Iterator
 from gen.corefile import forwards, is_root_forward
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.platforms.k3s import override_after_forward
+from gen.platforms import get
+from gen.platforms.stock import overrides_after_root_forward_any
 
 ID = "override-root-forward"
 SEVERITY = Severity.ERROR
@@ -27,21 +28,21 @@ HINT = ("put the upstream in a `*.server` key instead (`.:53 { forward . IP }` i
 
 
 def _verdict(ctx: LintContext) -> tuple[Severity, str] | None:
-    if ctx.platform == "aks":
-        return SEVERITY, "AKS imports `*.override` after its own `forward . /etc/resolv.conf`"
-    if ctx.platform == "k3s":
-        if ctx.k3s_version is None:
-            return Severity.WARNING, ("k3s before v1.32.10/v1.34.2 imports `*.override` after its own "
-                                      "`forward .`; pass --k3s-version to decide")
-        ignored = override_after_forward(ctx.k3s_version)  # the table render checks too
-        if ignored is None:
-            return Severity.WARNING, f"k3s {ctx.k3s_version}: the override/forward order of this line is unverified"
-        if ignored:
-            return SEVERITY, f"k3s {ctx.k3s_version} imports `*.override` after its own `forward .`"
-        return None
     if ctx.platform is None:
         return Severity.WARNING, ("on AKS and k3s before v1.32.10/v1.34.2 `*.override` comes after the "
                                   "default `forward .`; pass --platform to decide")
+    platform = get(ctx.platform)
+    if not any(p.inside for p in platform.import_points(ctx.platform_version or platform.releases()[-1])):
+        return None  # the platform imports no overrides at all
+    after = overrides_after_root_forward_any(platform, ctx.platform_version)  # the fact render checks too
+    shown = f"{ctx.platform} {ctx.platform_version}" if ctx.platform_version else ctx.platform
+    if after is None:
+        if ctx.platform_version is None:
+            return Severity.WARNING, (f"on {ctx.platform} it depends on the release whether `*.override` comes "
+                                      "after its own `forward .`; pass --platform-version to decide")
+        return Severity.WARNING, f"{shown}: the override/forward order of this line is unverified"
+    if after:
+        return SEVERITY, f"{shown} imports `*.override` after its own `forward .`"
     return None
 
 

@@ -38,6 +38,13 @@ TESTED_BINARY = Version(1, 13, 1)  # the binary CI installs; real-binary tests p
 FORWARD_PLUGIN = Version(1, 0, 6)
 MULTIPLE_FORWARD = Version(1, 9, 4)  # before: "this plugin can only be used once per Server Block"
 FAILOVER_NOERROR_REJECTED = Version(1, 13, 2)  # v1.13.1's check is unreachable: NOERROR is accepted
+FAILOVER_LOOP_FIXED = Version(1, 14, 7)  # failover's counter reset loop, coredns PR #8277
+
+# Plugins whose setup returns plugin.ErrOnce ("this plugin can only be used once per Server
+# Block"): every plugin/*/setup.go of the coredns/coredns v1.13.1 module source that does
+# (read, not copied; `metrics` is the directory of `prometheus`). Checked at v1.13.1 only.
+ONCE_PER_BLOCK = frozenset({"cache", "dnssec", "errors", "grpc", "hosts", "kubernetes", "loop", "prometheus", "nsid",
+                            "pprof", "ready", "tsig", "view"})
 
 # forward's block options: option -> first release that parses it (FACTS.md §2).
 FORWARD_OPTIONS: dict[str, Version] = {

@@ -7,11 +7,20 @@ what to do instead (asked for by name, they are refused rather than called unkno
 from __future__ import annotations
 
 from gen.errors import Problem, UsageError
-from gen.platforms import aks, eks, k3s, rke2, talos
+from gen.platforms import aks, eks, gardener, k3s, kubeadm, rke2, talos
 from gen.platforms.base import Platform, Refused
 
-PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks}
-REFUSED: dict[str, Refused] = {}
+PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks, "kubeadm": kubeadm,
+                                 "gardener": gardener}
+REFUSED: dict[str, Refused] = {
+    "gke": Refused(
+        "gke",
+        "GKE clusters resolve with kube-dns or Cloud DNS, not CoreDNS: there is no Corefile and no coredns-custom to configure",
+        "on kube-dns, forward a domain with the `stubDomains` and `upstreamNameservers` of ConfigMap "
+        "kube-system/kube-dns; on Cloud DNS, create a private response policy or forwarding zone in Cloud DNS "
+        "(gcloud dns managed-zones create --forwarding-targets=...)",
+    ),
+}
 
 
 def names() -> str:

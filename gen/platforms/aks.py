@@ -22,7 +22,7 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
-from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
+from gen.platforms.custom import check_override_names, configmap
 from gen.rendered import Obj
 from gen.spec import Values
 from gen.versions import Version, parse_version
@@ -51,6 +51,10 @@ ANNOTATIONS = {
 
 def known_releases() -> str:
     return ", ".join(f"{a}.{b}" for a, b in sorted(COREDNS))
+
+
+def releases() -> tuple[Version, ...]:
+    return tuple(Version(a, b, 0) for a, b in sorted(COREDNS))
 
 
 def coredns_for(release: str) -> Version | None:
@@ -85,10 +89,6 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     for key in ("autoscaling", "alert"):
         if key in data:
             problems.append(at([key], f"'{key}' does not apply to AKS", "remove it (AKS manages the coredns Deployment and its autoscaler)", key=key))
-    for i, j in root_forward_overrides(values):
-        problems.append(at(["overrides", i, "lines", j], "a root `forward .` in an override is ignored or rejected on AKS "
-                           "(AKS imports overrides after its own forward)",
-                           "forward specific domains with a `zones:` entry instead"))
     problems += check_override_names(values, at, reserved=set())
     return problems
 

@@ -27,6 +27,9 @@ class ObjectRef(NamedTuple):
 COREDNS_CONFIGMAP = ObjectRef("ConfigMap", "kube-system", "coredns")
 CUSTOM_CONFIGMAP = ObjectRef("ConfigMap", "kube-system", "coredns-custom")
 COREDNS_DEPLOYMENT = ObjectRef("Deployment", "kube-system", "coredns")
+# Set by a render on an object of a platform's own (kubeadm's Deployment patch), so the guard
+# judges it by the platform the values named, not by guessing from its shape.
+PLATFORM_ANNOTATION = "coredns-gen.io/platform"
 
 
 class ImportPoint(NamedTuple):
@@ -65,6 +68,11 @@ class Platform(Protocol):
 
     def known_releases(self) -> str:
         """The releases we hold facts for, as a user would write them (for hints)."""
+        ...
+
+    def releases(self) -> tuple[Version, ...]:
+        """One release per distinct fact we hold (table row, vendored Corefile), oldest first:
+        what a question with no release given is asked of."""
         ...
 
     def coredns_for(self, release: str) -> Version | None:

@@ -48,21 +48,28 @@ def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Pro
     return problems
 
 
-def custom_data(values: Values, extra_overrides: dict[str, str] | None = None) -> dict[str, str]:
+def upstream_override(values: Values) -> dict[str, str]:
+    """`upstream:` as the override key that lands before the platform's own forward (k3s, Gardener)."""
+    if values.upstream is None:
+        return {}
+    return {"upstream.override": render_macro("common/upstream.override.j2", "upstream_override", upstream=values.upstream)}
+
+
+def custom_data(values: Values, extra_overrides: dict[str, str] | None = None, port: int = 53) -> dict[str, str]:
     """Keys sorted, so the ConfigMap is byte-stable whatever order the values list them in."""
     data: dict[str, str] = {}
     for zone in values.zones:
-        data[f"{zone.zone}.server"] = render_macro("common/zone.server.j2", "zone_server", zone=zone, indent="    ", step="    ")
+        data[f"{zone.zone}.server"] = render_macro("common/zone.server.j2", "zone_server", zone=zone, indent="    ", step="    ", port=port)
     for override in values.overrides:
         data[f"{override.name}.override"] = render_macro("common/override.j2", "override_lines", override=override)
     data.update(extra_overrides or {})
     return dict(sorted(data.items()))
 
 
-def configmap(values: Values, annotations: dict[str, str], extra_overrides: dict[str, str] | None = None) -> Obj:
+def configmap(values: Values, annotations: dict[str, str], extra_overrides: dict[str, str] | None = None, port: int = 53) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "coredns-custom", "namespace": "kube-system", "annotations": dict(sorted(annotations.items()))},
-        "data": custom_data(values, extra_overrides),
+        "data": custom_data(values, extra_overrides, port),
     }

@@ -70,6 +70,10 @@ def known_releases() -> str:
     return ", ".join(KNOWN)
 
 
+def releases() -> tuple[Version, ...]:
+    return tuple(sorted({parse_version(r) for r in KNOWN}))
+
+
 def coredns_for(release: str) -> Version | None:
     return parse_version(release) if _release(release) in KNOWN else None
 

@@ -23,10 +23,9 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
-from gen.platforms.custom import check_override_names, configmap, root_forward_overrides
+from gen.platforms.custom import check_override_names, configmap, upstream_override
 from gen.rendered import Obj
 from gen.spec import Values
-from gen.templating import render_macro
 from gen.versions import Version, parse_version
 
 NAME = "k3s"
@@ -60,6 +59,10 @@ ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.over
 
 def known_releases() -> str:
     return ", ".join(f"v{v}+k3s1" for v in COREDNS)
+
+
+def releases() -> tuple[Version, ...]:
+    return tuple(COREDNS)
 
 
 def coredns_for(release: str) -> Version | None:
@@ -108,12 +111,6 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
         if values.upstream.fallback != ("/etc/resolv.conf",):
             problems.append(at(["upstream", "fallback"], "on k3s the fallback is k3s's own `forward . /etc/resolv.conf`",
                                "remove `fallback:` (k3s's forward is the second stanza)"))
-    for i, j in root_forward_overrides(values):
-        if order is not False:
-            problems.append(at(["overrides", i, "lines", j], order_problem[order], ORDER_HINT))
-        elif values.upstream is not None:
-            problems.append(at(["overrides", i, "lines", j], "a root `forward .` override next to `upstream:` adds a second forward",
-                               "keep one: `upstream:` renders the forward for you"))
     if values.autoscaling.max_replicas < values.autoscaling.min_replicas:
         problems.append(at(["autoscaling", "maxReplicas"], f"maxReplicas {values.autoscaling.max_replicas} is below minReplicas "
                            f"{values.autoscaling.min_replicas}", "set maxReplicas ≥ minReplicas"))
@@ -133,8 +130,7 @@ def _stock(name: str) -> str:
     raise RuntimeError(f"no coredns ConfigMap in {name}")
 
 
-def stock_corefile(release: Version, cluster_domain: str) -> str | None:
-    """k3s's bundled Corefile for that release (old or new override order)."""
+def _bundled(release: Version, cluster_domain: str) -> str:
     if override_after_forward(release):
         name = "k3s-v1.32.9+k3s1-coredns.yaml"
     else:
@@ -142,8 +138,17 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     return _stock(name).replace("%{CLUSTER_DOMAIN}%", cluster_domain)
 
 
+def stock_corefile(release: Version, cluster_domain: str) -> str | None:
+    """k3s's bundled Corefile for that release (old or new override order); None where the
+    order is unverified (release-1.33)."""
+    if override_after_forward(release) is None:
+        return None
+    return _bundled(release, cluster_domain)
+
+
 def main_corefile(values: Values) -> str:
-    return str(stock_corefile(parse_version(values.platform_version), values.cluster_domain))
+    """The bundled Corefile; an unverified release gets the fixed order (what 1.34+ ships)."""
+    return _bundled(parse_version(values.platform_version), values.cluster_domain)
 
 
 def _hpa(values: Values) -> Obj:
@@ -199,9 +204,8 @@ def _rule(values: Values) -> Obj:
 
 
 def manifests(values: Values) -> list[tuple[str, Obj]]:
-    extra = {"upstream.override": render_macro("k3s/upstream.override.j2", "upstream_override", upstream=values.upstream)} if values.upstream else {}
     out = [
-        ("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, extra)),
+        ("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, upstream_override(values))),
         ("coredns-hpa.yaml", _hpa(values)),
         ("coredns-pdb.yaml", _pdb()),
     ]

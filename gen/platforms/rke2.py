@@ -85,6 +85,10 @@ def known_releases() -> str:
     return "; ".join(f"v{a}.{b}: " + ", ".join(r for r in CHARTS if parse_version(r)[:2] == (a, b)) for a, b in minors)
 
 
+def releases() -> tuple[Version, ...]:
+    return tuple(sorted({parse_version(r) for r in CHARTS}))
+
+
 def coredns_for(release: str) -> Version | None:
     chart = chart_of(release)
     if chart is None:

@@ -59,6 +59,10 @@ def known_releases() -> str:
     return ", ".join(f"v{a}.{b}.x" for a, b in KNOWN)
 
 
+def releases() -> tuple[Version, ...]:
+    return tuple(Version(a, b, 0) for a, b in KNOWN)
+
+
 def coredns_for(release: str) -> Version | None:
     """CoreDNS that a Talos release deploys by default, or None when FACTS.md has no figure."""
     v = parse_version(release)

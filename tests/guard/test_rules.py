@@ -212,3 +212,48 @@ def test_custom_keys_fail(flux_repo, guard, data, needle):
     findings = guard(root).findings
     assert summary(findings) == [("coredns-custom-keys", "error", "dns/custom.yaml", 8, "kube-system_coredns-custom__ConfigMap")]
     assert needle in findings[0].message
+
+
+# --- kubeadm: the Deployment patch, and a Kubernetes minor bump ---------------------------------
+KUBEADM_PATCH = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: coredns
+      namespace: kube-system
+      annotations:
+        kustomize.toolkit.fluxcd.io/ssa: Merge
+        coredns-gen.io/platform: kubeadm
+    spec:
+      selector:
+        matchLabels: {k8s-app: kube-dns}
+      template:
+        spec:
+          containers:
+            - name: coredns
+              volumeMounts: [{name: custom-config-volume, mountPath: /etc/coredns/custom, readOnly: true}]
+          volumes: [{name: custom-config-volume, configMap: {name: coredns-custom, optional: true}}]
+"""
+
+
+def test_kubeadm_deployment_patch_is_not_refused(flux_repo, guard):
+    root = flux_repo({**DNS, "dns/corefile.yaml": configmap("coredns")}, {"dns/deployment.yaml": KUBEADM_PATCH})
+    assert guard(root).findings == []
+
+
+def test_a_deployment_naming_a_platform_that_owns_it_is_still_refused(flux_repo, guard):
+    root = flux_repo(K3S, {"dns/deployment.yaml": KUBEADM_PATCH.replace("platform: kubeadm", "platform: k3s")})
+    assert [f.rule for f in guard(root).findings] == ["k3s-deployment-untouched"]
+
+
+def _kubeadm_corefile(version: str) -> str:
+    return configmap("coredns", annotations=f"coredns-gen.io/kubernetes-version: {version}")
+
+
+@pytest.mark.parametrize(("base", "head", "warned"), [("v1.34.3", "v1.35.0", True), ("v1.35.0", "v1.35.2", False)])
+def test_kubeadm_minor_bump_warns(flux_repo, guard, base, head, warned):
+    root = flux_repo({**DNS, "dns/corefile.yaml": _kubeadm_corefile(base)}, {"dns/corefile.yaml": _kubeadm_corefile(head)})
+    findings = guard(root).findings
+    assert [(f.rule, f.severity) for f in findings] == ([("kubeadm-minor-bump", Severity.WARNING)] if warned else [])
+    if warned:
+        assert "v1.34.3 -> v1.35.0" in findings[0].message and "kubeadm upgrade" in findings[0].hint

@@ -25,6 +25,12 @@ def _file(tmp_path: Path, text: str, name: str = "Corefile") -> str:
 def test_clean_exits_0_and_prints_nothing(tmp_path: Path) -> None:
     result = runner.invoke(app, ["lint", _file(tmp_path, CLEAN)])
     assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == "lint: judged for CoreDNS 1.14.7 (newest known; pass --coredns-version)\n"
+
+
+def test_the_assumed_version_follows_the_platform_release(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", _file(tmp_path, CLEAN), "--platform", "k3s", "--platform-version", "v1.34.9+k3s1"])
+    assert result.stderr == "lint: judged for CoreDNS 1.14.4 (k3s 1.34.9's default), platform k3s 1.34.9\n"
 
 
 def test_error_finding_exits_1(tmp_path: Path) -> None:
@@ -45,10 +51,11 @@ def test_warning_exits_0_unless_strict(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--platform", "gke"], "--platform: unknown platform `gke`"),
+    (["--platform", "bsd"], "--platform: unknown platform 'bsd'"),
+    (["--platform", "gke"], "--platform: gke is not supported: GKE clusters resolve with kube-dns or Cloud DNS"),
     (["--coredns-version", "latest"], "--coredns-version: `latest` is not a version"),
     (["--format", "xml"], "--format: unknown format `xml`"),
-], ids=["platform", "version", "format"])
+], ids=["platform", "refused-platform", "version", "format"])
 def test_bad_options_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     result = runner.invoke(app, ["lint", _file(tmp_path, CLEAN), *args])
     assert result.exit_code == 2 and message in result.stderr

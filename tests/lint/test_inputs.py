@@ -60,8 +60,8 @@ def test_custom_keys_are_files_coredns_sees(lint_text: Callable[..., list[Findin
     findings = lint_text(CUSTOM_CM, name="custom.yaml", platform="aks")
     assert summary(findings) == [
         ("unknown-plugin", 9, "error"),  # corp.server, line of `forwrd`
-        ("override-root-forward", 13, "error"),  # log.override's `forward .`
-        ("custom-key-ignored", 14, "warning"),
+        ("forward-unreachable", 13, "error"),  # log.override's `forward .`, judged in AKS's own Corefile
+        ("custom-key-ignored", 14, "error"),
     ]
 
 
@@ -119,14 +119,17 @@ def test_bad_yaml_and_missing_path(tmp_path: Path, lint_text: Callable[..., list
 
 def test_bad_options(lint_text: Callable[..., list[Finding]]) -> None:
     with pytest.raises(UsageError, match="unknown platform"):
+        lint_text(".:53 {\n}\n", platform="bsd")
+    with pytest.raises(UsageError, match="gke is not supported"):
         lint_text(".:53 {\n}\n", platform="gke")
     with pytest.raises(UsageError, match="is not a version"):
         lint_text(".:53 {\n}\n", coredns_version="latest")
 
 
 @pytest.mark.parametrize(("options", "expected"), [
-    ({"platform": "aks"}, [("override-root-forward", 8, "error")]),
-    ({"platform": "k3s", "k3s_version": "1.32.9"}, [("override-root-forward", 8, "error")]),
+    # judged inside the platform's own Corefile: AKS's (and old k3s's) forward comes first
+    ({"platform": "aks"}, [("forward-unreachable", 8, "error")]),
+    ({"platform": "k3s", "k3s_version": "1.32.9"}, [("forward-unreachable", 8, "error")]),
     ({"k3s_version": "1.32.10"}, []),
     ({"k3s_version": "1.34.2"}, []),
     ({"k3s_version": "v1.34.9+k3s1"}, []),

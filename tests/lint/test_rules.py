@@ -26,16 +26,16 @@ CASES: list[tuple[str, str, dict[str, str], list[tuple[str, int, str]]]] = [
      [("forward-next-unsupported", 4, "error")]),
     # forward-failover-unsupported
     ("failover-pass-1.13.0", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n",
-     {"coredns_version": "1.13.0"}, []),
+     {"coredns_version": "1.13.0"}, [("forward-failover-loops", 3, "warning")]),
     ("failover-fail-1.12.4", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n",
      {"coredns_version": "1.12.4"}, [("forward-failover-unsupported", 3, "error")]),
     # forward-failover-noerror
     ("noerror-pass", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL REFUSED\n    }\n}\n",
-     {"coredns_version": "1.13.2"}, []),
+     {"coredns_version": "1.13.2"}, [("forward-failover-loops", 3, "warning")]),
     ("noerror-fail-1.13.2", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL NOERROR\n    }\n}\n",
-     {"coredns_version": "1.13.2"}, [("forward-failover-noerror", 3, "error")]),
+     {"coredns_version": "1.13.2"}, [("forward-failover-loops", 3, "warning"), ("forward-failover-noerror", 3, "error")]),
     ("noerror-warn-1.13.1", ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover noerror\n    }\n}\n",
-     {"coredns_version": "1.13.1"}, [("forward-failover-noerror", 3, "warning")]),
+     {"coredns_version": "1.13.1"}, [("forward-failover-loops", 3, "warning"), ("forward-failover-noerror", 3, "warning")]),
     # forward-multiple-unsupported
     ("multiple-pass-1.9.4", ".:53 {\n    forward example.org 10.0.0.1\n    forward . /etc/resolv.conf\n}\n",
      {"coredns_version": "1.9.4"}, []),
@@ -112,3 +112,68 @@ def test_finding_text_names_line_rule_and_fix(lint_text: Callable[..., list[Find
 def test_default_version_is_newest_and_said(lint_text: Callable[..., list[Finding]]) -> None:
     (finding,) = lint_text(".:53 {\n    forward . 1.1.1.1 1.0.0.1 {\n        failover NOERROR\n    }\n}\n")
     assert "1.14.7" in finding.message and "--coredns-version" in finding.message
+
+
+# --- platform context, custom builds, rewrite arguments, failover loop (issue 12) --------------
+K3S_HOSTS_OVERRIDE = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: coredns-custom
+  namespace: kube-system
+data:
+  hosts.override: |
+    hosts {
+      10.0.0.10 db.corp.example
+      fallthrough
+    }
+"""
+
+
+def test_a_hosts_override_next_to_k3s_own_hosts_is_refused_in_platform_context(tmp_path) -> None:
+    from gen.lint import run_lint
+
+    (tmp_path / "custom.yaml").write_text(K3S_HOSTS_OVERRIDE)
+    alone = run_lint([tmp_path / "custom.yaml"], coredns_version="1.13.1")
+    assert "plugin-once-per-block" not in {f.rule for f in alone}  # judged alone: no neighbour to clash with
+    found = run_lint([tmp_path / "custom.yaml"], platform="k3s", platform_version="v1.34.9+k3s1")
+    assert [(f.rule, f.line, f.severity.value) for f in found] == [("plugin-once-per-block", 8, "error")]
+    assert "once per Server Block" in found[0].message
+    assert run_lint([tmp_path / "custom.yaml"], platform="aks") == []  # AKS's block has no hosts
+
+
+def test_custom_build_plugins_are_declared_not_unknown(tmp_path) -> None:
+    from gen.lint import run_lint
+
+    (tmp_path / "Corefile").write_text("corp.example:53 {\n    k8s_gateway corp.example\n}\n")
+    (finding,) = run_lint([tmp_path / "Corefile"])
+    assert finding.rule == "unknown-plugin" and "--plugin k8s_gateway" in finding.hint
+    assert run_lint([tmp_path / "Corefile"], plugins=["k8s_gateway"]) == []
+
+
+@pytest.mark.parametrize(("rule", "refused"), [
+    ("name exact a.example b.example c.example", "invalid arguments for exact rule"),
+    ("name a.example b.example c.example d.example", "invalid arguments for a.example rule"),
+    ("name a.example b.example c.example d.example e.example", "exceeded the number of arguments for a non-answer rule"),
+    ("class CH IN extra", "class rules must have exactly two arguments"),
+    ("name fancy a.example b.example", "name rule supports only exact, prefix, suffix, substring, and regex"),
+    ("answer name a b", "response rewrites must begin with a name rule"),
+    ("name regex (.*)\\.corp {1}.svc answer auto", None),
+    ("stop name suffix .corp .svc answer name (.*)\\.svc {1}.corp", None),
+    ("name a.example b.example", None),
+])
+def test_rewrite_arguments_follow_the_rewrite_setup(rule: str, refused: str | None) -> None:
+    """Each message is the one CoreDNS 1.13.1 prints for that rule (checked with the binary)."""
+    from gen.lint.rewrite_arguments import problem
+
+    found = problem(rule.split())
+    assert (found is None) if refused is None else (found is not None and refused in found)
+
+
+@pytest.mark.parametrize(("version", "warned"), [("1.13.0", True), ("1.14.6", True), ("1.14.7", False), ("1.12.4", False)])
+def test_failover_loops_before_1_14_7(tmp_path, version: str, warned: bool) -> None:
+    from gen.lint import run_lint
+
+    (tmp_path / "Corefile").write_text(".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n")
+    rules = {f.rule for f in run_lint([tmp_path / "Corefile"], coredns_version=version)}
+    assert ("forward-failover-loops" in rules) is warned

@@ -24,6 +24,9 @@ EXPECTED = {
     "talos": {".": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.": FAILOVER},
     "k3s": {".": FAILOVER | {"control-no-second-stanza"}, "lab.example.net.": FAILOVER | {"control-no-second-stanza"}},
     "aks": {".": {"healthy", "all-down", "all-silent"}, "contoso.internal.": FAILOVER | {"control-no-second-stanza"}},
+    "kubeadm": {".": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.": FAILOVER},
+    # Gardener's CoreDNS binds 8053; the zone has one upstream, so only the single-server scenarios
+    "gardener": {".:8053": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.:8053": {"healthy", "all-down", "all-silent"}},
 }
 
 
@@ -51,7 +54,7 @@ def _example(platform: str, coredns_bin: Path) -> VerifyResult:
 # gen/platforms/k3s.py `base_corefile` YAML-parses the whole k3s manifest, whose Service has an
 # unquoted `%{CLUSTER_DNS}%`. Only that exception is expected; any verify failure still fails,
 # and the mark turns into XPASS once the platform code is fixed (then delete it).
-@pytest.fixture(params=["talos", "k3s", "aks"])
+@pytest.fixture(params=["talos", "k3s", "aks", "kubeadm", "gardener"])
 def example(request: pytest.FixtureRequest, coredns_bin: Path) -> tuple[str, VerifyResult]:
     return request.param, _example(request.param, coredns_bin)
 
@@ -66,8 +69,9 @@ def test_example_cluster_passes_every_scenario(example: tuple[str, VerifyResult]
 
 def test_example_zone_blocks_answer_from_their_own_upstreams(example: tuple[str, VerifyResult]) -> None:
     platform, result = example
-    zone = {"talos": "corp.example.com.", "k3s": "lab.example.net.", "aks": "contoso.internal."}[platform]
-    primary = {"talos": "10.20.0.10", "k3s": "192.168.20.10", "aks": "10.1.0.4"}[platform]
+    zone = {"talos": "corp.example.com.", "k3s": "lab.example.net.", "aks": "contoso.internal.",
+            "kubeadm": "corp.example.com.", "gardener": "corp.example.com.:8053"}[platform]
+    primary = {"talos": "10.20.0.10", "k3s": "192.168.20.10", "aks": "10.1.0.4", "kubeadm": "10.20.0.10", "gardener": "10.20.0.10"}[platform]
     healthy = _outcome(result, zone, "healthy")
     assert {q.answered_by for q in healthy.queries} == {primary}
     assert {q.transport for q in healthy.queries} == {"udp", "tcp"}

@@ -1,0 +1,176 @@
+"""kubeadm and kind: the repo owns kube-system/coredns and wires coredns-custom into it (seed 004).
+
+kubeadm writes the coredns ConfigMap and Deployment once at `kubeadm init` and rewrites them
+only in `kubeadm upgrade`, whose CoreDNS phase migrates the Corefile to the new CoreDNS
+(coredns/corefile-migration) and re-creates the Deployment. So between upgrades nobody but Flux
+maintains them: the render keeps kubeadm's own Corefile for the Kubernetes release, replaces its
+forward with the seed-000 pair, and adds the top-level `import custom/*.server`. The Deployment
+gets only what the contract needs, applied as a partial object (server-side apply merges the
+volume and the mount by name and mount path, as `kubectl patch --type strategic` does): the
+whole-ConfigMap volume (`optional: true`, never `subPath`) and the read-only mount at
+/etc/coredns/custom. `reload` stays in the block, so a changed key loads without a restart.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from typing import Any, Mapping
+
+from gen.errors import Problem
+from gen.platforms.base import (
+    COREDNS_CONFIGMAP,
+    CUSTOM_CONFIGMAP,
+    SERVER_IMPORT,
+    At,
+    ImportPoint,
+    PLATFORM_ANNOTATION,
+    ObjectRef,
+)
+from gen.platforms.custom import check_override_names, configmap
+from gen.platforms.stock_edit import with_forward_pair
+from gen.rendered import Obj
+from gen.spec import Values
+from gen.versions import Version, parse_version
+
+NAME = "kubeadm"
+SUMMARY = "the repo owns kube-system/coredns (kubeadm's Corefile, forward replaced, custom/*.server imported) and coredns-custom"
+DEFAULT_RELEASE = "v1.35.0"
+OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, CUSTOM_CONFIGMAP)
+NEVER_TOUCH: tuple[ObjectRef, ...] = ()  # the Deployment gets a partial apply (volume and mount), never a copy
+NEXT_HINT = ("set `corednsVersion:` to the CoreDNS image you run (kubeadm ClusterConfiguration `dns.imageTag`, "
+             "≥ 1.11.4), or upgrade to Kubernetes 1.33 or later")
+VERSION_ANNOTATION = "coredns-gen.io/kubernetes-version"  # the guard warns when its minor changes in a change
+CUSTOM_VOLUME = "custom-config-volume"
+CUSTOM_MOUNT = "/etc/coredns/custom"
+
+# Kubernetes minor -> the CoreDNS kubeadm deploys (cmd/kubeadm/app/constants CoreDNSVersion):
+# 1.31/1.32 v1.11.3 and 1.33 v1.12.0 (coredns/deployment CoreDNS-k8s_version.md and PR #306, citing
+# kubernetes build/dependencies.yaml@v1.33.0), 1.34 v1.12.1 (CHANGELOG-1.34, kubernetes#131151),
+# 1.35 v1.13.1 (kubernetes/test-infra#35922 "Bump CoreDNS to v1.13.1 for Kubernetes 1.35"). FACTS.md §6.
+COREDNS: dict[tuple[int, int], Version] = {
+    (1, 31): Version(1, 11, 3),
+    (1, 32): Version(1, 11, 3),
+    (1, 33): Version(1, 12, 0),
+    (1, 34): Version(1, 12, 1),
+    (1, 35): Version(1, 13, 1),
+}
+# kubeadm's Corefile template: the cache `disable success/denial` block came with kubernetes
+# PR #128359 (first release taken as 1.32; gen/data/SOURCES.md).
+_STOCK = {(1, 31): "kubeadm-pre-128359.Corefile"}
+_STOCK_DEFAULT = "kubeadm-k8s-008b365.Corefile"
+
+
+def known_releases() -> str:
+    return ", ".join(f"v{a}.{b}.x" for a, b in sorted(COREDNS))
+
+
+def releases() -> tuple[Version, ...]:
+    return tuple(Version(a, b, 0) for a, b in sorted(COREDNS))
+
+
+def coredns_for(release: str) -> Version | None:
+    v = parse_version(release)
+    return COREDNS.get((v.major, v.minor))
+
+
+def kubernetes_version(values: Values) -> str | None:
+    return str(values.platform_version)
+
+
+def check_version(values: Values) -> tuple[str, str] | None:
+    v = parse_version(values.platform_version)
+    if (v.major, v.minor) not in COREDNS:
+        return (f"unknown Kubernetes version {values.platform_version} for kubeadm",
+                f"use one of {known_releases()} (the Kubernetes release kubeadm installed)")
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _stock(name: str) -> str:
+    return resources.files("gen").joinpath(f"data/kubeadm/{name}").read_text(encoding="utf-8")
+
+
+def stock_corefile(release: Version, cluster_domain: str) -> str | None:
+    """The Corefile `kubeadm init` writes for that release (`{{ .DNSDomain }}` = cluster_domain)."""
+    minor = (release.major, release.minor)
+    if minor not in COREDNS:
+        return None
+    text = _stock(_STOCK.get(minor, _STOCK_DEFAULT))
+    if cluster_domain != "cluster.local":
+        text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
+    return text
+
+
+def import_points(release: Version) -> tuple[ImportPoint, ...]:
+    return (SERVER_IMPORT,)
+
+
+def guard_invariants() -> tuple[str, ...]:
+    return ("talos-corefile-kept", "next-needs-forward", "coredns-custom-keys", "kubeadm-minor-bump")
+
+
+def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
+    problems = []
+    for key, why in (("overrides", "kubeadm's Corefile imports only custom/*.server; forward a zone with `zones:`"),
+                     ("autoscaling", "kubeadm deploys coredns with 2 replicas; the repo only adds the custom mount"),
+                     ("alert", "the replica alert is for k3s, whose Deployment starts at 1 replica")):
+        if key in data:
+            problems.append(at([key], f"'{key}' does not apply to kubeadm", f"remove it ({why})", key=key))
+    problems += check_override_names(values, at, reserved=set())
+    return problems
+
+
+def main_corefile(values: Values) -> str:
+    """kubeadm's Corefile, forward replaced when `upstream:` is set, then the top-level import."""
+    v = parse_version(values.platform_version)
+    text = stock_corefile(v, values.cluster_domain)
+    if text is None:  # check_version refused it already
+        raise RuntimeError(f"no vendored kubeadm Corefile for Kubernetes {v.major}.{v.minor}")
+    # zones go to coredns-custom as `<zone>.server` keys, not after the block
+    text = with_forward_pair(text, values._replace(zones=()), f"kubeadm {v.major}.{v.minor}", "   ")
+    return text + f"import {SERVER_IMPORT.pattern}\n"
+
+
+def _deployment_patch() -> Obj:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "coredns",
+            "namespace": "kube-system",
+            # Merge: Flux applies only these fields and keeps kubeadm's; never pruned, since
+            # deleting the file must not delete cluster DNS.
+            "annotations": {"kustomize.toolkit.fluxcd.io/prune": "disabled", "kustomize.toolkit.fluxcd.io/ssa": "Merge",
+                            PLATFORM_ANNOTATION: NAME},
+        },
+        "spec": {
+            "selector": {"matchLabels": {"k8s-app": "kube-dns"}},  # kubeadm's own (immutable) selector
+            "template": {"spec": {
+                "containers": [{"name": "coredns", "volumeMounts": [
+                    {"name": CUSTOM_VOLUME, "mountPath": CUSTOM_MOUNT, "readOnly": True}]}],
+                "volumes": [{"name": CUSTOM_VOLUME, "configMap": {"name": "coredns-custom", "optional": True}}],
+            }},
+        },
+    }
+
+
+def manifests(values: Values) -> list[tuple[str, Obj]]:
+    main: Obj = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "coredns",
+            "namespace": "kube-system",
+            "annotations": {"kustomize.toolkit.fluxcd.io/prune": "disabled", VERSION_ANNOTATION: values.platform_version},
+        },
+        "data": {"Corefile": main_corefile(values)},
+    }
+    custom = configmap(values, {"kustomize.toolkit.fluxcd.io/ssa": "Merge", "kustomize.toolkit.fluxcd.io/prune": "disabled"})
+    return [("coredns-configmap.yaml", main), ("coredns-custom-configmap.yaml", custom),
+            ("coredns-deployment-patch.yaml", _deployment_patch())]
+
+
+def documents(values: Values) -> list[tuple[str, str]]:
+    return []
