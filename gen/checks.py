@@ -91,9 +91,8 @@ def _root_forward_overrides(values: Values, platform: Platform, at: At) -> list[
             problems.append(at(["overrides", i, "lines", j], f"{where}: whether *.override comes before its own forward is unverified",
                                "forward specific domains with a `zones:` entry instead"))
         elif after:
-            problems.append(at(["overrides", i, "lines", j], f"a root `forward .` in an override is never reached on {where} "
-                               "(it imports *.override after its own forward; before CoreDNS 1.9.4 it is refused)",
-                               "forward specific domains with a `zones:` entry instead"))
+            problems.append(at(["overrides", i, "lines", j], f"{where} imports *.override after its own forward, so this "
+                               "forward is never reached", platform.ORDER_HINT))
         elif values.upstream is not None:
             problems.append(at(["overrides", i, "lines", j], "a root `forward .` override next to `upstream:` adds a second forward",
                                "keep one: `upstream:` renders the forward for you"))

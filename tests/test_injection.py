@@ -22,7 +22,7 @@ SHOWN_LONG = repr(LONG[:80]) + "… (304 characters)"
 ADDRESS_FIX = "write an IP address or IP:port, e.g. 10.0.0.10 or 10.0.0.10:5353"
 ZONE_ID = ("has an IPv6 zone id ({}), which names a network interface of one machine, not an address every CoreDNS pod "
            "can reach — fix: drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53")
-AKS_ROOT = ("a root `forward .` in an override is ignored or rejected on AKS (AKS imports overrides after its own forward) "
+AKS_ROOT = ("aks 1.34 imports *.override after its own forward, so this forward is never reached "
             "— fix: forward specific domains with a `zones:` entry instead")
 TOO_LONG = ("is longer than a DNS name can be: at most 253 characters (255 octets on the wire); no query can reach a longer "
             "zone, and from 255 characters CoreDNS refuses the file (\"specified zone is too long\") — fix: shorten it: at most 253 "

@@ -89,8 +89,8 @@ CASES = {
     ),
     "aks-root-forward-override": (
         "cluster: a\nplatform: aks\nplatformVersion: '1.34'\noverrides:\n  - name: fwd\n    lines:\n      - forward . 8.8.8.8\n",
-        ["v.yaml:7:9: overrides[0].lines[0]: a root `forward .` in an override is never reached on aks 1.34 (it imports "
-         "*.override after its own forward; before CoreDNS 1.9.4 it is refused) — fix: forward specific domains with a `zones:` entry instead"],
+        ["v.yaml:7:9: overrides[0].lines[0]: aks 1.34 imports *.override after its own forward, so this forward is never "
+         "reached — fix: forward specific domains with a `zones:` entry instead"],
     ),
     "k3s-old-order-upstream": (
         "cluster: k\nplatform: k3s\nplatformVersion: v1.32.9+k3s1\ncorednsVersion: 1.12.3\nupstream:\n  resolvers: [10.0.0.1]\n",

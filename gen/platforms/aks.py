@@ -42,6 +42,7 @@ COREDNS: dict[tuple[int, int], Version] = {
     (1, 36): Version(1, 14, 3),
 }
 
+ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 NEXT_HINT = "set `corednsVersion:` to the CoreDNS AKS runs (≥ 1.11.4, AKS 1.33 and later), or drop the zone's fallback"
 ANNOTATIONS = {
     "kustomize.toolkit.fluxcd.io/ssa": "Merge",

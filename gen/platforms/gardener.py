@@ -43,6 +43,7 @@ SUMMARY = "Gardener owns kube-system/coredns (port 8053) and the Deployment; the
 DEFAULT_RELEASE = "1.34"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
+ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 NEXT_HINT = "set `corednsVersion:` to the CoreDNS your Gardener deploys (≥ 1.11.4), or drop the fallback"
 PORT = 8053  # Gardener's CoreDNS binds 8053 (custom-dns-config.md)
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/ssa": "Merge", "kustomize.toolkit.fluxcd.io/prune": "disabled", PLATFORM_ANNOTATION: NAME}

@@ -39,6 +39,7 @@ SUMMARY = "the repo owns kube-system/coredns (kubeadm's Corefile, forward replac
 DEFAULT_RELEASE = "v1.35.0"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, CUSTOM_CONFIGMAP)
 NEVER_TOUCH: tuple[ObjectRef, ...] = ()  # the Deployment gets a partial apply (volume and mount), never a copy
+ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 NEXT_HINT = ("set `corednsVersion:` to the CoreDNS image you run (kubeadm ClusterConfiguration `dns.imageTag`, "
              "≥ 1.11.4), or upgrade to Kubernetes 1.33 or later")
 VERSION_ANNOTATION = "coredns-gen.io/kubernetes-version"  # the guard warns when its minor changes in a change
