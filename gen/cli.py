@@ -222,6 +222,8 @@ def lint(
     platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS.")] = None,
     k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="Short for --platform k3s --platform-version V.")] = None,
     plugin: Annotated[Optional[list[str]], typer.Option("--plugin", metavar="NAME", help="A plugin compiled into your CoreDNS build (repeatable); also `lint: {plugins: [...]}` in .coredns-gen.yaml.")] = None,
+    load: Annotated[bool, typer.Option("--load", help="Also start the real CoreDNS on what the cluster would load; a refusal is an error at its file:line.")] = False,
+    coredns: Annotated[Optional[str], typer.Option("--coredns", metavar="PATH", help="CoreDNS binary for --load (default: as verify finds it).")] = None,
     repo: RepoOption = ".",
     fmt: Annotated[str, typer.Option("--format", help="text, json, github or sarif.")] = "text",
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the run too.")] = False,
@@ -234,6 +236,7 @@ def lint(
     from gen.finding import blocking
     from gen.lint import lint as run_lint, rule_summaries
     from gen.report import FORMATS, format_findings
+    from gen.tools import coredns_binary
 
     def run() -> int:
         if fmt not in FORMATS:
@@ -241,8 +244,9 @@ def lint(
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
         plugins = [*load_config(_repo(repo)).lint_plugins, *(plugin or [])]
+        binary = coredns_binary(coredns) if load else None
         result = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform,
-                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins)
+                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins, load=binary)
         _out(format_findings(result.findings, fmt, rule_summaries()))
         if fmt == "text":  # on stderr: stdout stays findings only (empty when clean)
             typer.echo(result.assumed().rstrip("\n"), err=True)

@@ -1,30 +1,26 @@
-"""Load a Corefile in the real CoreDNS binary on loopback and report whether it started.
+"""Load a bare Corefile in the real CoreDNS on loopback and report whether it started.
 
-Lint rules that say "CoreDNS refuses this" are proved against the real binary, and `verify`
-needs the same sandbox: rewrite listeners to free high ports on 127.0.0.1, move health, ready
-and metrics off their fixed ports, drop plugins that need a cluster or the network
-(`kubernetes`, `loop`), and point `/etc/resolv.conf` at a generated file. The process is
-always killed; every wait is bounded.
+The real-binary lint tests prove each "CoreDNS refuses this" rule with it: listeners move to
+free high ports on 127.0.0.1, health, ready and metrics off their fixed ports, plugins that
+need a cluster or the network (`kubernetes`, `loop`) go, and `/etc/resolv.conf` points at a
+generated file. The process is started and stopped by gen.launcher, as for `lint --load` and
+`verify` (which adapt a whole cluster's config with gen.verify.sandbox instead).
 """
 
 from __future__ import annotations
 
 import copy
-import os
-import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from gen.corefile.model import Corefile, Directive, ServerBlock
-from gen.errors import ToolError
+from gen.launcher import CoreDNS, LoadError
 from gen.loopback import free_port as free_port  # re-exported for the real-binary lint tests
 
 DROP = frozenset({"kubernetes", "loop"})  # need a cluster API / send probes upstream
 RESOLV_CONF = "/etc/resolv.conf"
-BANNER = "CoreDNS-"
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,8 @@ def try_load(corefile_text: str, binary: Path | str, *, files: Mapping[str, str]
 
     The text is given to CoreDNS verbatim: adapt it first (adapt_for_loopback) unless it already
     listens on free loopback ports. Started means the version banner was printed, which CoreDNS
-    does only after every server is listening; a refusal is an exit before that.
+    does only after every server is listening; a refusal is an exit before that. `env` is set
+    for `{$VAR}` placeholders.
 
     Raises:
         ToolError: the binary cannot be executed.
@@ -84,28 +81,14 @@ def try_load(corefile_text: str, binary: Path | str, *, files: Mapping[str, str]
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        out_path = root / "coredns.out"
-        run_env = {"PATH": os.environ.get("PATH", ""), "HOME": tmp, **(env or {})}
+        process = CoreDNS(binary, root / "Corefile", [], extra_args=("-dns.port", str(free_port())), start_timeout=timeout,
+                          env={"HOME": tmp, **(env or {})})
         try:
-            with out_path.open("w") as out:
-                proc = subprocess.Popen([str(binary), "-conf", str(root / "Corefile"), "-dns.port", str(free_port())],
-                                        cwd=root, stdout=out, stderr=subprocess.STDOUT, env=run_env)
-        except OSError as err:
-            raise ToolError(f"cannot run CoreDNS binary {binary}: {err}") from None
-        started = False
-        deadline = time.monotonic() + timeout
-        try:
-            while time.monotonic() < deadline:
-                if BANNER in out_path.read_text(errors="replace"):
-                    started = True
-                    break
-                if proc.poll() is not None:
-                    break
-                time.sleep(0.05)
-        finally:
-            proc.kill()
-            proc.wait(timeout=10)
-        return LoadResult(started, out_path.read_text(errors="replace"), corefile_text)
+            with process:
+                started = True
+        except LoadError:
+            started = False
+        return LoadResult(started, process.output(), corefile_text)
 
 
 def write_resolv_conf(directory: Path, nameserver: str = "127.0.0.1") -> str:

@@ -16,7 +16,7 @@ from gen.spec import Values
 from gen.tools import coredns_binary
 from gen.values import load_values
 from gen.verify.engine import Outcome, QueryResult, VerifyResult, run_scenarios
-from gen.verify.runner import binary_version
+from gen.launcher import binary_version
 from gen.verify.sandbox import VerifyConfig
 
 __all__ = ["Outcome", "QueryResult", "VerifyConfig", "VerifyResult", "config_for", "run_verify", "verify_config"]

@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gen.verify.runner import CoreDNS, LoadError, ask
+from gen.launcher import CoreDNS, LoadError
+from gen.verify.runner import ask, warmed_up
 from gen.verify.sandbox import Sandbox, VerifyConfig, build_sandbox
 from gen.verify.scenarios import Scenario, find_chains, plan, query_ok
 from gen.verify.upstreams import Behaviour
@@ -98,7 +99,8 @@ def _run_group(config: VerifyConfig, binary: Path, root: Path, group: list[Scena
     for attempt in (1, 2):
         box = build_sandbox(root / str(attempt), config, drop=drop)
         try:
-            with CoreDNS(binary, box.corefile, sorted(box.ports.values()), ready=box.ready, warmup=box.warmup_port) as server:
+            with CoreDNS(binary, box.corefile, sorted(box.ports.values()), ready=box.ready,
+                         check=warmed_up(box.warmup_port) if box.warmup_port else None) as server:
                 outcomes = [_run_one(box, sc) for sc in group]
                 if server.proc is not None and server.proc.poll() is not None:
                     crash = _tail(LoadError(f"CoreDNS exited with code {server.proc.returncode} during the scenario",

@@ -13,7 +13,8 @@ import pytest
 from gen.yamlio import load_all_safe
 from gen.verify import Outcome, VerifyConfig, VerifyResult, run_verify, verify_config
 from gen.verify.output import format_verify
-from gen.verify.runner import CoreDNS, ask
+from gen.launcher import CoreDNS
+from gen.verify.runner import ask, warmed_up
 from gen.verify.upstreams import free_port, start_fake
 
 pytestmark = pytest.mark.coredns
@@ -216,7 +217,7 @@ def test_start_returns_when_coredns_itself_says_ready(coredns_bin: Path, tmp_pat
         assert not _udp_bound(box.ports["53"]) and not _ready(box.ready)
         assert box.warmup is not None
         probed = len(box.warmup.queries)  # the fake's own readiness probes
-        with CoreDNS(coredns_bin, box.corefile, sorted(box.ports.values()), ready=box.ready, warmup=box.warmup_port):
+        with CoreDNS(coredns_bin, box.corefile, sorted(box.ports.values()), ready=box.ready, check=warmed_up(box.warmup_port)):
             assert _udp_bound(box.ports["53"]) and _ready(box.ready)
             assert box.fakes["10.0.0.1"].received() == []  # the warm-up went to its own fake only
             assert len(box.warmup.queries) >= probed + 2  # through CoreDNS, over UDP and TCP

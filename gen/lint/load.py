@@ -1,0 +1,178 @@
+"""`lint --load`: start the real CoreDNS on exactly what the cluster would load and map a refusal back.
+
+What it loads: each main Corefile among the inputs (or, with `--platform`, the platform's stock
+Corefile standing in) with the coredns-custom keys of the inputs as the files its imports read;
+without a main Corefile, each Corefile, `*.server` key (whole server blocks) and `*.override`
+key (wrapped in a `.:53 { … }` block) alone. It runs in verify's loopback sandbox
+(gen.verify.sandbox: free loopback ports, fake upstreams, `kubernetes`/`loop`/`autopath` left
+out, as they need a cluster) through the one launcher (gen.launcher).
+
+CoreDNS names a parse error `FILE:LINE - Error during parsing: …`; the line is in the sandbox's
+copy, so it is mapped to the same directive (same name, same count of that name before it) in
+the user's file and its YAML line. A setup error (`plugin/NAME: …`) names no line: it is put on
+the directive of that plugin a static rule also refuses, else on the second of a pair (once per
+server block), else on its first use.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+from gen.corefile import Corefile, CorefileError, Directive, ServerBlock, Source, parse_corefile, parse_directives
+from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
+from gen.errors import GenError
+from gen.finding import Finding, Severity
+from gen.launcher import CoreDNS, LoadError
+from gen.lint.inputs import CUSTOM_CONFIGMAP, Inputs
+from gen.verify.sandbox import VerifyConfig, build_sandbox
+
+ID = "coredns-refused"
+_PARSE = re.compile(r"(?P<file>\S+?):(?P<line>\d+) - Error during parsing: (?P<msg>.+)")
+_SETUP = re.compile(r"plugin/(?P<plugin>[\w-]+): (?P<msg>.+)")
+_ERROR = re.compile(r"^(?!maxprocs:)(?P<msg>\S.*)$", re.M)
+
+
+class Load(NamedTuple):
+    """One thing loaded: the main text and its custom keys, and where each came from."""
+
+    main: Source
+    custom: dict[str, Source]  # coredns-custom key -> its source
+    override_wrapped: bool = False  # main is one override in a `.:53 { }` of ours
+
+
+def loads(inputs: Inputs, stock: Source | None) -> list[Load]:
+    cm = inputs.configmap(CUSTOM_CONFIGMAP)
+    custom = dict(cm.data) if cm is not None else {}
+    mains = [src for _cm, src in inputs.main_corefiles()] or ([stock] if stock is not None else [])
+    if mains:
+        return [Load(m, custom) for m in mains]
+    out = []
+    for key, src in sorted(custom.items()):
+        if key.endswith(".server"):
+            out.append(Load(src, {}))
+        elif key.endswith(".override"):
+            out.append(Load(Source(".:53 {\n" + src.text + "\n}\n", src.filename, src.line_offset - 1, src.col_offset,
+                                   src.fixed_line, src.label), {}, True))
+    return out
+
+
+def _directives(cf: Corefile) -> list[Directive]:
+    out: list[Directive] = []
+
+    def walk(ds: list[Directive]) -> None:
+        for d in ds:
+            out.append(d)
+            walk(d.block or [])
+
+    for item in cf.items:
+        if isinstance(item, ServerBlock):
+            walk(item.directives)
+        elif isinstance(item, Directive):
+            walk([item])
+    return out
+
+
+def _parsed(src: Source, override: bool) -> list[Directive]:
+    try:
+        if override:
+            return parse_directives(src.text, filename=src.filename, line_offset=src.line_offset,
+                                    col_offset=src.col_offset, fixed_line=src.fixed_line)
+        return _directives(src.corefile())
+    except CorefileError:
+        return []
+
+
+def _same_directive(sandbox_file: Path, line: int, original: list[Directive], override: bool) -> Directive | None:
+    """The user's directive at the sandbox copy's `line`: same name, same count of that name before."""
+    try:
+        text = sandbox_file.read_text(encoding="utf-8")
+        copy = parse_directives(text, filename="x") if override else _directives(parse_corefile(text, filename="x"))
+    except (OSError, CorefileError):
+        return None
+    hit = next((d for d in copy if d.line == line), None)
+    if hit is None:
+        return None
+    nth = sum(1 for d in copy[: copy.index(hit)] if d.name == hit.name)
+    same = [d for d in original if d.name == hit.name]
+    return same[nth] if nth < len(same) else None
+
+
+def check_loads(items: list[Load], binary: Path, version: str, static: list[Finding]) -> list[Finding]:
+    """One error finding per load CoreDNS refuses (none when it starts)."""
+    out: list[Finding] = []
+    for item in items:
+        config = VerifyConfig(item.main.text, {k: s.text for k, s in item.custom.items()})
+        with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp:
+            try:
+                box = build_sandbox(Path(tmp), config)
+            except GenError as err:  # an upstream or block verify cannot fake (tls://, grpc://)
+                out += _load_bare(item, binary, version, static, str(err).splitlines()[0])
+                continue
+            try:
+                with CoreDNS(binary, box.corefile, sorted(set(box.ports.values()))):
+                    continue
+            except LoadError as err:
+                out.append(_place(item, err.output, Path(tmp), binary, version, static))
+            finally:
+                box.stop()
+    return out
+
+
+def _load_bare(item: Load, binary: Path, version: str, static: list[Finding], why: str) -> list[Finding]:
+    """Without fakes: the Corefile on loopback ports, upstreams as written (loadcheck), when the
+    sandbox cannot fake them. Imports of coredns-custom keys need the sandbox: not judged then."""
+    if item.custom:
+        return [Finding(ID, Severity.WARNING, item.main.filename, item.main.line_offset + 1,
+                        f"not loaded in CoreDNS {version}: {why}", "lint --load fakes plain DNS upstreams only")]
+    with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp:
+        try:
+            text = adapt_for_loopback(item.main.corefile(), write_resolv_conf(Path(tmp))).render()
+        except CorefileError:
+            return []  # the static pass reports the parse error
+        result = try_load(text, binary)
+        if result.started:
+            return []
+        copy = Path(tmp) / "Corefile"
+        copy.write_text(text, encoding="utf-8")
+        output = re.sub(r"\S*/Corefile:(?=\d)", f"{copy}:", result.output)  # try_load's temp copy is gone
+        return [_place(item, output, Path(tmp), binary, version, static)]
+
+
+def _reason(output: str) -> str:
+    lines = [m["msg"].strip() for m in _ERROR.finditer(output)]
+    errors = [line for line in lines if _PARSE.search(line) or _SETUP.search(line) or "rror" in line]
+    return (errors or lines or ["exited before listening"])[-1]
+
+
+def _place(item: Load, output: str, root: Path, binary: Path, version: str, static: list[Finding]) -> Finding:
+    reason = _reason(output)
+    file, line = item.main.filename, item.main.fixed_line or item.main.line_offset + 1
+    parse, setup = _PARSE.search(reason), _SETUP.search(reason)
+    target: Directive | None = None
+    if parse:
+        copy = Path(parse["file"])
+        copy = copy if copy.is_absolute() else root / "etc/coredns" / copy
+        key = copy.name if copy.parent.name == "custom" else None
+        src = item.custom.get(key) if key else item.main
+        override = bool(key and key.endswith(".override")) or False
+        if src is not None:
+            target = _same_directive(copy, int(parse["line"]), _parsed(src, override), override)
+            file, line = src.filename, src.fixed_line or src.line_offset + 1
+    elif setup:
+        plugin = setup["plugin"]
+        sources = [(item.main, False)] + [(s, k.endswith(".override")) for k, s in item.custom.items()]
+        uses = [d for src, override in sources for d in _parsed(src, override) if d.name == plugin]
+        flagged = {(f.file, f.line) for f in static if f.severity is Severity.ERROR}
+        target = next((d for d in uses if (d.file, d.line) in flagged), None)
+        if target is None and "once per Server Block" in reason and len(uses) > 1:
+            target = uses[1]
+        target = target or (uses[0] if uses else None)
+    if target is not None:
+        file, line = target.file, target.line
+    if parse:
+        reason = parse["msg"]  # the sandbox copy's path and line mean nothing to the user
+    return Finding(ID, Severity.ERROR, file, line, f"CoreDNS {version} ({binary}) refuses to load this: {reason}",
+                   "fix what CoreDNS names; `coredns-gen lint` without --load explains most refusals")
