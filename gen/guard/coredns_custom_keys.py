@@ -4,9 +4,10 @@ AKS and k3s both load only `*.server` files (whole server blocks) and `*.overrid
 spliced into the default `.:53` block) from coredns-custom; any other key is silently ignored, so
 the suffix check applies wherever a build produces that ConfigMap.
 
-A root `forward .` in an override is wrong where the platform's Corefile imports overrides *after*
-its own root forward (gen/platforms/stock.py decides it from the stock Corefile, for render and
-lint too): AKS does, k3s (since v1.34.2/v1.32.10) and Gardener import them *before* it, which is
+Both facts are lint's rules (`custom-key-ignored`; `override-root-forward` and
+`forward-unreachable` with the overrides spliced into the platform's own Corefile), run on the
+head build's ConfigMaps (gen/lint/objects.py). A root `forward .` in an override is wrong where
+the platform's Corefile imports overrides *after* its own root forward: AKS does, k3s (since v1.34.2/v1.32.10) and Gardener import them *before* it, which is
 how coredns-gen's k3s and Gardener renders chain `next` into it. So that check is an error on a
 cluster whose platform is a fact (platform_facts.py: a values file or `.coredns-gen.yaml` says
 `platform: aks`; or the object names it, `coredns-gen.io/platform`, as the render writes it). Where no fact says what the cluster
@@ -23,14 +24,15 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from gen.corefile import CorefileError, is_root_forward, parse_directives
+from gen.corefile import CorefileError
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.k3s_hpa_min_replicas import k3s_marker
 from gen.guard.model import ObjKey
 from gen.platforms import PLATFORMS
 from gen.platforms.base import PLATFORM_ANNOTATION, Platform
-from gen.platforms.stock import overrides_after_root_forward_any
+from gen.lint import custom_key_ignored, forward_unreachable, override_root_forward
+from gen.lint.objects import lint_objects
 
 ID = "coredns-custom-keys"
 SEVERITY = Severity.ERROR
@@ -67,24 +69,20 @@ def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str 
         return
     ks, obj = objects[CUSTOM]
     chosen, by_content = platform_of(obj, objects, previous, platform)
-    aks = chosen is not None and bool(overrides_after_root_forward_any(chosen, None))
-    for key, text in sorted((obj.get("data") or {}).items()):
-        key = str(key)
-        if not key.endswith((".server", ".override")):
-            yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} ends neither .server nor .override, "
-                            "so CoreDNS never loads it", f"rename it to {key.rsplit('.', 1)[0]}.server (a whole server "
-                            "block) or .override (lines inside the default block)", "data")
-        elif aks and key.endswith(".override") and isinstance(text, str):
-            try:
-                directives = parse_directives(text, filename=key)
-            except CorefileError:
-                continue
-            if any(is_root_forward(d) for d in directives):
-                judged = f" ({chosen.NAME if chosen else ''} judged by content)" if by_content else ""
-                yield Violation(ks, CUSTOM, f"coredns-custom key {key!r} has a root `forward .`, which "
-                                f"{chosen.NAME if chosen else ''} imports after its own root forward: it is never reached{judged}",
-                                "forward a zone instead in a .server key, e.g. `corp.example:53 { forward . 10.0.0.53 }`",
-                                "data", severity=Severity.WARNING if by_content else None)
+    main = ObjKey("kube-system", "coredns", "", "ConfigMap")
+    held = [obj] + ([objects[main][1]] if main in objects else [])
+    rules = [custom_key_ignored] + ([override_root_forward, forward_unreachable] if chosen is not None else [])
+    try:
+        findings = lint_objects(held, rules, chosen)
+    except CorefileError:
+        return  # text that does not parse is left to `coredns-gen lint`
+    for f in findings:
+        if not f.file.startswith("coredns-custom") or f.severity is not Severity.ERROR:
+            continue
+        content = by_content and f.rule != custom_key_ignored.ID  # the suffix holds on every platform
+        judged = f" ({chosen.NAME if chosen else ''} judged by content)" if content else ""
+        yield Violation(ks, CUSTOM, f"{CUSTOM.ref}: {f.message}{judged}", f.hint, "data",
+                        severity=Severity.WARNING if content else None)
 
 
 def check(change: Change) -> Iterator[Finding]:

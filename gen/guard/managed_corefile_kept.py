@@ -4,7 +4,7 @@ On RKE2 the repo's HelmChartConfig kube-system/rke2-coredns sets the chart's who
 list, and on EKS an ACK Addon `coredns` may set the add-on's whole `corefile`: a hand edit that
 drops the default server's `kubernetes`, `health` or `ready` leaves cluster names unresolved or
 the pods failing the probes both charts define (/health on :8080, /ready on :8181), and a
-`forward` with `next` and no forward after it returns the failure. The Corefile judged is the
+`forward` with `next` and no forward after it returns the failure (lint's forward-next-ignored). The Corefile judged is the
 one the platform renders from those values (the rke2-coredns chart's template as
 gen/platforms/rke2_chart.py ports it, newest vendored chart; the add-on's `corefile` as
 written); values that do not parse are a violation too (the platform would refuse them).
@@ -21,7 +21,8 @@ from gen.corefile import CorefileError, parse_corefile
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import KsRef, ObjKey
-from gen.guard.next_needs_forward import dangling_next
+from gen.lint import forward_next_ignored
+from gen.lint.objects import lint_text
 from gen.platforms import eks, rke2
 
 ID = "managed-corefile-kept"
@@ -52,10 +53,8 @@ def _problems(text: str) -> Iterator[tuple[str, str]]:
             if plugin not in names:
                 yield (f"its default server has no `{plugin}`" + (": cluster names stop resolving" if plugin == "kubernetes"
                        else ": the CoreDNS pods fail their probes and DNS goes down")), f"keep the platform's `{plugin}` plugin"
-    for block in blocks:
-        for d in dangling_next(block.directives):
-            yield (f"`forward {' '.join(d.args)}` has `next` but no forward follows it, so CoreDNS returns the failure instead",
-                   "add a second stanza after it, e.g. `forward . /etc/resolv.conf`")
+    for f in lint_text(text, [forward_next_ignored]):  # the fact is lint's, decided once
+        yield f"line {f.line}: {f.message}", f.hint
 
 
 def _corefile(key: ObjKey, obj: dict[str, object]) -> str | None:

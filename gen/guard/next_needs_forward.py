@@ -2,11 +2,11 @@
 
 `next RCODE...` hands a matching answer to the *following* plugin, which must be another
 forward (seed 000: the SERVFAIL path reaches campus DNS only through the second stanza). With
-no forward after it, CoreDNS silently returns the SERVFAIL. Checked in kube-system/coredns
-(`Corefile`) and kube-system/coredns-custom `*.server` keys (whole server blocks), with the
-Corefile parser of gen/corefile; text that does not parse is left to `coredns-gen lint`.
-`*.override` snippets are not judged: whether the platform's own `forward .` follows them depends
-on the platform and its version (k3s >= v1.34.2 imports them before it, AKS after it).
+no forward after it, CoreDNS silently returns the SERVFAIL. The fact is lint's rule
+`forward-next-ignored`, run on each head build's kube-system/coredns and coredns-custom
+(gen/lint/objects.py); text that does not parse is left to `coredns-gen lint`. A lone
+`*.override` is judged only inside a main Corefile of the same build (whether the platform's own
+`forward .` follows it depends on the platform and its version).
 
 PASS: `forward . 10.0.0.53 { next SERVFAIL }` then `forward . /etc/resolv.conf`.
 FAIL: the second `forward` is removed -> error at the ConfigMap's `data:` line.
@@ -16,44 +16,31 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from gen.corefile import CorefileError, Directive, parse_corefile
+from gen.corefile import CorefileError
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import ObjKey
+from gen.lint import forward_next_ignored
+from gen.lint.objects import lint_objects
 
 ID = "next-needs-forward"
 SEVERITY = Severity.ERROR
-_MAPS = (ObjKey("kube-system", "coredns", "", "ConfigMap"), ObjKey("kube-system", "coredns-custom", "", "ConfigMap"))
-
-
-def dangling_next(directives: list[Directive]) -> list[Directive]:
-    """Forwards with a `next` option that no later forward follows."""
-    forwards = [d for d in directives if d.name == "forward"]
-    return [d for i, d in enumerate(forwards) if d.block and d.option("next") and i == len(forwards) - 1]
-
-
-def _blocks(key: str, text: str) -> list[list[Directive]]:
-    try:
-        if key == "Corefile" or key.endswith(".server"):
-            return [b.directives for b in parse_corefile(text, filename=key).server_blocks]
-    except CorefileError:
-        return []
-    return []
+_MAPS = {"coredns": ObjKey("kube-system", "coredns", "", "ConfigMap"),
+         "coredns-custom": ObjKey("kube-system", "coredns-custom", "", "ConfigMap")}
 
 
 def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
-    for cm in _MAPS:
-        if cm not in objects:
+    held = [objects[k][1] for k in _MAPS.values() if k in objects]
+    try:
+        findings = lint_objects(held, [forward_next_ignored])
+    except CorefileError:
+        return  # text that does not parse is left to `coredns-gen lint`
+    for f in findings:
+        name, _, key = f.file.partition("/")
+        cm = _MAPS.get(name)
+        if cm is None or cm not in objects:
             continue
-        ks, obj = objects[cm]
-        for key, text in sorted((obj.get("data") or {}).items()):
-            if not isinstance(text, str):
-                continue
-            for directives in _blocks(str(key), text):
-                for d in dangling_next(directives):
-                    yield Violation(ks, cm, f"{cm.ref} key {key}: `forward {' '.join(d.args)}` has `next` but no "
-                                    "forward follows it in the block, so CoreDNS returns the failure instead",
-                                    "add a second stanza after it, e.g. `forward . /etc/resolv.conf`", "data")
+        yield Violation(objects[cm][0], cm, f"{cm.ref} key {key}: {f.message}", f.hint, "data")
 
 
 def check(change: Change) -> Iterator[Finding]:

@@ -27,6 +27,6 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         return
     for key, line in sorted(cm.key_lines.items()):
         if not key.endswith((".server", ".override")):
-            yield Finding(ID, SEVERITY, cm.file, line, f"{CUSTOM_CONFIGMAP} key `{key}` is never imported by CoreDNS",
+            yield Finding(ID, SEVERITY, cm.file, line, f"{CUSTOM_CONFIGMAP} key `{key}` ends neither .server nor .override, so CoreDNS never imports it",
                           f"rename it to `{key.rsplit('.', 1)[0]}.server` (whole server blocks) or `.override` "
                           "(lines inside the default block)")

@@ -13,7 +13,7 @@ EKS = "overlays/eks/prod-eks/coredns-addon.yaml"
 
 @pytest.mark.parametrize(("path", "old", "new", "needle"), [
     (RKE2, "      - name: ready\n", "", "HelmChartConfig kube-system/rke2-coredns: its default server has no `ready`"),
-    (RKE2, "      - name: forward\n        parameters: . /etc/resolv.conf\n", "", "has `next` but no forward follows it"),
+    (RKE2, "      - name: forward\n        parameters: . /etc/resolv.conf\n", "", "no `forward` follows this one"),
     (RKE2, "    servers:\n", "    servers: [\n", "valuesContent is not valid YAML"),
     (EKS, "\\n    health {\\n        lameduck 5s\\n      }", "", "Addon kube-system/coredns: its default server has no `health`"),
     (EKS, '"corefile": ".:53 {', '"corefile": "corp.example.com:53 {', "its Corefile has no server for `.`"),
