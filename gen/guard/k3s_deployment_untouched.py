@@ -6,7 +6,8 @@ So on every platform whose `NEVER_TOUCH` lists the Deployment (all but kubeadm),
 kube-system/coredns in a Flux build, or a Flux Kustomization `spec.patches` entry aimed at
 Deployment coredns, is refused; the replica floor belongs in an HPA instead. kubeadm's render
 applies the coredns-custom volume and mount to that Deployment (seed 004) and says so with
-`coredns-gen.io/platform: kubeadm`: an object that names a platform allowing it is not refused.
+`coredns-gen.io/platform: kubeadm`: on a cluster that is kubeadm by fact (platform_facts), or for
+an object that names a platform allowing it, nothing is refused.
 
 PASS: the cluster's builds hold an HPA on Deployment coredns and no Deployment coredns; or
       kubeadm's partial Deployment (annotated `coredns-gen.io/platform: kubeadm`).
@@ -34,7 +35,10 @@ def _platform_allows(obj: dict[str, Any]) -> bool:
     return platform is not None and COREDNS_DEPLOYMENT not in platform.NEVER_TOUCH
 
 
-def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
+def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str | None = None) -> Iterator[Violation]:
+    by_fact = PLATFORMS.get(platform or "")
+    if by_fact is not None and COREDNS_DEPLOYMENT not in by_fact.NEVER_TOUCH:
+        return  # kubeadm by fact: the render applies the coredns-custom mount to that Deployment
     for key, (ks, obj) in sorted(objects.items()):
         if key.kind == "Deployment" and key.group == "apps" and key.namespace == "kube-system" and key.name == "coredns" \
                 and not _platform_allows(obj):
@@ -53,4 +57,4 @@ def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Vi
 
 
 def check(change: Change) -> Iterator[Finding]:
-    yield from change.invariant_findings(ID, SEVERITY, violations)
+    yield from change.platform_invariant_findings(ID, SEVERITY, violations)
