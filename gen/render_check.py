@@ -17,6 +17,7 @@ from typing import Any, Iterator, Sequence
 from gen import structure, wanted
 from gen.errors import Problem, RenderedValuesError
 from gen.platforms import get
+from gen.platforms.base import COREDNS_CONFIGMAP
 from gen.rendered import Obj, RenderedFile, configmap_data
 from gen.schema_errors import key_path, locate
 from gen.spec import Values
@@ -53,13 +54,14 @@ STRUCTURE_HINT = ("write the value as plain text that stays one Corefile token (
 
 
 def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned | None:
-    """The whole Corefile the render owns, if any (a platform without coredns-custom imports):
-    the rendered `coredns` ConfigMap's (Talos), else the one the platform loads from what we
+    """The whole Corefile the render owns, if any (a platform without coredns-custom imports, or
+    one whose `coredns` ConfigMap the repo owns: kubeadm): the rendered `coredns` ConfigMap's
+    (Talos, kubeadm), else the one the platform loads from what we
     render (EKS configurationValues, the RKE2 chart's values)."""
     platform = get(values.platform)
     release = parse_version(values.platform_version)
-    if platform.import_points(release):
-        return None
+    if platform.import_points(release) and COREDNS_CONFIGMAP not in platform.OWNS:
+        return None  # the platform's Corefile, our coredns-custom keys (judged one by one)
     stock = platform.stock_corefile(release, wanted.STOCK_DOMAIN)
     if stock is None:
         return None
@@ -74,7 +76,8 @@ def check(values: Values, files: list[RenderedFile]) -> None:
     """Raise RenderedValuesError for every problem the rendered files show: an object too big,
     a Corefile whose structure is not what the values asked for (gen.structure)."""
     found: list[tuple[Sequence[Any] | None, Problem]] = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
-    for diff, what in structure.differences(values, files, owned_corefile(values, files)):
+    port = get(values.platform).SERVER_PORT
+    for diff, what in structure.differences(values, files, owned_corefile(values, files), port):
         found.append((diff.origin, Problem(f"the rendered {what} would not mean what the values say: {diff.what}",
                                            file=values.source, hint=STRUCTURE_HINT)))
     if found:

@@ -225,7 +225,7 @@ class Owned(NamedTuple):
     stock: str
 
 
-def differences(values: Values, files: list[RenderedFile], owned: Owned | None) -> Iterator[tuple[Difference, str]]:
+def differences(values: Values, files: list[RenderedFile], owned: Owned | None, port: int = 53) -> Iterator[tuple[Difference, str]]:
     """(difference, what was rendered) for each rendered Corefile text that is not what was asked."""
     if owned is not None:
         found = _judge(owned.text, main_corefile(values, owned.stock), (), blocks=True, name="Corefile")
@@ -234,7 +234,7 @@ def differences(values: Values, files: list[RenderedFile], owned: Owned | None) 
     custom = configmap_data(files, "coredns-custom")
     if not custom:
         return
-    wanted = custom_keys(values)
+    wanted = custom_keys(values, port)
     for key in sorted(set(custom) | set(wanted)):
         found = _custom_key(values, key, wanted.get(key), custom.get(key))
         if found:

@@ -47,14 +47,14 @@ def _forward_pair(to: Sequence[str], to_path: Path, fallback: Sequence[str], fal
             Want("forward", (".", *fallback), None, fallback_path, (origin, *((*fallback_path, i) for i in range(len(fallback)))))]
 
 
-def _zone_block(zone: Zone, i: int) -> WantBlock:
+def _zone_block(zone: Zone, i: int, port: int = 53) -> WantBlock:
     here: Path = ("zones", i)
     body = [Want("errors", (), None, here)]
     if zone.cache:
         body.append(Want("cache", (str(zone.cache),), None, (*here, "cache")))
     body += _forward_pair(zone.upstreams, (*here, "upstreams"), zone.fallback, (*here, "fallback"), zone.fallback_on,
                           (*here, "fallbackOn"), zone.policy, (), here)
-    return WantBlock((f"{zone.zone}:53",), tuple(body), (*here, "zone"))
+    return WantBlock((f"{zone.zone}:{port}",), tuple(body), (*here, "zone"))
 
 
 def _want(d: Directive, domain: str) -> Want:
@@ -109,11 +109,11 @@ class Expected(NamedTuple):
     text: str | None = None  # a text that certainly means it (an override's own lines), compared first
 
 
-def custom_keys(values: Values) -> dict[str, Expected]:
-    """Each coredns-custom key the values ask for."""
+def custom_keys(values: Values, port: int = 53) -> dict[str, Expected]:
+    """Each coredns-custom key the values ask for (`port`: where the platform serves the pods)."""
     out: dict[str, Expected] = {}
     for i, zone in enumerate(values.zones):
-        out[f"{zone.zone}.server"] = Expected(("zones", i, "zone"), [_zone_block(zone, i)])
+        out[f"{zone.zone}.server"] = Expected(("zones", i, "zone"), [_zone_block(zone, i, port)])
     for i, o in enumerate(values.overrides):
         out[f"{o.name}.override"] = Expected(("overrides", i, "lines"), [], "\n".join(o.lines) + "\n")
     up = values.upstream

@@ -22,6 +22,7 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
+from gen.platforms.minors import MinorTable
 from gen.platforms.custom import check_override_names, configmap
 from gen.rendered import Obj
 from gen.spec import Values
@@ -43,6 +44,7 @@ COREDNS: dict[tuple[int, int], Version] = {
 }
 
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
+SERVER_PORT = 53
 NEXT_HINT = "set `corednsVersion:` to the CoreDNS AKS runs (≥ 1.11.4, AKS 1.33 and later), or drop the zone's fallback"
 ANNOTATIONS = {
     "kustomize.toolkit.fluxcd.io/ssa": "Merge",
@@ -50,17 +52,19 @@ ANNOTATIONS = {
 }
 
 
+TABLE = MinorTable(COREDNS)
+
+
 def known_releases() -> str:
-    return ", ".join(f"{a}.{b}" for a, b in sorted(COREDNS))
+    return TABLE.known()
 
 
 def releases() -> tuple[Version, ...]:
-    return tuple(Version(a, b, 0) for a, b in sorted(COREDNS))
+    return TABLE.releases()
 
 
 def coredns_for(release: str) -> Version | None:
-    v = parse_version(release)
-    return COREDNS.get((v.major, v.minor))
+    return TABLE.coredns_for(release)
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -68,10 +72,7 @@ def kubernetes_version(values: Values) -> str | None:
 
 
 def check_version(values: Values) -> tuple[str, str] | None:
-    v = parse_version(values.platform_version)
-    if (v.major, v.minor) not in COREDNS:
-        return (f"unknown AKS Kubernetes version {values.platform_version}", f"use one of {known_releases()}")
-    return None
+    return TABLE.unknown(values.platform_version, "AKS Kubernetes version", "use one of ")
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:

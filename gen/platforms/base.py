@@ -63,6 +63,7 @@ class Platform(Protocol):
     SUMMARY: str  # one line for `--help` and docs: who owns what
     DEFAULT_RELEASE: str  # what `new --platform NAME` starts from
     NEXT_HINT: str  # how to get a CoreDNS with forward `next` on this platform
+    SERVER_PORT: int  # where the platform's CoreDNS answers the pods (53; Gardener's listens on 8053)
     ORDER_HINT: str  # what to do instead where *.override comes after the platform's own root forward
     OWNS: tuple[ObjectRef, ...]  # objects the repository renders and Flux applies
     NEVER_TOUCH: tuple[ObjectRef, ...]  # objects the platform owns and re-applies

@@ -34,6 +34,7 @@ ADDON = ObjectRef("Addon", "kube-system", "coredns")
 OWNS: tuple[ObjectRef, ...] = (ADDON,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
+SERVER_PORT = 53
 NEXT_HINT = ("pick an add-on version with CoreDNS ≥ 1.11.4 and vendor its schema (`aws eks describe-addon-configuration "
              "--addon-name coredns --addon-version V --query configurationSchema --output text` into gen/data/eks/), "
              "or drop `upstream`/the zone's fallback")

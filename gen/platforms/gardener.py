@@ -33,6 +33,7 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
+from gen.platforms.minors import MinorTable
 from gen.platforms.custom import check_override_names, configmap, upstream_override
 from gen.rendered import Obj
 from gen.spec import Values
@@ -45,7 +46,7 @@ OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 NEXT_HINT = "set `corednsVersion:` to the CoreDNS your Gardener deploys (≥ 1.11.4), or drop the fallback"
-PORT = 8053  # Gardener's CoreDNS binds 8053 (custom-dns-config.md)
+SERVER_PORT = 8053  # Gardener's CoreDNS binds 8053 (custom-dns-config.md)
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/ssa": "Merge", "kustomize.toolkit.fluxcd.io/prune": "disabled", PLATFORM_ANNOTATION: NAME}
 # The shoot's Kubernetes minor releases accepted (for the schemas). The CoreDNS image follows
 # the Gardener release, not the shoot's Kubernetes (imagevector/containers.yaml has no
@@ -55,16 +56,19 @@ KUBERNETES = ((1, 31), (1, 32), (1, 33), (1, 34), (1, 35), (1, 36))
 _STOCK = "data/gardener/gardener-custom-dns-config-f8e1709d.Corefile"
 
 
+TABLE = MinorTable({minor: None for minor in KUBERNETES})  # CoreDNS follows the Gardener release; see KUBERNETES
+
+
 def known_releases() -> str:
-    return ", ".join(f"{a}.{b}" for a, b in KUBERNETES)
+    return TABLE.known()
 
 
 def releases() -> tuple[Version, ...]:
-    return tuple(Version(a, b, 0) for a, b in KUBERNETES)
+    return TABLE.releases()
 
 
 def coredns_for(release: str) -> Version | None:
-    return None  # follows the Gardener release; see KUBERNETES
+    return TABLE.coredns_for(release)
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -72,11 +76,8 @@ def kubernetes_version(values: Values) -> str | None:
 
 
 def check_version(values: Values) -> tuple[str, str] | None:
-    v = parse_version(values.platform_version)
-    if (v.major, v.minor) not in KUBERNETES:
-        return (f"unknown Kubernetes version {values.platform_version} for a Gardener shoot",
-                f"use the shoot's spec.kubernetes.version, one of {known_releases()}")
-    return None
+    return TABLE.unknown(values.platform_version, "Kubernetes version for a Gardener shoot",
+                         "use the shoot's spec.kubernetes.version, one of ")
 
 
 def stock_corefile(release: Version, cluster_domain: str) -> str | None:
@@ -117,7 +118,7 @@ def main_corefile(values: Values) -> str:
 
 
 def manifests(values: Values) -> list[tuple[str, Obj]]:
-    return [("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, upstream_override(values), port=PORT))]
+    return [("coredns-custom-configmap.yaml", configmap(values, ANNOTATIONS, upstream_override(values), port=SERVER_PORT))]
 
 
 def documents(values: Values) -> list[tuple[str, str]]:

@@ -51,6 +51,7 @@ OVERRIDE_ORDER_FIXED_FROM_MINOR = (1, 35)
 SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
 OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
 
+SERVER_PORT = 53
 NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.override before their own forward "

@@ -4,7 +4,8 @@ kubeadm writes the coredns ConfigMap and Deployment once at `kubeadm init` and r
 only in `kubeadm upgrade`, whose CoreDNS phase migrates the Corefile to the new CoreDNS
 (coredns/corefile-migration) and re-creates the Deployment. So between upgrades nobody but Flux
 maintains them: the render keeps kubeadm's own Corefile for the Kubernetes release, replaces its
-forward with the seed-000 pair, and adds the top-level `import custom/*.server`. The Deployment
+forward with the seed-000 pair, appends the extra zones as server blocks (as on Talos) and adds the
+top-level `import custom/*.server`; coredns-custom is rendered empty for other writers (ZoneRoute). The Deployment
 gets only what the contract needs, applied as a partial object (server-side apply merges the
 volume and the mount by name and mount path, as `kubectl patch --type strategic` does): the
 whole-ConfigMap volume (`optional: true`, never `subPath`) and the read-only mount at
@@ -28,6 +29,7 @@ from gen.platforms.base import (
     PLATFORM_ANNOTATION,
     ObjectRef,
 )
+from gen.platforms.minors import MinorTable
 from gen.platforms.custom import check_override_names, configmap
 from gen.platforms.stock_edit import with_forward_pair
 from gen.rendered import Obj
@@ -40,6 +42,7 @@ DEFAULT_RELEASE = "v1.35.0"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, CUSTOM_CONFIGMAP)
 NEVER_TOUCH: tuple[ObjectRef, ...] = ()  # the Deployment gets a partial apply (volume and mount), never a copy
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
+SERVER_PORT = 53
 NEXT_HINT = ("set `corednsVersion:` to the CoreDNS image you run (kubeadm ClusterConfiguration `dns.imageTag`, "
              "≥ 1.11.4), or upgrade to Kubernetes 1.33 or later")
 VERSION_ANNOTATION = "coredns-gen.io/kubernetes-version"  # the guard warns when its minor changes in a change
@@ -63,17 +66,19 @@ _STOCK = {(1, 31): "kubeadm-pre-128359.Corefile"}
 _STOCK_DEFAULT = "kubeadm-k8s-008b365.Corefile"
 
 
+TABLE = MinorTable(COREDNS, "v", ".x")
+
+
 def known_releases() -> str:
-    return ", ".join(f"v{a}.{b}.x" for a, b in sorted(COREDNS))
+    return TABLE.known()
 
 
 def releases() -> tuple[Version, ...]:
-    return tuple(Version(a, b, 0) for a, b in sorted(COREDNS))
+    return TABLE.releases()
 
 
 def coredns_for(release: str) -> Version | None:
-    v = parse_version(release)
-    return COREDNS.get((v.major, v.minor))
+    return TABLE.coredns_for(release)
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -81,11 +86,8 @@ def kubernetes_version(values: Values) -> str | None:
 
 
 def check_version(values: Values) -> tuple[str, str] | None:
-    v = parse_version(values.platform_version)
-    if (v.major, v.minor) not in COREDNS:
-        return (f"unknown Kubernetes version {values.platform_version} for kubeadm",
-                f"use one of {known_releases()} (the Kubernetes release kubeadm installed)")
-    return None
+    return TABLE.unknown(values.platform_version, "Kubernetes version for kubeadm",
+                         "use the Kubernetes release kubeadm installed, one of ")
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,8 +131,8 @@ def main_corefile(values: Values) -> str:
     text = stock_corefile(v, values.cluster_domain)
     if text is None:  # check_version refused it already
         raise RuntimeError(f"no vendored kubeadm Corefile for Kubernetes {v.major}.{v.minor}")
-    # zones go to coredns-custom as `<zone>.server` keys, not after the block
-    text = with_forward_pair(text, values._replace(zones=()), f"kubeadm {v.major}.{v.minor}", "   ")
+    # zones are server blocks of the Corefile we own (as on Talos); coredns-custom stays for others
+    text = with_forward_pair(text, values, f"kubeadm {v.major}.{v.minor}", "   ")
     return text + f"import {SERVER_IMPORT.pattern}\n"
 
 
@@ -168,7 +170,9 @@ def manifests(values: Values) -> list[tuple[str, Obj]]:
         },
         "data": {"Corefile": main_corefile(values)},
     }
-    custom = configmap(values, {"kustomize.toolkit.fluxcd.io/ssa": "Merge", "kustomize.toolkit.fluxcd.io/prune": "disabled"})
+    # Empty and merged: it exists for the contract (point 1) and for other writers' `*.server` keys.
+    custom = configmap(values._replace(zones=()), {"kustomize.toolkit.fluxcd.io/ssa": "Merge",
+                                                    "kustomize.toolkit.fluxcd.io/prune": "disabled"})
     return [("coredns-configmap.yaml", main), ("coredns-custom-configmap.yaml", custom),
             ("coredns-deployment-patch.yaml", _deployment_patch())]
 

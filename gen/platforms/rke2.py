@@ -41,6 +41,7 @@ NEVER_TOUCH: tuple[ObjectRef, ...] = (
     ObjectRef("Deployment", "kube-system", "rke2-coredns-rke2-coredns"),
 )
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
+SERVER_PORT = 53
 NEXT_HINT = "upgrade RKE2 (every release we know ships CoreDNS ≥ 1.14.1), or set `corednsVersion:` to the image tag it runs"
 
 # RKE2 release -> the rke2-coredns chart it pins (rancher/rke2 · charts/chart_versions.yaml at

@@ -40,6 +40,7 @@ COREDNS: dict[tuple[int, int], list[tuple[int, Version]]] = {
 LAST_KNOWN_PATCH = {(1, 8): 4, (1, 9): 6, (1, 10): 9, (1, 11): 6, (1, 12): 11, (1, 13): 9}
 
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
+SERVER_PORT = 53
 NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
              "cluster.coreDNS.image, set `corednsVersion:` to that tag (≥ 1.11.4)")
 

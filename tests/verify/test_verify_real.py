@@ -209,7 +209,7 @@ def test_loop_does_not_fire_on_fakes_but_probes_the_primary(coredns_bin: Path, t
 def test_start_returns_when_coredns_itself_says_ready(coredns_bin: Path, tmp_path: Path) -> None:
     """start() returns only when UDP is bound on every listener, `ready` says 200 and a query
     through the warm-up block was answered; none of it reaches the cluster's own upstream."""
-    from gen.verify.runner import _ready, _udp_bound
+    from gen.launcher import _ready, _udp_bound
     from gen.verify.sandbox import build_sandbox
 
     box = build_sandbox(tmp_path, VerifyConfig(".:53 {\n    forward . 10.0.0.1\n}\n"))
