@@ -54,17 +54,10 @@ ANNOTATIONS = {
 
 TABLE = MinorTable(COREDNS)
 
-
-def known_releases() -> str:
-    return TABLE.known()
-
-
-def releases() -> tuple[Version, ...]:
-    return TABLE.releases()
-
-
-def coredns_for(release: str) -> Version | None:
-    return TABLE.coredns_for(release)
+# The release facts are the table's (one implementation for every Kubernetes-minor platform).
+known_releases = TABLE.known
+releases = TABLE.releases
+coredns_for = TABLE.coredns_for
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -58,17 +58,10 @@ _STOCK = "data/gardener/gardener-custom-dns-config-f8e1709d.Corefile"
 
 TABLE = MinorTable({minor: None for minor in KUBERNETES})  # CoreDNS follows the Gardener release; see KUBERNETES
 
-
-def known_releases() -> str:
-    return TABLE.known()
-
-
-def releases() -> tuple[Version, ...]:
-    return TABLE.releases()
-
-
-def coredns_for(release: str) -> Version | None:
-    return TABLE.coredns_for(release)
+# The release facts are the table's (one implementation for every Kubernetes-minor platform).
+known_releases = TABLE.known
+releases = TABLE.releases
+coredns_for = TABLE.coredns_for
 
 
 def kubernetes_version(values: Values) -> str | None:

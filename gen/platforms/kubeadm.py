@@ -68,17 +68,10 @@ _STOCK_DEFAULT = "kubeadm-k8s-008b365.Corefile"
 
 TABLE = MinorTable(COREDNS, "v", ".x")
 
-
-def known_releases() -> str:
-    return TABLE.known()
-
-
-def releases() -> tuple[Version, ...]:
-    return TABLE.releases()
-
-
-def coredns_for(release: str) -> Version | None:
-    return TABLE.coredns_for(release)
+# The release facts are the table's (one implementation for every Kubernetes-minor platform).
+known_releases = TABLE.known
+releases = TABLE.releases
+coredns_for = TABLE.coredns_for
 
 
 def kubernetes_version(values: Values) -> str | None:
