@@ -83,7 +83,8 @@ class Discovery:
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
         self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
-        self.variables: dict[tuple[str, KsRef], Vars] = {}  # what each node was substituted with
+        # each node's raw build and the variables applied to it (finish() builds what was pending)
+        self.made_of: dict[tuple[str, KsRef], tuple[str, Vars]] = {}
         # this round's answers that depended on what the clusters' builds hold
         self.questions: list[Question] = []
 
@@ -210,7 +211,7 @@ class Discovery:
                 variables = resolve(item.ks, lookup(knows, self.repo_values[label]))
                 if item.ks.substitute_from:
                     self.questions.append(Question(label, item.root.cluster, item.ks, variables))
-                self.variables[(label, item.ks.ref)] = variables
+                self.made_of[(label, item.ks.ref)] = (raw_fp, variables)
                 build = self._substituted(self.raw[raw_fp], variables)
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
                             unresolved=variables.unresolved)
@@ -340,18 +341,17 @@ class Discovery:
                 prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
         touched = {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
         requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
-        for rev in (base, head):
-            for ref, node in rev.nodes.items():
-                raw = _raw_of(node.build)
-                if ref.cluster in touched and node.build.pending and raw in self.requests:
-                    requests[raw] = self.requests[raw]
+        pending = [(rev.label, ref, node) for rev in (base, head) for ref, node in rev.nodes.items()
+                   if node.build.pending and (rev.label, ref) in self.made_of]
+        for label, ref, _ in pending:
+            raw = self.made_of[(label, ref)][0]
+            if ref.cluster in touched and raw in self.requests:
+                requests[raw] = self.requests[raw]
         self._build(requests)
-        for rev in (base, head):
-            for node in rev.nodes.values():
-                raw = _raw_of(node.build)
-                if node.build.pending and raw in self.raw and not self.raw[raw].pending:
-                    variables = self.variables.get((rev.label, node.ks.ref), Vars())
-                    node.build = self._substituted(self.raw[raw], variables)
+        for label, ref, node in pending:
+            raw, variables = self.made_of[(label, ref)]
+            if not self.raw[raw].pending:
+                node.build = self._substituted(self.raw[raw], variables)
         return touched
 
 
@@ -360,10 +360,6 @@ def _digest(raw: str, variables: Vars) -> str:
         return raw
     text = json.dumps([raw, list(variables.values), list(variables.unresolved)], separators=(",", ":"))
     return f"{raw}+{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-
-
-def _raw_of(build: Build) -> str:
-    return (build.fingerprint or "").split("+", 1)[0]
 
 
 def _keyed(objects: list[dict[str, Any]], inputs: tuple[str, ...], fp: str) -> Build:

@@ -71,13 +71,19 @@ def find_doc(text: str, kind: str, name: str) -> DocWhere | None:
     return doc_index(text).get((kind, name))
 
 
-def key_lines(text: str) -> dict[str, int]:
-    """Line of each top-level key of the first document (kustomization.yaml anchors)."""
+def _first_mapping(text: str) -> yaml.MappingNode | None:
+    """The composed first document when it is a mapping (line numbers kept), else None."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
-        return {}
-    if not isinstance(node, yaml.MappingNode):
+        return None
+    return node if isinstance(node, yaml.MappingNode) else None
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Line of each top-level key of the first document (kustomization.yaml anchors)."""
+    node = _first_mapping(text)
+    if node is None:
         return {}
     return {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
 
@@ -85,11 +91,8 @@ def key_lines(text: str) -> dict[str, int]:
 def entry_lines(text: str) -> dict[str, dict[str, int]]:
     """Line of each `- entry` of every top-level list of the first document, by key (the first
     occurrence of an entry wins)."""
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(node, yaml.MappingNode):
+    node = _first_mapping(text)
+    if node is None:
         return {}
     out: dict[str, dict[str, int]] = {}
     for k, v in node.value:
