@@ -234,7 +234,7 @@ def lint(
     """
     from gen.config import load_config
     from gen.finding import blocking
-    from gen.lint import lint as run_lint, rule_summaries
+    from gen.lint.run import lint as run_lint, rule_summaries
     from gen.report import FORMATS, format_findings
     from gen.tools import coredns_binary
 

@@ -3,6 +3,9 @@
 fastjsonschema turns a schema into Python source and compiles it: 3-20 ms per Kubernetes
 kind, 0.1 s for what one fleet render needs, paid again by every process; Jinja compiles each
 template (~6 ms). The compiled code objects, marshalled, load in well under a millisecond.
+jinja2 is imported at the first render, not with this module: the guard and lint import the
+platforms (for their facts) and so this module, and never render (jinja2 is ~35 ms of their
+start-up; fastjsonschema costs a few ms and stays).
 Entries are keyed by everything that shapes the code (schema or template text, library
 version, the interpreter's bytecode tag), so a stale entry is never read; a missing,
 unreadable or unwritable cache only costs the compile.
@@ -16,12 +19,14 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import fastjsonschema
-import jinja2
 
 from gen.cachefile import write_entry
+
+if TYPE_CHECKING:
+    import jinja2
 
 # What shapes the generated code (part of every cache key). A validator here only answers yes or
 # no (errors are explained by jsonschema), so no detailed exceptions: with them, fastjsonschema
@@ -83,22 +88,24 @@ def compile_validator(schema: dict[str, Any], identity: str) -> Callable[[Any], 
     return _function(code)
 
 
-class TemplateCache(jinja2.FileSystemBytecodeCache):
+def template_cache() -> jinja2.BytecodeCache:
     """Jinja's own bytecode cache (keyed by template name and source checksum) in our cache
-    folder; a cache that cannot be written is skipped, never an error."""
+    folder; a cache that cannot be written is skipped, never an error. The class is made here,
+    at the first render, because its base class is Jinja's (see the module docstring)."""
+    import jinja2
 
-    def __init__(self) -> None:
-        super().__init__(str(cache_dir() / "templates"))
+    class TemplateCache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except OSError:  # Jinja itself only forgives a missing file
+                pass
 
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except OSError:  # Jinja itself only forgives a missing file
-            pass
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                os.makedirs(self.directory, exist_ok=True)
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
 
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            os.makedirs(self.directory, exist_ok=True)
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
+    return TemplateCache(str(cache_dir() / "templates"))

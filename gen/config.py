@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.errors import Problem, UsageError, quote
-from gen.values import read_document
+from gen.document import read_document
 
 CONFIG_NAME = ".coredns-gen.yaml"
 

@@ -13,7 +13,8 @@ from gen import parallel, render_check
 from gen.errors import GenError, Problem, RenderedValuesError, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.rendered import RenderedFile
-from gen.values import load_values, position, read_document
+from gen.document import read_document
+from gen.values import load_values, position
 from gen.writer import path_order
 
 PARALLEL_FROM = 64  # below this, forking costs more than it saves

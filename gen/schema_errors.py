@@ -11,6 +11,7 @@ import difflib
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 
+from gen.document import kind_of
 from gen.errors import Problem, quote
 from gen.validation import Checker
 
@@ -19,22 +20,6 @@ if TYPE_CHECKING:
 
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
                "array": "a list", "object": "a mapping", "null": "null"}
-
-
-def kind_of(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "null" if value is None else type(value).__name__
 
 
 def key_path(path: Iterable[Any]) -> str:

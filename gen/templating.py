@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from gen import codecache
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def templates_dir() -> Path:
@@ -23,13 +24,17 @@ def templates_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """Made at the first render; jinja2 is imported then, not with this module: every platform
+    imports this module, and the guard and lint use platforms for their facts, never to render."""
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
         auto_reload=False,  # templates do not change during a run: no stat() per render
-        bytecode_cache=codecache.TemplateCache(),
+        bytecode_cache=codecache.template_cache(),
     )
 
 

@@ -12,97 +12,22 @@ import os
 import re
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 import yaml
 
 from gen import addresses, injection, labels, yamlio
 from gen.checks import check_values, refused_platform
+from gen.document import read_document, read_text
 from gen.errors import Problem, ValuesError, quote
-from gen.inputfile import read_user_file
 from gen.platforms import default_coredns_version
-from gen.schema_errors import SchemaChecker, key_path, kind_of, locate
+from gen.schema_errors import SchemaChecker, key_path, locate
 from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
-
-if TYPE_CHECKING:
-    from ruamel.yaml import YAML
 
 SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
 )
 _CHECKER = SchemaChecker(SCHEMA)
-
-
-def _yaml() -> YAML:
-    from ruamel.yaml import YAML  # imported here: a fleet of valid files never needs it (a tenth of start-up)
-
-    yaml = YAML(typ="rt", pure=True)
-    yaml.allow_duplicate_keys = False
-    return yaml
-
-
-def _shared_nodes(data: Any) -> Iterator[Any]:
-    """Yield containers reached twice: the mark of YAML aliases (and of alias bombs)."""
-    seen: set[int] = set()
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (dict, list)):
-            if id(node) in seen:
-                yield node
-                return
-            seen.add(id(node))
-            stack.extend(node.values() if isinstance(node, dict) else node)
-
-
-def read_text(path: Path, shown: str) -> str:
-    """The file's text; a missing, unreadable, non-regular, undecodable or empty file is a ValuesError."""
-    text = read_user_file(path, shown, missing_hint="check the path; run `coredns-gen new` to start one")
-    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
-        raise ValuesError(Problem("file is empty", file=shown, line=1, col=1, hint="start from `coredns-gen new --platform talos --cluster NAME`"))
-    return text
-
-
-def _too_deep(text: str, shown: str) -> ValuesError | None:
-    """YAML nested beyond MAX_DEPTH: ruamel's parser runs out of stack on it (and its scanner
-    slows down with every open flow level), so it is refused before ruamel sees it."""
-    line, col = yamlio.deepest(text, yamlio.MAX_DEPTH)
-    if line is None:
-        return None
-    return ValuesError(Problem(f"nested more than {yamlio.MAX_DEPTH} levels deep", file=shown, line=line, col=col,
-                               hint="a values file nests a few levels; write the value out flat"))
-
-
-def read_document(path: Path, shown: str, text: str | None = None) -> Any:
-    """Read one YAML document with positions (ruamel round-trip); anything but a mapping is a ValuesError."""
-    from ruamel.yaml.error import MarkedYAMLError
-
-    if text is None:
-        text = read_text(path, shown)
-    deep = _too_deep(text, shown)
-    if deep is not None:
-        raise deep
-    try:
-        docs = list(_yaml().load_all(text))
-    except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        what = (err.problem or err.context or "invalid YAML").strip()
-        hint = "YAML forbids repeating a key; keep one" if "duplicate" in what else "fix the YAML syntax"
-        raise ValuesError(Problem(f"invalid YAML: {what}", file=shown,
-                                  line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None, hint=hint)) from None
-    docs = [d for d in docs if d is not None]
-    if len(docs) != 1:
-        raise ValuesError(Problem(f"expected one YAML document, found {len(docs)}", file=shown, line=1, col=1,
-                                  hint="keep one cluster per values file"))
-    data = docs[0]
-    for node in _shared_nodes(data):
-        line, col = (node.lc.line + 1, node.lc.col + 1) if hasattr(node, "lc") else (None, None)
-        raise ValuesError(Problem("anchors and aliases are not supported in values files", file=shown, line=line, col=col,
-                                  hint="write the values out in full"))
-    if not isinstance(data, dict):
-        raise ValuesError(Problem(f"the document is {kind_of(data)}, not a mapping", file=shown, line=1, col=1,
-                                  hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
-    return data
 
 
 def _quick_document(text: str) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.lint import run_lint
+from gen.lint.run import run_lint
 from gen.project import render_files
 from gen.writer import plan_tree, write_tree
 from tests.conftest import REPO_ROOT

@@ -9,7 +9,7 @@ from typing import Callable
 import pytest
 
 from gen.finding import Finding
-from gen.lint import run_lint
+from gen.lint.run import run_lint
 
 Summary = list[tuple[str, int, str]]
 

@@ -20,7 +20,7 @@ from gen.corefile import CorefileError, parse_corefile
 from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
 from gen.finding import Finding, Severity
 from gen.launcher import binary_version
-from gen.lint import RULES, run_lint
+from gen.lint.run import RULES, run_lint
 from gen.platforms import get
 from gen.versions import parse_version
 

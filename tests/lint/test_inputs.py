@@ -10,8 +10,8 @@ import pytest
 from gen.corefile import CorefileError
 from gen.errors import UsageError
 from gen.finding import Finding
-from gen.lint import run_lint
-from gen.lint.inputs import ManifestError, load_inputs
+from gen.lint.run import run_lint
+from gen.lint.reader import ManifestError, load_inputs
 from tests.helpers import build_tree
 from tests.lint.conftest import summary
 

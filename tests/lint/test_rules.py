@@ -131,7 +131,7 @@ data:
 
 
 def test_a_hosts_override_next_to_k3s_own_hosts_is_refused_in_platform_context(tmp_path) -> None:
-    from gen.lint import run_lint
+    from gen.lint.run import run_lint
 
     (tmp_path / "custom.yaml").write_text(K3S_HOSTS_OVERRIDE)
     alone = run_lint([tmp_path / "custom.yaml"], coredns_version="1.13.1")
@@ -143,7 +143,7 @@ def test_a_hosts_override_next_to_k3s_own_hosts_is_refused_in_platform_context(t
 
 
 def test_custom_build_plugins_are_declared_not_unknown(tmp_path) -> None:
-    from gen.lint import run_lint
+    from gen.lint.run import run_lint
 
     (tmp_path / "Corefile").write_text("corp.example:53 {\n    k8s_gateway corp.example\n}\n")
     (finding,) = run_lint([tmp_path / "Corefile"])
@@ -172,7 +172,7 @@ def test_rewrite_arguments_follow_the_rewrite_setup(rule: str, refused: str | No
 
 @pytest.mark.parametrize(("version", "warned"), [("1.13.0", True), ("1.14.6", True), ("1.14.7", False), ("1.12.4", False)])
 def test_failover_loops_before_1_14_7(tmp_path, version: str, warned: bool) -> None:
-    from gen.lint import run_lint
+    from gen.lint.run import run_lint
 
     (tmp_path / "Corefile").write_text(".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        failover SERVFAIL\n    }\n}\n")
     rules = {f.rule for f in run_lint([tmp_path / "Corefile"], coredns_version=version)}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.lint import run_lint
+from gen.lint.run import run_lint
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_ONLY = REPO / "tests" / "data" / "upstream"  # defaults render never uses (an empty ClusterDomain)

@@ -8,7 +8,7 @@ from typing import Callable
 import pytest
 
 from gen.finding import Finding
-from gen.lint import run_lint
+from gen.lint.run import run_lint
 from tests.lint.conftest import summary
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,0 +1,110 @@
+"""One YAML document a user wrote (a values file, `.coredns-gen.yaml`), read with positions.
+
+ruamel round-trip, so every mapping and sequence knows its line: a problem found later names
+file, line and column. Refused before parsing: a file that is missing, not a regular UTF-8
+text file, empty, nested deeper than ruamel's stack allows, more than one document, anchors and
+aliases (the mark of alias bombs), anything but a mapping. Its own module because every command
+reads `.coredns-gen.yaml` (the guard too), and the values module also pulls the schema
+validators, the platforms and the renderer, which only `render` and `verify` use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from gen import yamlio
+from gen.errors import Problem, ValuesError
+from gen.inputfile import read_user_file
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+
+def _yaml() -> YAML:
+    from ruamel.yaml import YAML  # imported here: a fleet of valid files never needs it (a tenth of start-up)
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _shared_nodes(data: Any) -> Iterator[Any]:
+    """Yield containers reached twice: the mark of YAML aliases (and of alias bombs)."""
+    seen: set[int] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                yield node
+                return
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The file's text; a missing, unreadable, non-regular, undecodable or empty file is a ValuesError."""
+    text = read_user_file(path, shown, missing_hint="check the path; run `coredns-gen new` to start one")
+    if all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+        raise ValuesError(Problem("file is empty", file=shown, line=1, col=1, hint="start from `coredns-gen new --platform talos --cluster NAME`"))
+    return text
+
+
+def _too_deep(text: str, shown: str) -> ValuesError | None:
+    """YAML nested beyond MAX_DEPTH: ruamel's parser runs out of stack on it (and its scanner
+    slows down with every open flow level), so it is refused before ruamel sees it."""
+    line, col = yamlio.deepest(text, yamlio.MAX_DEPTH)
+    if line is None:
+        return None
+    return ValuesError(Problem(f"nested more than {yamlio.MAX_DEPTH} levels deep", file=shown, line=line, col=col,
+                               hint="a values file nests a few levels; write the value out flat"))
+
+
+def read_document(path: Path, shown: str, text: str | None = None) -> Any:
+    """Read one YAML document with positions (ruamel round-trip); anything but a mapping is a ValuesError."""
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if text is None:
+        text = read_text(path, shown)
+    deep = _too_deep(text, shown)
+    if deep is not None:
+        raise deep
+    try:
+        docs = list(_yaml().load_all(text))
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        what = (err.problem or err.context or "invalid YAML").strip()
+        hint = "YAML forbids repeating a key; keep one" if "duplicate" in what else "fix the YAML syntax"
+        raise ValuesError(Problem(f"invalid YAML: {what}", file=shown,
+                                  line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None, hint=hint)) from None
+    docs = [d for d in docs if d is not None]
+    if len(docs) != 1:
+        raise ValuesError(Problem(f"expected one YAML document, found {len(docs)}", file=shown, line=1, col=1,
+                                  hint="keep one cluster per values file"))
+    data = docs[0]
+    for node in _shared_nodes(data):
+        line, col = (node.lc.line + 1, node.lc.col + 1) if hasattr(node, "lc") else (None, None)
+        raise ValuesError(Problem("anchors and aliases are not supported in values files", file=shown, line=line, col=col,
+                                  hint="write the values out in full"))
+    if not isinstance(data, dict):
+        raise ValuesError(Problem(f"the document is {kind_of(data)}, not a mapping", file=shown, line=1, col=1,
+                                  hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
+    return data
+
+
+def kind_of(value: Any) -> str:
+    """A value's type as a message names it (`got a list`)."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null" if value is None else type(value).__name__

@@ -1,0 +1,175 @@
+"""`coredns-gen lint` end to end: read the inputs, parse every Corefile unit, run every rule in RULES.
+
+Each rule is one module (ID, SEVERITY, a PASS/FAIL docstring, `check(ctx)`), listed in RULES.
+`lint` reads the inputs, parses every Corefile unit, runs every rule and returns the findings
+sorted by (file, line, rule); it never prints. The CoreDNS version comes from
+--coredns-version, else the image tag of a coredns Deployment among the inputs, else the newest
+release we know (versions.NEWEST). It lives here, not in the package's __init__, because the
+guard imports single rules (gen/lint/objects.py): a package __init__ runs for every submodule,
+and this one reads files and starts CoreDNS (--load), which the guard never does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+from gen.corefile import Source
+from gen.errors import Problem, UsageError
+from gen.finding import Finding, Severity
+from gen.launcher import binary_version
+from gen.lint import (
+    custom_key_ignored,
+    duplicate_server_address,
+    forward_failover_loops,
+    forward_failover_noerror,
+    forward_failover_unsupported,
+    forward_multiple_unsupported,
+    forward_next_ignored,
+    forward_next_unsupported,
+    forward_option_unsupported,
+    forward_unreachable,
+    import_not_found,
+    import_server_in_block,
+    override_root_forward,
+    plugin_once_per_block,
+    rewrite_arguments,
+    unknown_plugin,
+    wiring_custom_configmap,
+    wiring_import_server,
+    wiring_mount_path,
+    wiring_mount_readonly,
+    wiring_mount_subpath,
+    wiring_port_53,
+    wiring_reload,
+)
+from gen.lint.context import LintContext, Rule, build_units
+from gen.lint.inputs import Inputs
+from gen.lint.load import check_loads, loads
+from gen.lint.reader import load_inputs
+from gen.lint.versions import NEWEST, image_version, parse_version
+from gen.platforms import require
+from gen.versions import Version
+
+RULES: tuple[Rule, ...] = (
+    unknown_plugin,
+    forward_next_unsupported,
+    forward_failover_unsupported,
+    forward_failover_noerror,
+    forward_failover_loops,
+    forward_multiple_unsupported,
+    forward_option_unsupported,
+    forward_next_ignored,
+    plugin_once_per_block,
+    rewrite_arguments,
+    forward_unreachable,
+    import_server_in_block,
+    import_not_found,
+    duplicate_server_address,
+    override_root_forward,
+    custom_key_ignored,
+    wiring_custom_configmap,
+    wiring_import_server,
+    wiring_mount_path,
+    wiring_mount_readonly,
+    wiring_mount_subpath,
+    wiring_reload,
+    wiring_port_53,
+)
+
+
+def rule_summaries() -> dict[str, str]:
+    """Rule id -> first docstring line (SARIF rule descriptions, docs table)."""
+    return {r.ID: (r.__doc__ or r.ID).strip().splitlines()[0] for r in RULES}
+
+
+def _version(flag: str | None, what: str) -> Version | None:
+    if flag is None:
+        return None
+    version = parse_version(flag)
+    if version is None:
+        raise UsageError(Problem(f"`{flag}` is not a version", key=what, hint="write it like 1.13.1"))
+    return version
+
+
+def _image_version(inputs: Inputs) -> Version | None:
+    found = {image_version(str(c.get("image", "")))
+             for d in inputs.deployments if d.name == "coredns"
+             for c in ((d.node.get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []}
+    found.discard(None)
+    return found.pop() if len(found) == 1 else None
+
+
+class LintResult(NamedTuple):
+    findings: list[Finding]
+    version: Version  # the CoreDNS release the rules judged for
+    version_source: str  # "flag" | "image" | "platform" | "default"
+    platform: str | None
+    platform_version: Version | None
+    loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
+
+    def assumed(self) -> str:
+        """One line saying what the findings were judged against (text output ends with it)."""
+        origin = {"flag": "--coredns-version", "image": "the Deployment's image", "default": "newest known; pass --coredns-version",
+                  "platform": f"{self.platform} {self.platform_version}'s default"}[self.version_source]
+        where = f", platform {self.platform}" + (f" {self.platform_version}" if self.platform_version else "") if self.platform else ""
+        loaded = f"; loaded by {self.loaded_by}" if self.loaded_by else ""
+        return f"lint: judged for CoreDNS {self.version} ({origin}){where}{loaded}\n"
+
+
+def run_lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
+             k3s_version: str | None = None, platform_version: str | None = None,
+             plugins: Sequence[str] = (), load: Path | None = None) -> list[Finding]:
+    """Lint every path; return findings sorted by (file, line, rule). See `lint`."""
+    return lint(paths, coredns_version, platform, k3s_version, platform_version, plugins, load).findings
+
+
+def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
+         k3s_version: str | None = None, platform_version: str | None = None,
+         plugins: Sequence[str] = (), load: Path | None = None) -> LintResult:
+    """Lint every path for one CoreDNS release and, with `platform`, in that platform's Corefile.
+
+    With `load` (a CoreDNS binary), also start it on what the cluster would load (gen.lint.load):
+    a refusal is an error finding; when it starts and is the release judged for, the static
+    "CoreDNS refuses this" findings it contradicts are dropped (the binary is the judge).
+
+    Raises:
+        UsageError: unknown platform, bad version, missing path.
+        CorefileError: a Corefile that does not parse (CoreDNS would refuse it too).
+        ManifestError: a YAML file that does not parse.
+    """
+    chosen = require(platform, "--platform") if platform is not None else None
+    release = _version(platform_version, "--platform-version") or _version(k3s_version, "--k3s-version")
+    if k3s_version is not None and chosen is None:
+        platform, chosen = "k3s", require("k3s", "--platform")
+    if release is not None and chosen is None:
+        raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
+                                 hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
+    inputs = load_inputs([Path(p) for p in paths])
+    version, source = _version(coredns_version, "--coredns-version"), "flag"
+    if version is None:
+        version, source = _image_version(inputs), "image"
+    if version is None and chosen is not None and release is not None:
+        version, source = chosen.coredns_for(str(platform_version or k3s_version)), "platform"
+    if version is None:
+        version, source = NEWEST, "default"
+    stock = None
+    if chosen is not None:
+        # Without a release, only a platform whose stock Corefile is the same in every release
+        # we hold stands in (AKS, Gardener); k3s's differs (override order): rules warn instead.
+        texts = {chosen.stock_corefile(r, "cluster.local") for r in ([release] if release else chosen.releases())}
+        text = texts.pop() if len(texts) == 1 else None
+        if text is not None:
+            stock = Source(text, f"<{platform}{' ' + str(release) if release else ''} stock Corefile>")
+    ctx = LintContext(build_units(inputs, stock), inputs, version, platform, release, source, frozenset(plugins))
+    refusing = {r.ID for r in RULES if r.REFUSES}
+    findings = {f for rule in RULES for f in rule.check(ctx) if stock is None or f.file != stock.filename}
+    loaded_by = None
+    if load is not None:
+        ran = binary_version(load)
+        loaded_by = f"CoreDNS {ran} ({load})"
+        refusals = check_loads(loads(inputs, stock), load, ran, sorted(findings, key=Finding.sort_key))
+        if not any(f.severity is Severity.ERROR for f in refusals) and str(version) == ran:
+            findings = {f for f in findings if f.rule not in refusing}
+        findings |= set(refusals)
+    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by)
