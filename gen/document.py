@@ -93,18 +93,13 @@ def read_document(path: Path, shown: str, text: str | None = None) -> Any:
     return data
 
 
+_KINDS = ((bool, "true/false"), (int, "an integer"), (float, "a number"), (str, "a string"),
+          (list, "a list"), (dict, "a mapping"))  # bool first: True is an int too
+
+
 def kind_of(value: Any) -> str:
     """A value's type as a message names it (`got a list`)."""
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
+    for kind, name in _KINDS:
+        if isinstance(value, kind):
+            return name
     return "null" if value is None else type(value).__name__
