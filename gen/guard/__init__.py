@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Iterator, Protocol, cast
 
-from gen.config import load_config
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import (
@@ -124,13 +124,16 @@ def run_guard(opts: GuardOptions) -> GuardResult:
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
     roots_under = tuple(_relative(root, opts.repo, p) for p in opts.paths)
     report = opts.report or _quiet
-    with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp, ExitStack() as readers:
         work = Path(tmp)
-        report(f"unpacking {opts.base} and {opts.head}", 0, 0)
+        report(f"reading {opts.base} and {opts.head}", 0, 0)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
+        for tree in trees.values():
+            if tree.checkout is not None:
+                readers.callback(tree.checkout.close)
         _paths_exist(trees, opts.paths, roots_under)
-        allows = parse_allows(opts.allow, trees["head"].root)
-        config = load_config(trees["head"].root)
+        config = trees["head"].config()
+        allows = parse_allows(opts.allow, config)
         engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,

@@ -17,10 +17,9 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from gen.config import CONFIG_NAME, load_config
+from gen.config import CONFIG_NAME, Config
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
 
@@ -78,13 +77,12 @@ def _position(raw: Any, index: int) -> tuple[int | None, int | None]:
     return int(line) + 1, int(col) + 1
 
 
-def parse_allows(cli: tuple[str, ...], tree_root: Path) -> list[Allow]:
+def parse_allows(cli: tuple[str, ...], config: Config) -> list[Allow]:
     """`--allow` entries then the head config's `guard.allow`, all checked.
 
     Raises:
         UsageError: an entry is malformed (every bad entry is reported).
     """
-    config = load_config(tree_root)
     allows = [Allow(a) for a in cli] + [Allow(a, "", CONFIG_NAME) for a in config.guard_allow]
     problems = []
     hint = "use an inventory id (<namespace>_<name>_<group>_<kind>), ks:<namespace>/<name> or cluster:<root file>"

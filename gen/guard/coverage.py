@@ -94,9 +94,8 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: str,
         for why in node.unresolved:
             if (ref, why) not in cov.unresolved:
                 cov.unresolved.append((ref, why))
+    judged = {r.cluster for rev in (head, base) for r, n in rev.nodes.items() if not n.external}
     for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots}):
-        judged = [n for r, n in head.nodes.items() if r.cluster == cluster and not n.external]
-        judged += [n for r, n in base.nodes.items() if r.cluster == cluster and not n.external]
-        if not judged:
+        if cluster not in judged:
             cov.empty_clusters.append(cluster)
     return cov

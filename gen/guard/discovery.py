@@ -23,7 +23,7 @@ from gen.guard import roots as rootsmod
 from gen.guard.cache import BuildCache
 from gen.guard.engine import Engine, Job
 from gen.guard.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.inputs import Inputs, Resolver, escape_error
+from gen.guard.inputs import Inputs, Recalled, Resolver, escape_error
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
@@ -74,6 +74,8 @@ class Discovery:
                         for label, tree in trees.items()}
         self._parsed: dict[str, Any] = {}
         self._resolvers: dict[tuple[str, str], Resolver] = {}
+        self._kids: dict[tuple[str, bool, KsRef], list[FluxKs]] = {}
+        self._recalled: Recalled = {}  # resolutions shared by base and head when nothing they read differs
         self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
         self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
         self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
@@ -99,7 +101,7 @@ class Discovery:
     def resolver(self, label: str, view: str) -> Resolver:
         key = (label, view)
         if key not in self._resolvers:
-            self._resolvers[key] = Resolver(self.sources[label].view(view), self._parsed)
+            self._resolvers[key] = Resolver(self.sources[label].view(view), self._parsed, self._recalled, view)
         return self._resolvers[key]
 
     def view(self, label: str, view: str) -> Tree:
@@ -145,7 +147,8 @@ class Discovery:
             if cached is not None:
                 self.raw[fp] = _keyed(cached, repo_inputs, fp)
             else:
-                jobs[fp] = Job(fp, tree, ks)
+                exact = inputs.exact and not inputs.missing  # kustomize reads these files and no others
+                jobs[fp] = Job(fp, tree, ks, tuple(sorted(inputs.files)) if exact else None)
         for fp, outcome in self.engine.run(list(jobs.values())).items():
             tree, _, inputs = requests[fp]
             repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
@@ -216,12 +219,7 @@ class Discovery:
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
                             unresolved=variables.unresolved)
                 rev.nodes[item.ks.ref] = node
-                for obj in build.objects.values():
-                    if not is_flux_kustomization(obj):
-                        continue
-                    child = parse_ks(obj, item.ks.ref.namespace, cluster=item.ks.ref.cluster)
-                    if child.ref.same_object(item.ks.ref):
-                        continue  # a root that manages itself (flux-system)
+                for child in self._children(build, item.ks.ref):
                     node.children.append(child.ref)
                     view: str | None
                     root_view = item.root_view if item.parent is not None else item.view
@@ -234,6 +232,16 @@ class Discovery:
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
         return models
+
+    def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:
+        """The Flux Kustomizations a build applies, but the root that manages itself (flux-system);
+        parsed once per build content (base and head share most builds)."""
+        key = (build.fingerprint or "", build.pending, parent)
+        if key not in self._kids:
+            kids = (parse_ks(obj, parent.namespace, cluster=parent.cluster)
+                    for obj in build.objects.values() if is_flux_kustomization(obj))
+            self._kids[key] = [k for k in kids if not k.ref.same_object(parent)]
+        return self._kids[key]
 
     def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
         items = []

@@ -48,6 +48,11 @@ class Job:
     key: str
     tree: Tree
     ks: FluxKs
+    files: tuple[str, ...] | None = None  # all it reads (exact inputs): only these are put on disk
+
+    def root(self) -> Path:
+        """The tree's root, with what this build reads on disk."""
+        return self.tree.on_disk() if self.files is None else self.tree.place(self.files)
 
 
 @dataclass
@@ -76,11 +81,11 @@ class Engine:
 
     def _directory(self, job: Job) -> Path:
         if not needs_wrapper(job.ks, job.tree):
-            return job.tree.root / job.ks.path
+            return job.root() / job.ks.path
         self._wrappers += 1
         wrap = self.workdir / "wrap" / str(self._wrappers)
         wrap.mkdir(parents=True)
-        rel = os.path.relpath(job.tree.root, wrap)
+        rel = os.path.relpath(job.root(), wrap)
         (wrap / "kustomization.yaml").write_text(wrapper(job.ks, job.tree, rel))
         return wrap
 

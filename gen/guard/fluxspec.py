@@ -14,9 +14,8 @@ import json
 import posixpath
 from typing import Any
 
-from gen.guard.inputs import flux_scan
 from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef
-from gen.guard.revision import Tree
+from gen.guard.revision import Tree, flux_scan
 
 _TRANSFORM_KEYS = ("patches", "images", "components", "namePrefix", "nameSuffix")
 

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple, Protocol
 
 from gen.guard.boundary import real_path
 from gen.guard.manifests import try_docs
-from gen.guard.revision import Tree
+from gen.guard.recall import Seen, seen, sorted_links
+from gen.guard.revision import Tree, flux_scan
 
 _REMOTE = ("http://", "https://", "git@", "ssh://", "github.com/", "gitlab.com/", "oci://")
 
@@ -59,27 +60,6 @@ def _join(directory: str, entry: str) -> str | None:
     return "" if joined == "." else joined
 
 
-def flux_scan(tree: Tree, directory: str) -> list[str]:
-    """The resources kustomize-controller's generator lists for a path without kustomization.yaml:
-    every .yaml/.yml file below it, and each sub-directory that has its own kustomization file
-    (not descended into)."""
-    out: list[str] = []
-
-    def visit(d: str) -> None:
-        for name in sorted(tree.entries.get(d, [])):
-            path = posixpath.join(d, name) if d else name
-            if tree.is_dir(path) and path not in tree.blobs:
-                if tree.kustomization_file(path):
-                    out.append(path)
-                else:
-                    visit(path)
-            elif name.endswith((".yaml", ".yml")):
-                out.append(path)
-
-    visit(directory)
-    return out
-
-
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -99,13 +79,20 @@ def _generator_files(gen: Any) -> list[tuple[str, str]]:
     return out
 
 
-class Resolver:
-    """Resolves inputs at one revision; parsed kustomization files are shared by blob id."""
+Recalled = dict[tuple[str, str], list[tuple[Seen, "Inputs"]]]  # (view, spec.path) -> resolutions
 
-    def __init__(self, tree: Tree, parsed: dict[str, Any]) -> None:
+
+class Resolver:
+    """Resolves inputs in one artifact of one revision; parsed kustomization files are shared
+    by blob id, and resolutions with the same artifact of the other revision (gen/guard/recall.py)."""
+
+    def __init__(self, tree: Tree, parsed: dict[str, Any], recalled: Recalled | None = None, view: str = "") -> None:
         self.tree = tree
         self.parsed = parsed  # blob id -> parsed first document (or None)
         self._memo: dict[str, Inputs] = {}
+        self._recalled: Recalled = {} if recalled is None else recalled
+        self._view = view
+        self._links = sorted_links(tree)
 
     def _parse(self, path: str) -> Any:
         blob = self.tree.blobs[path]
@@ -117,7 +104,12 @@ class Resolver:
     def for_path(self, path: str) -> Inputs:
         """Inputs of a Flux spec.path (kustomization file or Flux-generated); memoised."""
         if path not in self._memo:
-            self._memo[path] = self._for_path(path)
+            known = self._recalled.setdefault((self._view, path), [])
+            found = next((inputs for look, inputs in known if look.holds_in(self.tree, self._links)), None)
+            if found is None:
+                found = self._for_path(path)
+                known.append((seen(self.tree, self._links, path, found.files, found.missing), found))
+            self._memo[path] = found
         return self._memo[path]
 
     def for_ks(self, path: str, components: tuple[str, ...] = ()) -> Inputs:

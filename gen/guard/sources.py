@@ -117,7 +117,7 @@ class Sources:
         self.workdir = workdir
         self.pushes = push_conventions(tree)
         self._views: dict[str, Tree | None] = {}
-        self._index: dict[str, list[dict[str, Any]]] | None = None
+        self._index: dict[str, dict[str, list[dict[str, Any]]]] | None = None
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -143,24 +143,24 @@ class Sources:
         defines it (builds that produce no Kustomization are not run in untouched clusters)."""
         if ref in known:
             return known[ref]
-        candidates = [d for d in self._indexed(ref[0]) if str((d.get("metadata") or {}).get("name") or "") == ref[2]]
+        candidates = self._indexed(ref[0]).get(ref[2], [])
         exact = [d for d in candidates if str((d.get("metadata") or {}).get("namespace") or "") == ref[1]]
         pick = exact or [d for d in candidates if not (d.get("metadata") or {}).get("namespace")]
         return pick[0] if len(pick) == 1 else None
 
-    def _indexed(self, kind: str) -> list[dict[str, Any]]:
-        """Every source object of `kind` written in the repository's files, in path order."""
+    def _indexed(self, kind: str) -> dict[str, list[dict[str, Any]]]:
+        """Every source object of `kind` written in the repository's files by name, in path order."""
         if self._index is None:
             self._index = {}
             for path in sorted(self.tree.blobs):
-                if path.endswith((".yaml", ".yml")):
-                    data = self.tree.read(path)
-                    if any(m in data for m in _MARKS):
-                        for doc in try_docs(data.decode("utf-8", "replace")) or []:
-                            key = source_key(doc)
-                            if key is not None:
-                                self._index.setdefault(key[0], []).append(doc)
-        return self._index.get(kind, [])
+                data = self.tree.read(path) if path.endswith((".yaml", ".yml")) else b""
+                if any(m in data for m in _MARKS):
+                    for doc in try_docs(data.decode("utf-8", "replace")) or []:
+                        key = source_key(doc)
+                        if key is not None:
+                            name = str((doc.get("metadata") or {}).get("name") or "")
+                            self._index.setdefault(key[0], {}).setdefault(name, []).append(doc)
+        return self._index.get(kind, {})
 
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
         """Is `ref` this repository at this revision, and which view does it deliver?"""
@@ -218,7 +218,8 @@ class Sources:
         found = [(obj, art) for key, obj in sorted(known.items())
                  if key[0] == "ArtifactGenerator" and key[1] == namespace for art in makes(obj)]
         if not found:
-            found = [(obj, art) for obj in self._indexed("ArtifactGenerator") if in_namespace(obj) for art in makes(obj)]
+            found = [(obj, art) for named in self._indexed("ArtifactGenerator").values()
+                     for obj in named if in_namespace(obj) for art in makes(obj)]
             if len({json.dumps(a, sort_keys=True) for _, a in found}) > 1:
                 return Delivery(None, f"source {where}: {len(found)} ArtifactGenerators of this repository make it "
                                       "differently, and none is in this cluster's builds")

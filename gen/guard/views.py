@@ -35,8 +35,9 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
     lead = prefix + "/" if prefix else ""
     blobs = {p[len(lead):]: b for p, b in tree.blobs.items() if p.startswith(lead) and not ignored(p)}
     links = {p[len(lead):]: t for p, t in tree.links.items() if p[len(lead):] in blobs}  # a link out of the folder escapes
-    return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs, index_entries(blobs), links,
-                prefix=prefix)
+    whole = not prefix and len(blobs) == len(tree.blobs)  # nothing ignored: the revision's folders as they are
+    return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
+                tree.entries if whole else index_entries(blobs), links, prefix=prefix, checkout=tree.checkout)
 
 
 def _matches(pattern: str) -> Callable[[str], bool]:
@@ -100,7 +101,7 @@ def materialize(plan: dict[str, tuple[Tree, str]], dest: Path, commit: str) -> T
     for out, (view, path) in sorted(plan.items()):
         target = dest / out
         target.parent.mkdir(parents=True, exist_ok=True)
-        source = view.root / path
+        source = view.on_disk() / path
         try:
             os.link(source, target)
         except OSError:

@@ -3,7 +3,6 @@ files coredns-gen renders for it or from `.coredns-gen.yaml`; content may only l
 
 from __future__ import annotations
 
-from gen.config import load_config
 from gen.guard import GuardOptions
 from gen.guard.platform_facts import cluster_platforms
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
@@ -149,7 +148,7 @@ def _platforms(root, tmp_path):
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
-        config = load_config(trees["head"].root)
+        config = trees["head"].config()
         discovery = Discovery(trees, Engine(work), BuildCache(tmp_path / "cache"), config, remote_urls(root), work, ())
         revisions = discovery.run(refs)
         discovery.finish(revisions)

@@ -58,7 +58,7 @@ def test_a_terminal_sees_what_is_built_and_how_many_of_how_many(flux_repo, tmp_p
     code, out, shown = _run_on_pty(_guard(root), _env(tmp_path))
     assert code == 1
     assert '"rule": "configmap-pruned"' in out  # stdout is the report, untouched
-    assert "guard: unpacking base and HEAD" in shown
+    assert "guard: reading base and HEAD" in shown
     assert "guard: building Kustomizations of clusters/prod/flux-system/gotk-sync.yaml 0/" in shown
     assert "guard: built 1/1" in shown or "guard: built 2/2" in shown
     assert "guard: judging 1 clusters" in shown
