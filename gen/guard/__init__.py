@@ -137,7 +137,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
-                              build_all=inventory is not None)
+                              build_all=inventory is not None, repo=root)
         revisions = discovery.run(refs)
         if not revisions["base"].roots and not revisions["head"].roots:
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""

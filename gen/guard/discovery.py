@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import Config
+from gen.guard import recall_cache
 from gen.guard import roots as rootsmod
 from gen.guard.cache import BuildCache
 from gen.guard.engine import Engine, Job
@@ -62,7 +63,8 @@ class Item:
 
 class Discovery:
     def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache, config: Config,
-                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
+                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False,
+                 repo: Path | None = None) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
@@ -74,8 +76,14 @@ class Discovery:
                         for label, tree in trees.items()}
         self._parsed: dict[str, Any] = {}
         self._resolvers: dict[tuple[str, str], Resolver] = {}
-        self._kids: dict[tuple[str, bool, KsRef], list[FluxKs]] = {}
-        self._recalled: Recalled = {}  # resolutions shared by base and head when nothing they read differs
+        self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
+        self._prints: dict[tuple[int, str], str] = {}  # (resolution, spec) -> raw fingerprint
+        self._flux_read: dict[int, bool] = {}  # resolution -> whether its files mention a Flux API
+        # resolutions shared by base and head when nothing they looked at differs, kept between
+        # runs in `repo` beside the build cache
+        self._repo = repo
+        self._recalled: Recalled = recall_cache.load(cache.directory, repo) if repo else {}
+        self._recall_count = _count(self._recalled)
         self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
         self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
         self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
@@ -108,6 +116,11 @@ class Discovery:
         return self.sources[label].view(view)
 
     def _raw_fingerprint(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> str:
+        # A recalled resolution is one object at base and head, valid in both only when every
+        # file it read has the same blob: the same spec over it has the same fingerprint.
+        key = (id(inputs), ks.build_id())
+        if inputs.exact and key in self._prints:
+            return self._prints[key]
         digest = hashlib.sha256()
         digest.update(f"{_VERSION}\n{self.engine.identity}\n{ks.build_id()}\n".encode())
         for path in sorted(inputs.files):
@@ -116,7 +129,9 @@ class Discovery:
             digest.update(f"missing\0{path}\n".encode())
         if not inputs.exact:
             digest.update(f"inexact\0{tree.commit}\0{tree.root}\n".encode())
-        return ("" if inputs.exact else "x") + digest.hexdigest()
+            return "x" + digest.hexdigest()
+        self._prints[key] = digest.hexdigest()
+        return self._prints[key]
 
     def _may_produce_flux(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> bool:
         """Whether a build can contain Flux objects others read (Kustomizations, sources).
@@ -125,8 +140,10 @@ class Discovery:
         values) never mention a Flux API group cannot produce one."""
         if not inputs.exact or self.build_all or "toolkit.fluxcd.io" in repr(ks.substitute):
             return True
-        marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
-        return any(self.marked(tree, path, marks) for path in inputs.files)
+        if id(inputs) not in self._flux_read:  # the same files, the same blobs (as for fingerprints)
+            marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
+            self._flux_read[id(inputs)] = any(self.marked(tree, path, marks) for path in inputs.files)
+        return self._flux_read[id(inputs)]
 
     # -- building ---------------------------------------------------------------------------
     def _build(self, requests: dict[str, tuple[Tree, FluxKs, Inputs]]) -> None:
@@ -236,7 +253,7 @@ class Discovery:
     def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:
         """The Flux Kustomizations a build applies, but the root that manages itself (flux-system);
         parsed once per build content (base and head share most builds)."""
-        key = (build.fingerprint or "", build.pending, parent)
+        key = (build.fingerprint or "", build.pending, parent.cluster, parent.namespace, parent.name)
         if key not in self._kids:
             kids = (parse_ks(obj, parent.namespace, cluster=parent.cluster)
                     for obj in build.objects.values() if is_flux_kustomization(obj))
@@ -298,6 +315,8 @@ class Discovery:
                     node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
         if "head" in models:
             self.unreached = self._find_unreached(models["head"])
+        if self._repo is not None and _count(self._recalled) != self._recall_count:
+            recall_cache.save(self.cache.directory, self._repo, self._recalled)
         return models
 
     def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
@@ -361,6 +380,10 @@ class Discovery:
             if not self.raw[raw].pending:
                 node.build = self._substituted(self.raw[raw], variables)
         return touched
+
+
+def _count(recalled: Recalled) -> int:
+    return sum(len(found) for found in recalled.values())
 
 
 def _digest(raw: str, variables: Vars) -> str:

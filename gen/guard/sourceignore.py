@@ -82,6 +82,7 @@ _DEFAULT_NAMES = frozenset(p.removeprefix("**/") for p in VCS + DEFAULTS if not 
 _DEFAULT_EXTS = tuple(p.removeprefix("*") for p in DEFAULTS if p.startswith("*."))
 
 
+@functools.lru_cache(maxsize=1 << 17)  # base and head: most paths are asked twice
 def _default_ignored(rel: str) -> bool:
     """`rel` as GitIgnoreSpec(VCS + DEFAULTS) would answer: a name or extension pattern matches a
     file or any folder on its path, a `folder/` pattern only a folder on its path."""
