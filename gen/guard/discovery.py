@@ -32,7 +32,7 @@ from gen.guard.knowledge import Knowledge, Marks, RepoValues, gather, lookup
 from gen.guard.sources import Delivery, SourceRef, Sources, source_key
 from gen.guard.substitution import Vars, resolve, substitute
 
-_VERSION = "guard-build-2"  # bump when what a raw build means changes
+_VERSION = "guard-build-3"  # bump when what a raw build means changes
 _ROUNDS = 4
 
 
@@ -77,8 +77,6 @@ class Discovery:
         self._parsed: dict[str, Any] = {}
         self._resolvers: dict[tuple[str, str], Resolver] = {}
         self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
-        self._prints: dict[tuple[int, str], str] = {}  # (resolution, spec) -> raw fingerprint
-        self._flux_read: dict[int, bool] = {}  # resolution -> whether its files mention a Flux API
         # resolutions shared by base and head when nothing they looked at differs, kept between
         # runs in `repo` beside the build cache
         self._repo = repo
@@ -116,22 +114,15 @@ class Discovery:
         return self.sources[label].view(view)
 
     def _raw_fingerprint(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> str:
-        # A recalled resolution is one object at base and head, valid in both only when every
-        # file it read has the same blob: the same spec over it has the same fingerprint.
-        key = (id(inputs), ks.build_id())
-        if inputs.exact and key in self._prints:
-            return self._prints[key]
-        digest = hashlib.sha256()
-        digest.update(f"{_VERSION}\n{self.engine.identity}\n{ks.build_id()}\n".encode())
-        for path in sorted(inputs.files):
-            digest.update(f"{path}\0{tree.blobs[path]}\n".encode())
-        for path in sorted(inputs.missing):
-            digest.update(f"missing\0{path}\n".encode())
+        """The build's key: the spec kustomize sees and every input's blob id. A resolution's
+        digest is computed once: where it is recalled, its files have the same blobs."""
+        head = f"{_VERSION}\n{self.engine.identity}\n{ks.build_id()}\n"
         if not inputs.exact:
-            digest.update(f"inexact\0{tree.commit}\0{tree.root}\n".encode())
-            return "x" + digest.hexdigest()
-        self._prints[key] = digest.hexdigest()
-        return self._prints[key]
+            text = f"{head}{_files_digest(tree, inputs)}\ninexact\0{tree.commit}\0{tree.root}\n"
+            return "x" + hashlib.sha256(text.encode()).hexdigest()
+        if not inputs.digest:
+            inputs.digest = _files_digest(tree, inputs)
+        return hashlib.sha256(f"{head}{inputs.digest}".encode()).hexdigest()
 
     def _may_produce_flux(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> bool:
         """Whether a build can contain Flux objects others read (Kustomizations, sources).
@@ -140,10 +131,10 @@ class Discovery:
         values) never mention a Flux API group cannot produce one."""
         if not inputs.exact or self.build_all or "toolkit.fluxcd.io" in repr(ks.substitute):
             return True
-        if id(inputs) not in self._flux_read:  # the same files, the same blobs (as for fingerprints)
+        if inputs.mentions_flux is None:  # the same files, the same blobs (as for fingerprints)
             marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
-            self._flux_read[id(inputs)] = any(self.marked(tree, path, marks) for path in inputs.files)
-        return self._flux_read[id(inputs)]
+            inputs.mentions_flux = any(self.marked(tree, path, marks) for path in inputs.files)
+        return inputs.mentions_flux
 
     # -- building ---------------------------------------------------------------------------
     def _build(self, requests: dict[str, tuple[Tree, FluxKs, Inputs]]) -> None:
@@ -380,6 +371,15 @@ class Discovery:
             if not self.raw[raw].pending:
                 node.build = self._substituted(self.raw[raw], variables)
         return touched
+
+
+def _files_digest(tree: Tree, inputs: Inputs) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(inputs.files):
+        digest.update(f"{path}\0{tree.blobs[path]}\n".encode())
+    for path in sorted(inputs.missing):
+        digest.update(f"missing\0{path}\n".encode())
+    return digest.hexdigest()
 
 
 def _count(recalled: Recalled) -> int:

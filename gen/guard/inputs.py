@@ -51,6 +51,10 @@ class Inputs:
     generators: set[tuple[str, str]] = field(default_factory=set)
     # references that leave the repository: the build fails before kustomize runs
     escapes: list[Escape] = field(default_factory=list)
+    # what gen/guard/discovery.py derives from the files' contents, once per resolution (kept
+    # with it between runs: the same files and blobs wherever it holds)
+    digest: str = ""  # of every file's path and blob id, and every missing path
+    mentions_flux: bool | None = None  # whether any file mentions a Flux API group
 
 
 def _join(directory: str, entry: str) -> str | None:

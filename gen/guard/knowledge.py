@@ -33,14 +33,18 @@ class Marks:
     revision's files are never parsed because they cannot hold what is sought."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, bool] = {}
+        self._seen: dict[tuple[str, tuple[bytes, ...]], bool] = {}
 
     def __call__(self, tree: Tree, path: str, marks: tuple[bytes, ...]) -> bool:
-        key = f"{tree.blobs[path]}{marks!r}"
-        if key not in self._seen:
+        if path in tree.links:  # read through the link: its target's content, not its own blob
             data = tree.read(path)
-            self._seen[key] = any(m in data for m in marks)
-        return self._seen[key]
+            return any(m in data for m in marks)
+        key = (tree.blobs[path], marks)
+        found = self._seen.get(key)
+        if found is None:
+            data = tree.read(path)
+            found = self._seen[key] = any(m in data for m in marks)
+        return found
 
 
 class RepoValues:

@@ -6,6 +6,7 @@ rename, a namespace move or a kind change is a different object: Flux deletes th
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 from dataclasses import dataclass, field
@@ -98,6 +99,10 @@ class FluxKs:
 
     def build_id(self) -> str:
         """The part of the spec kustomize sees (substitution happens after the build)."""
+        return self._build_id
+
+    @functools.cached_property
+    def _build_id(self) -> str:  # asked per node at both revisions: computed once
         return repr((self.path, self.target_namespace, self.transforms))
 
     def components(self) -> tuple[str, ...]:

@@ -57,10 +57,10 @@ def _seen_row(s: Seen) -> tuple[Any, ...]:
 def _inputs_row(i: Inputs) -> tuple[Any, ...]:
     """The resolution but its files, which are the ones its Seen read."""
     return (tuple(i.missing), i.exact, tuple((k, tuple(refs)) for k, refs in i.references.items()),
-            tuple(i.generators), tuple(tuple(e) for e in i.escapes))
+            tuple(i.generators), tuple(tuple(e) for e in i.escapes), i.digest, i.mentions_flux)
 
 
 def _inputs(row: tuple[Any, ...], files: tuple[tuple[str, str], ...]) -> Inputs:
-    missing, exact, references, generators, escapes = row
+    missing, exact, references, generators, escapes, digest, mentions_flux = row
     return Inputs({path for path, _ in files}, set(missing), exact, {k: list(refs) for k, refs in references},
-                  set(generators), [Escape(*e) for e in escapes])
+                  set(generators), [Escape(*e) for e in escapes], digest, mentions_flux)

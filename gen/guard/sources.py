@@ -117,7 +117,7 @@ class Sources:
         self.workdir = workdir
         self.pushes = push_conventions(tree)
         self._views: dict[str, Tree | None] = {}
-        self._index: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+        self._index: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] | None = None
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -143,13 +143,13 @@ class Sources:
         defines it (builds that produce no Kustomization are not run in untouched clusters)."""
         if ref in known:
             return known[ref]
-        candidates = self._indexed(ref[0]).get(ref[2], [])
-        exact = [d for d in candidates if str((d.get("metadata") or {}).get("namespace") or "") == ref[1]]
-        pick = exact or [d for d in candidates if not (d.get("metadata") or {}).get("namespace")]
+        named = self._indexed(ref[0])
+        pick = named.get((ref[2], ref[1])) or named.get((ref[2], ""), [])  # its namespace, else none given
         return pick[0] if len(pick) == 1 else None
 
-    def _indexed(self, kind: str) -> dict[str, list[dict[str, Any]]]:
-        """Every source object of `kind` written in the repository's files by name, in path order."""
+    def _indexed(self, kind: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Every source object of `kind` written in the repository's files by (name, namespace as
+        written), in path order."""
         if self._index is None:
             self._index = {}
             for path in sorted(self.tree.blobs):
@@ -158,7 +158,8 @@ class Sources:
                     for doc in try_docs(data.decode("utf-8", "replace")) or []:
                         key = source_key(doc)
                         if key is not None:
-                            name = str((doc.get("metadata") or {}).get("name") or "")
+                            meta = doc.get("metadata") or {}
+                            name = (str(meta.get("name") or ""), str(meta.get("namespace") or ""))
                             self._index.setdefault(key[0], {}).setdefault(name, []).append(doc)
         return self._index.get(kind, {})
 

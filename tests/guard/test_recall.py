@@ -1,0 +1,109 @@
+"""A resolution recalled from another revision, or from an earlier run, is the resolution.
+
+The guard resolves what each Flux Kustomization reads once and reuses it wherever everything it
+looked at is the same (gen/guard/recall.py). If that check ever let through a tree where a fresh
+resolution differs, fingerprints would be wrong and a real prune could pass as "unchanged". So
+two arbitrary trees are drawn from a small world of folders, kustomization files, references,
+missing paths and symlinks, and every spec.path resolved in the second with the first's
+resolutions at hand must equal a fresh resolution there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gen.guard import recall_cache
+from gen.guard.inputs import Inputs, Recalled, Resolver
+from gen.guard.revision import Tree, index_entries
+
+FOLDERS = ["", "apps", "apps/base", "apps/prod", "apps/prod/extra", "infra"]
+KUSTOMIZATIONS = [
+    "resources: [cm.yaml]\n",
+    "resources: [../base, cm.yaml]\n",
+    "resources: [missing.yaml, extra]\n",
+    "resources: [base]\ncomponents: [../prod]\n",
+    "resources: [cm.yaml]\nconfigMapGenerator: [{name: settings, files: [cm.yaml]}]\n",
+    "resources: [https://example.invalid/remote]\n",
+    "patches: [{path: cm.yaml}]\nresources: [prod/extra]\n",
+    "not: [valid\n",
+    "resources: [../../outside.yaml]\n",
+]
+MANIFESTS = ["kind: ConfigMap\nmetadata: {name: a}\n", "kind: ConfigMap\nmetadata: {name: b}\n"]
+NAMES = ["kustomization.yaml", "Kustomization", "cm.yaml", "other.yml", "extra"]
+
+
+def _entry() -> st.SearchStrategy[tuple[str, str | tuple[str]]]:
+    """(path, content) of one file, or (path, (target,)) of one symlink."""
+    path = st.builds(lambda d, n: f"{d}/{n}" if d else n, st.sampled_from(FOLDERS), st.sampled_from(NAMES))
+    content: st.SearchStrategy[str | tuple[str]] = st.one_of(
+        st.sampled_from(KUSTOMIZATIONS), st.sampled_from(MANIFESTS),
+        st.tuples(st.sampled_from(["cm.yaml", "../base", "/etc/passwd", "../prod/cm.yaml"])))
+    return st.tuples(path, content)
+
+
+trees = st.lists(_entry(), max_size=14)
+
+
+def _tree(root: Path, entries: list[tuple[str, str | tuple[str]]]) -> Tree:
+    """A revision of these files (a path that is also a folder is dropped, as git cannot hold both)."""
+    files = dict(entries)
+    folders = {p.rsplit("/", 1)[0] for p in files if "/" in p}
+    folders |= {f.rsplit("/", 1)[0] for f in list(folders) if "/" in f}
+    files = {p: c for p, c in files.items() if p not in folders}
+    blobs: dict[str, str] = {}
+    links: dict[str, str] = {}
+    for path, content in files.items():
+        text = content if isinstance(content, str) else content[0]
+        blobs[path] = hashlib.sha1(f"{type(content).__name__}:{text}".encode()).hexdigest()
+        if isinstance(content, tuple):
+            links[path] = content[0]
+        else:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(content)
+    return Tree("c", root, blobs, index_entries(blobs), links)
+
+
+def _fields(found: Inputs) -> tuple[object, ...]:
+    return (found.files, found.missing, found.exact, found.references, found.generators, found.escapes)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=trees, second=trees)
+def test_a_recalled_resolution_equals_a_fresh_one(tmp_path_factory: pytest.TempPathFactory,
+                                                  first: list[tuple[str, str | tuple[str]]],
+                                                  second: list[tuple[str, str | tuple[str]]]) -> None:
+    base_root = tmp_path_factory.mktemp("base")
+    head_root = tmp_path_factory.mktemp("head")
+    base, head = _tree(base_root, first), _tree(head_root, second)
+    recalled: Recalled = {}
+    for path in FOLDERS:
+        Resolver(base, {}, recalled, "git").for_ks(path)
+    for path in FOLDERS:
+        for components in ((), ("apps/prod",)):
+            again = Resolver(head, {}, recalled, "git").for_ks(path, components)
+            fresh = Resolver(head, {}).for_ks(path, components)
+            assert _fields(again) == _fields(fresh), path
+
+
+def test_resolutions_kept_between_runs_read_back_equal(tmp_path: Path) -> None:
+    tree = _tree(tmp_path / "t", [("apps/prod/kustomization.yaml", "resources: [../base, cm.yaml, gone.yaml]\n"
+                                   "configMapGenerator: [{name: s, files: [cm.yaml]}]\n"),
+                                  ("apps/prod/cm.yaml", MANIFESTS[0]),
+                                  ("apps/base/kustomization.yaml", "resources: [../../../x.yaml]\n"),
+                                  ("apps/generated/one.yaml", MANIFESTS[1])])
+    recalled: Recalled = {}
+    first = {p: Resolver(tree, {}, recalled, "git").for_ks(p) for p in ("apps/prod", "apps/generated", "nowhere")}
+    recall_cache.save(tmp_path / "cache", tmp_path, recalled)
+    loaded = recall_cache.load(tmp_path / "cache", tmp_path)
+    assert {k: [_fields(i) for _, i in v] for k, v in loaded.items()} == \
+        {k: [_fields(i) for _, i in v] for k, v in recalled.items()}
+    for path, found in first.items():
+        again = Resolver(tree, {}, loaded, "git").for_ks(path)
+        assert again is loaded[("git", path)][0][1]  # recalled, not resolved again
+        assert _fields(again) == _fields(found)
+    assert recall_cache.load(tmp_path / "elsewhere", tmp_path) == {}
