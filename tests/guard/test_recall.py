@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gen.guard import recall_cache
@@ -32,6 +32,7 @@ KUSTOMIZATIONS = [
     "patches: [{path: cm.yaml}]\nresources: [prod/extra]\n",
     "not: [valid\n",
     "resources: [../../outside.yaml]\n",
+    "resources: [extra/cm.yaml]\n",  # through a folder that may be a symlink
 ]
 MANIFESTS = ["kind: ConfigMap\nmetadata: {name: a}\n", "kind: ConfigMap\nmetadata: {name: b}\n"]
 NAMES = ["kustomization.yaml", "Kustomization", "cm.yaml", "other.yml", "extra"]
@@ -72,14 +73,19 @@ def _fields(found: Inputs) -> tuple[object, ...]:
     return (found.files, found.missing, found.exact, found.references, found.generators, found.escapes)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(first=trees, second=trees)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=trees, dropped=st.sets(st.integers(0, 13), max_size=3), added=st.lists(_entry(), max_size=3))
+@example(first=[("apps/prod/kustomization.yaml", "resources: [extra/cm.yaml]\n"), ("apps/base/cm.yaml", MANIFESTS[0])],
+         dropped=set(), added=[("apps/prod/extra", ("../base",))])  # a new symlink makes a missing path resolve
+@example(first=[("apps/Kustomization", "resources: [other.yml]\n")],
+         dropped=set(), added=[("apps/kustomization.yaml", "resources: [cm.yaml]\n")])  # kustomize prefers the new file
 def test_a_recalled_resolution_equals_a_fresh_one(tmp_path_factory: pytest.TempPathFactory,
-                                                  first: list[tuple[str, str | tuple[str]]],
-                                                  second: list[tuple[str, str | tuple[str]]]) -> None:
-    base_root = tmp_path_factory.mktemp("base")
-    head_root = tmp_path_factory.mktemp("head")
-    base, head = _tree(base_root, first), _tree(head_root, second)
+                                                  first: list[tuple[str, str | tuple[str]]], dropped: set[int],
+                                                  added: list[tuple[str, str | tuple[str]]]) -> None:
+    """The second tree is the first with a few files dropped, added or changed: a commit."""
+    second = [e for i, e in enumerate(first) if i not in dropped] + added
+    base = _tree(tmp_path_factory.mktemp("base"), first)
+    head = _tree(tmp_path_factory.mktemp("head"), second)
     recalled: Recalled = {}
     for path in FOLDERS:
         Resolver(base, {}, recalled, "git").for_ks(path)
