@@ -44,7 +44,8 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.platform_facts import cluster_platforms
 from gen.guard.progress import Report, ReportingEngine
-from gen.guard.revision import Tree, load_tree, remote_urls, repo_root, resolve
+from gen.guard.checkout import load_tree
+from gen.guard.revision import Tree, remote_urls, repo_root, resolve
 from gen.guard.shard import Shard
 
 

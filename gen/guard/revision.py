@@ -1,43 +1,24 @@
-"""Read a git revision without touching the working tree: list it, read files from git, and
-unpack it into a temp dir only when something needs it on disk.
+"""A git revision as the guard sees it: every file with its blob id, and the refs and remotes.
 
 `git ls-tree` gives every file's blob id, which is a free content hash: two revisions whose
 inputs have the same blob ids build the same output, so the guard can reuse one build for both.
-Files are read by blob id from one `git cat-file --batch` process; `git archive` unpacks the
-revision the first time real kustomize must build from it (a run whose builds are all cached
-never writes the fleet's thousands of files). The user's checkout, index and refs are never
-modified (a `git worktree` would write to .git).
+Where the files' bytes come from, and when they are put on disk, is gen/guard/checkout.py.
 """
 
 from __future__ import annotations
 
-import os
 import posixpath
-import shutil
 import subprocess
-import tarfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable
+from typing import Iterable, Protocol
 
 from gen.config import CONFIG_NAME, Config, load_config
-from gen.errors import ToolError, UsageError
+from gen.errors import UsageError
 from gen.guard.boundary import real_path
 from gen.tools import git_binary
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-def _git(repo: Path, *args: str) -> str:
-    argv = [git_binary(), "-C", str(repo), *args]
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    except OSError as err:
-        raise ToolError(f"cannot run git: {err}") from err
-    if proc.returncode != 0:
-        raise ToolError(f"git {' '.join(args)} failed", stderr=proc.stderr)
-    return proc.stdout
 
 
 def repo_root(repo: Path) -> Path:
@@ -62,6 +43,18 @@ def resolve(repo: Path, ref: str, option: str) -> str:
     return proc.stdout.strip()
 
 
+class Files(Protocol):
+    """Where a revision's files come from until they are on disk (gen/guard/checkout.py)."""
+
+    def unpack(self) -> None: ...
+
+    def place(self, paths: list[str]) -> None: ...
+
+    def blob(self, blob: str) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class Tree:
     """One revision, or one Flux artifact made from it (a view): its files with blob ids,
@@ -77,7 +70,7 @@ class Tree:
     links: dict[str, str] = field(default_factory=dict)  # symlink (git mode 120000) -> its target
     prefix: str = ""  # a view of a repository folder: repo path = prefix/path
     moved: dict[str, str] = field(default_factory=dict)  # a copied artifact: path -> repo path
-    checkout: Checkout | None = None  # the revision behind root, unpacked on demand; None: on disk
+    checkout: Files | None = None  # the revision behind root, unpacked on demand; None: on disk
 
     def on_disk(self) -> Path:
         """`root`, with every file of the revision unpacked there (for kustomize, or a copy)."""
@@ -120,7 +113,7 @@ class Tree:
         if data is None:
             data = self.checkout.blob(blob) if self.checkout is not None and blob else (self.root / path).read_bytes()
             if blob:  # base and head share most files: each is read once, by its content's id
-                _remember(blob, data)
+                remember(blob, data)
         return data
 
     def walk(self, directory: str) -> list[str]:
@@ -155,8 +148,6 @@ def flux_scan(tree: Tree, directory: str) -> list[str]:
     return out
 
 
-_PREFETCH_BYTES = 64 << 20  # manifests read up front, at most; the rest on demand
-_MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization", ".sourceignore")
 _READ: dict[str, bytes] = {}  # blob id -> bytes (both revisions, every view of them)
 
 
@@ -178,173 +169,15 @@ def index_entries(blobs: dict[str, str]) -> dict[str, set[str]]:
     return entries
 
 
-class Checkout:
-    """One revision's files: read from git by blob id, unpacked into `dest` on first need.
-
-    Views of the revision share it, so the revision is unpacked at most once per run."""
-
-    def __init__(self, repo: Path, commit: str, dest: Path, tree: Tree) -> None:
-        self.repo = repo
-        self.commit = commit
-        self.dest = dest
-        self.tree = tree
-        self.unpacked = False
-        self._reader: subprocess.Popen[bytes] | None = None
-        self._placed: set[str] = set()
-
-    def unpack(self) -> None:
-        if self.unpacked:
-            return
-        self.dest.mkdir(parents=True, exist_ok=True)
-        _unpack(self.repo, self.commit, self.dest)
-        _fence_links(self.tree)
-        self.unpacked = True
-
-    def prefetch(self, blobs: list[str]) -> None:
-        """Read many blobs in one stream (a pipe round trip per file costs ~0.1 ms)."""
-        wanted = [b for b in dict.fromkeys(blobs) if b not in _READ]
-        if not wanted:
-            return
-        try:
-            proc = subprocess.Popen([git_binary(), "-C", str(self.repo), "cat-file", "--batch"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as err:
-            raise ToolError(f"cannot run git: {err}") from err
-        assert proc.stdin is not None and proc.stdout is not None
-        feed = threading.Thread(target=_feed, args=(proc.stdin, wanted), daemon=True)
-        feed.start()
-        for blob in wanted:
-            _remember(blob, _batch_answer(proc.stdout, blob))
-        feed.join()
-        proc.stdout.close()
-        proc.wait()
-
-    def place(self, paths: list[str]) -> None:
-        """Write these files of the revision (repository paths) under `dest`, once each."""
-        if self.unpacked:
-            return
-        if any(p in self.tree.links for p in paths):
-            self.unpack()
-            return
-        for path in paths:
-            if path not in self._placed:
-                target = self.dest / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(self.tree.read(path))
-                self._placed.add(path)
-
-    def blob(self, blob: str) -> bytes:
-        """The bytes of one blob, from a `git cat-file --batch` kept open for the run."""
-        if self._reader is None:
-            try:
-                self._reader = subprocess.Popen([git_binary(), "-C", str(self.repo), "cat-file", "--batch"],
-                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            except OSError as err:
-                raise ToolError(f"cannot run git: {err}") from err
-        pipe_in, pipe_out = self._reader.stdin, self._reader.stdout
-        assert pipe_in is not None and pipe_out is not None
-        pipe_in.write(blob.encode() + b"\n")
-        pipe_in.flush()
-        return _batch_answer(pipe_out, blob)
-
-    def close(self) -> None:
-        if self._reader is not None:
-            assert self._reader.stdin is not None
-            self._reader.stdin.close()
-            self._reader.wait()
-            self._reader = None
+def known_blob(blob: str) -> bool:
+    return blob in _READ
 
 
-def _feed(pipe: IO[bytes], blobs: list[str]) -> None:
-    try:
-        pipe.write("".join(b + "\n" for b in blobs).encode())
-    finally:
-        pipe.close()
-
-
-def _remember(blob: str, data: bytes) -> None:
+def remember(blob: str, data: bytes) -> None:
+    """Keep a blob's bytes for every tree that holds it (bounded: a fleet's manifests fit)."""
     if len(_READ) >= 200_000:
         _READ.clear()
     _READ[blob] = data
-
-
-def _batch_answer(out: IO[bytes], blob: str) -> bytes:
-    header = out.readline().split()
-    if len(header) != 3 or header[1] != b"blob":
-        raise ToolError(f"git cat-file cannot read blob {blob[:12]}", stderr=b" ".join(header).decode(errors="replace"))
-    data = out.read(int(header[2]) + 1)  # the content and git's closing newline
-    return data[:-1]
-
-
-def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
-    """List `commit`; its files are read from git, and unpacked into `dest` (which must not
-    exist yet) when `Tree.on_disk` is first asked."""
-    tree = Tree(commit=commit, root=dest)
-    listing = _git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
-    manifests: list[str] = []
-    budget = _PREFETCH_BYTES
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        mode, kind, blob, size = meta.split()
-        if kind != "blob":
-            continue  # submodules are other repositories
-        tree.blobs[path] = blob
-        if mode == "120000":
-            tree.links[path] = ""
-        elif path.endswith(_MANIFEST_ENDINGS) and size.isdigit() and int(size) <= budget:
-            budget -= int(size)
-            manifests.append(blob)
-    tree.entries = index_entries(tree.blobs)
-    if dest.exists():
-        raise ToolError(f"cannot unpack revision {commit[:12]}: {dest} exists already")
-    tree.checkout = Checkout(repo, commit, dest, tree)
-    tree.checkout.prefetch(manifests)  # what the guard parses: read in one stream, not file by file
-    for path in tree.links:  # a symlink's blob is its target
-        tree.links[path] = tree.checkout.blob(tree.blobs[path]).decode("utf-8", "surrogateescape")
-    return tree
-
-
-def _fence_links(tree: Tree) -> None:
-    """Remove from the unpacked tree every symlink that leaves the repository, so not even a
-    kustomize that follows links can read through it."""
-    for path in tree.links:
-        if real_path(tree.links, path)[0] is None and os.path.lexists(tree.root / path):
-            os.unlink(tree.root / path)
-
-
-def _unpack(repo: Path, commit: str, dest: Path) -> None:
-    argv = [git_binary(), "-C", str(repo), "archive", "--format=tar", commit]
-    tar = shutil.which("tar")
-    if tar:
-        git_proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        untar = subprocess.run([tar, "-x", "-f", "-", "-C", str(dest)], stdin=git_proc.stdout,
-                               capture_output=True, check=False)
-        assert git_proc.stdout is not None
-        git_proc.stdout.close()
-        err = git_proc.stderr.read().decode() if git_proc.stderr else ""
-        if git_proc.wait() != 0 or untar.returncode != 0:
-            raise ToolError(f"cannot unpack revision {commit[:12]}", stderr=err + untar.stderr.decode())
-        return
-    proc = subprocess.run(argv, capture_output=True, check=False)
-    if proc.returncode != 0:
-        raise ToolError(f"git archive {commit[:12]} failed", stderr=proc.stderr.decode())
-    import io
-
-    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as archive:
-        archive.extractall(dest, filter=_no_escaping_links)
-
-
-def _no_escaping_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's `data` filter, except that a symlink pointing outside is skipped, not fatal
-    (load_tree refuses builds that read through it)."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        if member.issym():
-            return None
-        raise
 
 
 def remote_urls(repo: Path) -> set[str]:

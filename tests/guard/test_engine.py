@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gen.guard.inputs import Resolver
-from gen.guard.revision import load_tree
+from gen.guard.checkout import load_tree
 from tests.guard.conftest import configmap, flux_ks, kustomization
 from tests.helpers import git
 

@@ -141,7 +141,8 @@ def _platforms(root, tmp_path):
     from gen.guard.cache import BuildCache
     from gen.guard.discovery import Discovery
     from gen.guard.engine import Engine
-    from gen.guard.revision import load_tree, remote_urls, resolve
+    from gen.guard.checkout import load_tree
+    from gen.guard.revision import remote_urls, resolve
 
     opts = GuardOptions(repo=root, base="base")
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, "HEAD", "--head")}
@@ -152,4 +153,7 @@ def _platforms(root, tmp_path):
         discovery = Discovery(trees, Engine(work), BuildCache(tmp_path / "cache"), config, remote_urls(root), work, ())
         revisions = discovery.run(refs)
         discovery.finish(revisions)
+        for tree in trees.values():
+            if tree.checkout is not None:
+                tree.checkout.close()
         return cluster_platforms(trees["head"], config, revisions)
