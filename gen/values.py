@@ -80,15 +80,17 @@ def _valid(data: Any, shown: str) -> Values | None:
     schema failure is not explained here (explaining needs positions: another document)."""
     if not _CHECKER.checker.is_valid(data):
         return None
-    return _check(data, shown, all_printable=True)[0]
+    return _check(data, shown, all_printable=True, schema_valid=True)[0]
 
 
-def _check(data: Any, shown: str, *, all_printable: bool = False) -> tuple[Values | None, list[Problem]]:
-    """`all_printable`: the fast loader already saw every string printable (no walk needed)."""
+def _check(data: Any, shown: str, *, all_printable: bool = False, schema_valid: bool = False) -> tuple[Values | None, list[Problem]]:
+    """`all_printable`: the fast loader already saw every string printable (no walk needed);
+    `schema_valid`: this very document already passed the schema (validated once, not twice)."""
     refused = refused_platform(data, shown)
     if refused is not None:
         return None, [refused]
-    problems = _CHECKER.problems(data, shown) + list(addresses.check_addresses(data, shown))
+    problems = [] if schema_valid else _CHECKER.problems(data, shown)
+    problems += addresses.check_addresses(data, shown)
     problems += injection.check(data, shown, {p.key for p in problems if p.key})
     problems += labels.check(data, shown)
     if not all_printable:
@@ -137,12 +139,19 @@ def _shown(path: Path, repo: Path) -> str:
         ValuesError: the file is outside the repository.
     """
     root = os.path.abspath(repo)
-    for absolute, base in ((os.path.abspath(path), root), (os.path.realpath(path), os.path.realpath(repo))):
+    for absolute, base in _spellings(path, repo, root):
         inside = base.rstrip(os.sep) + os.sep
         if absolute.startswith(inside):
             return absolute[len(inside):].replace(os.sep, "/")
     raise ValuesError(Problem(f"is outside the repository {root}", file=os.path.abspath(path), key="VALUES_FILE",
                               hint="keep values files in the GitOps repository (e.g. dns/<cluster>.yaml), or pass --repo"))
+
+
+def _spellings(path: Path, repo: Path, root: str) -> Iterator[tuple[str, str]]:
+    """The file and the repo as given, then with symlinks resolved (only when needed: two
+    realpath() calls cost half of reading the file)."""
+    yield os.path.abspath(path), root
+    yield os.path.realpath(path), os.path.realpath(repo)
 
 
 def _tuple(items: Any) -> tuple[str, ...]:
