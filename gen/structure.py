@@ -150,20 +150,24 @@ _NOT_A_BRACE = {"{": "\x00{", "}": "\x00}"}  # a value `{` is a word, never the 
 
 
 # The stock Corefile's directives are the same objects in every file of a release (gen.wanted
-# caches them): remember their lines by identity, as hashing a nested tuple costs what
-# computing its lines does. An entry holds its directive, so its id cannot be reused meanwhile.
+# caches them): remember the lines of those with a block by identity, as hashing a nested tuple
+# costs what computing its lines does (a directive without a block is cheaper to redo than to
+# look up). An entry holds its directive, so its id cannot be reused meanwhile.
 _LINES: dict[int, tuple[Want, tuple[tuple[str, ...], ...]]] = {}
 
 
+def _words(d: Want) -> tuple[str, ...]:
+    args = d.args
+    return (d.name, *args) if "{" not in args and "}" not in args else (d.name, *(_NOT_A_BRACE.get(a, a) for a in args))
+
+
 def _directive_lines(d: Want) -> tuple[tuple[str, ...], ...]:
+    if d.block is None:
+        return (_words(d),)
     hit = _LINES.get(id(d))
     if hit is not None and hit[0] is d:
         return hit[1]
-    head = (d.name, *(_NOT_A_BRACE.get(a, a) for a in d.args))
-    if d.block is None:
-        lines: tuple[tuple[str, ...], ...] = (head,)
-    else:
-        lines = ((*head, "{"), *(line for x in d.block for line in _directive_lines(x)), ("}",))
+    lines = ((*_words(d), "{"), *[line for x in d.block for line in _directive_lines(x)], ("}",))
     if len(_LINES) > 4096:
         _LINES.clear()
     _LINES[id(d)] = (d, lines)

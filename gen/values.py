@@ -203,7 +203,8 @@ def _freeze(d: Any, shown: str) -> Values:
                 tuple((str(k), v) for k, v in r.get("autoscaler", {}).items()))
     e = d.get("eks", {})
     ack = e.get("ack")
-    eks = Eks(json.dumps(e.get("configurationValues", {}), sort_keys=True),
+    configuration = e.get("configurationValues")
+    eks = Eks(json.dumps(configuration, sort_keys=True) if configuration else "{}",  # (no encoder for the usual {})
               Ack(str(ack["clusterName"]), str(ack.get("namespace", "kube-system")), str(ack.get("resolveConflicts", "OVERWRITE")))
               if ack is not None else None)
     version = d.get("corednsVersion")

@@ -7,6 +7,7 @@ CoreDNS's own per-option history is gen/lint/versions.py. Figures come from
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -23,6 +24,7 @@ class Version(NamedTuple):
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
+@functools.lru_cache(maxsize=256)  # a render asks for the same few releases thousands of times
 def parse_version(text: str) -> Version:
     """Parse `v1.34.9+k3s1`, `1.34`, `1.14.6` into (major, minor, patch); suffixes ignored."""
     m = _VERSION.match(text.strip())

@@ -6,6 +6,8 @@ and `*.override` inside the default `.:53` block; any other suffix is mounted bu
 
 from __future__ import annotations
 
+import functools
+
 from gen.corefile import CorefileError, is_root_forward, parse_directives
 from gen.errors import Problem
 from gen.platforms.base import At
@@ -20,14 +22,16 @@ def root_forward_overrides(values: Values) -> list[tuple[int, int]]:
     """(override index, line index) of every root forward in the overrides, as the Corefile parser
     reads them: `forward .:53`, `forward dns://.` and `forward tls://.` are root forwards too (an
     override that does not parse is refused at its line by gen.injection)."""
-    found = []
-    for i, o in enumerate(values.overrides):
-        try:
-            directives = parse_directives("\n".join(o.lines) + "\n", filename=f"{o.name}.override")
-        except CorefileError:
-            continue
-        found += [(i, d.line - 1) for d in directives if is_root_forward(d)]
-    return found
+    return [(i, j) for i, o in enumerate(values.overrides) for j in _root_forward_lines(o.lines)]
+
+
+@functools.lru_cache(maxsize=1024)  # a fleet repeats the same few overrides
+def _root_forward_lines(lines: tuple[str, ...]) -> tuple[int, ...]:
+    try:
+        directives = parse_directives("\n".join(lines) + "\n", filename="override")
+    except CorefileError:
+        return ()
+    return tuple(d.line - 1 for d in directives if is_root_forward(d))
 
 
 def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Problem]:

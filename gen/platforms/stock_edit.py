@@ -8,7 +8,9 @@ platform's own limits; extra zones are appended as server blocks of their own.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 from gen.spec import Values
 from gen.templating import render_macro
@@ -17,25 +19,43 @@ from gen.templating import render_macro
 _FORWARD = re.compile(r"^(?P<indent>[ \t]+)forward \. /etc/resolv\.conf(?: \{\n(?P<body>(?:.*\n)*?)(?P=indent)\})?\n", re.M)
 
 
+class _Forward(NamedTuple):
+    """Where the stock forward is, its indent, its options' extra indent (None: no block) and options."""
+
+    start: int
+    end: int
+    indent: str
+    step: str | None
+    options: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=64)  # a few stock texts, each edited for every cluster of its release
+def _forward(text: str) -> _Forward | None:
+    match = _FORWARD.search(text)
+    if match is None:
+        return None
+    indent, body = match["indent"], match["body"] or ""
+    step = re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):] if body else None  # type: ignore[index]
+    return _Forward(match.start(), match.end(), indent, step, tuple(line.strip() for line in body.splitlines() if line.strip()))
+
+
 def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
     """`text` with the forward pair of seed 000 (when `values.upstream` is set) and the extra zones.
 
     `step` indents the stanza options when the stock forward has no block to copy it from.
     Raises RuntimeError when the stock text has no resolv.conf forward (a bad re-vendor).
     """
-    match = _FORWARD.search(text)
+    match = _forward(text)
     if match is None:
         raise RuntimeError(f"no `forward . /etc/resolv.conf` in the {origin} Corefile")
-    indent = match["indent"]
-    body = match["body"] or ""
-    if body:
-        step = re.match(r"[ \t]*", body.splitlines()[0])[0][len(indent):]  # type: ignore[index]
+    indent = match.indent
+    step = step if match.step is None else match.step
     if values.upstream is not None:
         u = values.upstream
-        options = [line.strip() for line in body.splitlines() if line.strip()]
         stanzas = render_macro("common/forward.j2", "forward_stanzas", to=list(u.resolvers), fallback=list(u.fallback),
-                               fallback_on=list(u.fallback_on), policy="sequential", options=options, indent=indent, step=step)
-        text = text[: match.start()] + stanzas + text[match.end():]
+                               fallback_on=list(u.fallback_on), policy="sequential", options=list(match.options),
+                               indent=indent, step=step)
+        text = text[: match.start] + stanzas + text[match.end:]
     for zone in values.zones:
         text += "\n" + render_macro("common/zone.server.j2", "zone_server", zone=zone, indent=indent, step=step)
     return text
