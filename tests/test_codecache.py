@@ -109,3 +109,17 @@ def test_const_is_checked_like_an_enum_of_one() -> None:
     for bad in ({"kind": "ConfigMap"}, {"n": {"a": [2]}}):
         with pytest.raises(fastjsonschema.JsonSchemaException):
             validate(bad)
+
+
+def test_a_validator_inside_arrays_says_the_same_without_formatting_names() -> None:
+    item = {"type": "object", "properties": {"to": {"$ref": "#/definitions/addresses"}}, "required": ["to"],
+            "additionalProperties": False}
+    schema = {"type": "object", "properties": {"zones": {"type": "array", "items": item}},
+              "definitions": {"addresses": {"type": "array", "items": {"type": "string", "pattern": "^[0-9.]+$"}}}}
+    plain = fastjsonschema.compile_to_code(codecache._fast_form(schema), **codecache._OPTIONS)  # type: ignore[arg-type]
+    assert "locals()" in plain  # what the generated code does, and _fast_code leaves out
+    validate = Checker(schema).compile()
+    assert validate({"zones": [{"to": ["10.0.0.1"]}, {"to": []}]})
+    for bad in ({"zones": [{"to": ["10.0.0.1"]}, {"to": ["x y"]}]}, {"zones": [{"to": ["1"], "x": 1}]}, {"zones": [{}]}):
+        with pytest.raises(fastjsonschema.JsonSchemaException):
+            validate(bad)
