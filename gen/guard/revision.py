@@ -71,6 +71,7 @@ class Tree:
     prefix: str = ""  # a view of a repository folder: repo path = prefix/path
     moved: dict[str, str] = field(default_factory=dict)  # a copied artifact: path -> repo path
     checkout: Files | None = None  # the revision behind root, unpacked on demand; None: on disk
+    _kustomization_files: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     def on_disk(self) -> Path:
         """`root`, with every file of the revision unpacked there (for kustomize, or a copy)."""
@@ -96,11 +97,13 @@ class Tree:
         return path == "" or path in self.entries
 
     def kustomization_file(self, directory: str) -> str | None:
-        for name in KUSTOMIZATION_FILES:
-            candidate = posixpath.join(directory, name) if directory else name
-            if candidate in self.blobs:
-                return candidate
-        return None
+        """The kustomization file kustomize reads in `directory` (its first name that exists)."""
+        known = self._kustomization_files.get(directory, "")  # a tree never changes: asked once
+        if known == "":
+            lead = directory + "/" if directory else ""
+            known = next((lead + n for n in KUSTOMIZATION_FILES if lead + n in self.blobs), None)
+            self._kustomization_files[directory] = known
+        return known
 
     def read(self, path: str) -> bytes:
         """A file's bytes; a symlink reads its target inside the tree, or nothing (b"") when the

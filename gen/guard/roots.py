@@ -176,6 +176,8 @@ def bootstrap_placeholder(path: str) -> Candidate | None:
     repository that commits that file as a placeholder (example and template repositories do:
     "This file will be generated automatically by flux bootstrap"): a GitRepository flux-system
     of this repository and a Kustomization flux-system of `./DIR`."""
+    if not path.endswith(("gotk-sync.yaml", "gotk-sync.yml")):  # asked of every manifest of a fleet
+        return None
     folder, name = posixpath.split(path)
     if name not in ("gotk-sync.yaml", "gotk-sync.yml") or posixpath.basename(folder) != "flux-system":
         return None

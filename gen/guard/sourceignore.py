@@ -55,7 +55,7 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
     lines = list(VCS)
     lines += list(DEFAULTS) if spec_ignore is None else spec_ignore.splitlines()
     base = prefix.rstrip("/")
-    for path in sorted(files):
+    for path in sorted(p for p in files if p.endswith(IGNORE_FILE)):
         folder, name = posixpath.split(path)
         if name != IGNORE_FILE or (base and not (folder == base or folder.startswith(base + "/"))):
             continue
