@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -74,8 +75,30 @@ func (f *fencedFS) inside(path string) bool {
 	return kustomizeClone(path)
 }
 
+// realDirs: each directory already resolved, by its path. The trees a batch builds do not change
+// while it runs (coredns-gen writes them before it starts), so a directory resolves once, not once
+// per file read below it (EvalSymlinks costs an lstat per path component: ~15% of a fleet's CPU).
+var realDirs sync.Map
+
 // resolve follows the symlinks of the longest existing prefix of path.
 func resolve(path string) (string, error) {
+	dir, leaf := filepath.Dir(path), filepath.Base(path)
+	known, ok := realDirs.Load(dir)
+	if !ok {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			known, ok = real, true
+			realDirs.Store(dir, real)
+		}
+	}
+	if ok && dir != path {
+		info, err := os.Lstat(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 { // missing, or not a link: the folder decides
+			return filepath.Join(known.(string), leaf), nil
+		}
+	}
 	rest := ""
 	for current := path; ; {
 		real, err := filepath.EvalSymlinks(current)
