@@ -8,6 +8,7 @@ them see the same machine load; each figure is the median wall time:
   python3 -c "import gen.guard"          + every module the guard's work imports
   python3 -m gen guard --help            + Typer, the CLI and its help text (Typer draws it with rich)
   python3 -m gen guard --base no-such    the whole path to the guard's first git call (exit 2)
+  python3 -m gen lint Corefile           lint of a five-line Corefile: start-up, then a few ms of work
 
 It prints each figure, its ratio to the bare interpreter and what it adds to it, and how many
 modules `import gen.guard` loads. `--baseline DIR` times another checkout of coredns-gen the
@@ -37,25 +38,28 @@ COMMANDS = {
     "import": ["-c", "import gen.guard"],
     "help": ["-m", "gen", "guard", "--help"],
     "guard": ["-m", "gen", "guard", "--base", "no-such-ref"],
+    "lint": ["-m", "gen", "lint", "Corefile"],
 }
 LABELS = {
     "bare": "python3 -c pass",
     "import": 'python3 -c "import gen.guard"',
     "help": "python3 -m gen guard --help",
     "guard": "python3 -m gen guard --base no-such-ref (exit 2)",
+    "lint": "python3 -m gen lint Corefile",
 }
-EXPECTED = {"bare": 0, "import": 0, "help": 0, "guard": 2}
+EXPECTED = {"bare": 0, "import": 0, "help": 0, "guard": 2, "lint": 0}
 COUNT = "import sys; before = len(sys.modules); import gen.guard; print(len(sys.modules) - before, gen.guard.__file__)"
 
 
 def scratch_repo(root: Path) -> Path:
-    """A one-commit git repository for the guard to start in (it refuses the unknown ref)."""
+    """A one-commit git repository for the guard to start in (it refuses the unknown ref), with
+    a Corefile for lint."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid", "GIT_COMMITTER_NAME": "b",
            "GIT_COMMITTER_EMAIL": "b@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null"}
     repo = root / "repo"
     repo.mkdir()
-    (repo / "README").write_text("start-up benchmark\n")
-    for args in (["init", "-q"], ["add", "README"], ["commit", "-qm", "one"]):
+    (repo / "Corefile").write_text(".:53 {\n    errors\n    forward . 10.0.0.53\n    cache 30\n}\n")
+    for args in (["init", "-q"], ["add", "Corefile"], ["commit", "-qm", "one"]):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
     return repo
 

@@ -13,7 +13,7 @@ import argparse
 import time
 from pathlib import Path
 
-from gen.verify import run_verify
+from gen.verify.run import run_verify
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -23,6 +23,7 @@ from gen.errors import EXIT_INTERNAL, EXIT_TOOL, GenError, Interrupted, system_f
 
 if TYPE_CHECKING:
     from gen.guard import GuardResult
+    from gen.lint.load import LoadCheck
     from gen.writer import Plan
 
 T = TypeVar("T")
@@ -236,7 +237,6 @@ def lint(
     from gen.finding import blocking
     from gen.lint.run import lint as run_lint, rule_summaries
     from gen.report import FORMATS, format_findings
-    from gen.tools import coredns_binary
 
     def run() -> int:
         if fmt not in FORMATS:
@@ -244,15 +244,24 @@ def lint(
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
         plugins = [*load_config(_repo(repo)).lint_plugins, *(plugin or [])]
-        binary = coredns_binary(coredns) if load else None
         result = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform,
-                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins, load=binary)
+                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins,
+                          load=_load_check(coredns) if load else None)
         _out(format_findings(result.findings, fmt, rule_summaries()))
         if fmt == "text":  # on stderr: stdout stays findings only (empty when clean)
             typer.echo(result.assumed().rstrip("\n"), err=True)
         return 1 if blocking(result.findings, strict=strict) else 0
 
     raise typer.Exit(_run(run))
+
+
+def _load_check(coredns: str | None) -> "LoadCheck":
+    """--load's machinery (the sandbox, fake upstreams with dnspython, the launcher), imported
+    only when asked for: it is half of plain `lint`'s start-up."""
+    from gen.lint.load import load_check
+    from gen.tools import coredns_binary
+
+    return load_check(coredns_binary(coredns))
 
 
 # --- verify ---------------------------------------------------------------------------------
@@ -272,7 +281,7 @@ def verify(
     and every upstream down; prints what each query got. Exit codes:
     0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary.
     """
-    from gen.verify import run_verify
+    from gen.verify.run import run_verify
     from gen.verify.output import FORMATS, format_verify
 
     def run() -> int:

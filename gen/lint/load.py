@@ -5,7 +5,9 @@ Corefile standing in) with the coredns-custom keys of the inputs as the files it
 without a main Corefile, each Corefile, `*.server` key (whole server blocks) and `*.override`
 key (wrapped in a `.:53 { … }` block) alone. It runs in verify's loopback sandbox
 (gen.verify.sandbox: free loopback ports, fake upstreams, `kubernetes`/`loop`/`autopath` left
-out, as they need a cluster) through the one launcher (gen.launcher).
+out, as they need a cluster) through the one launcher (gen.launcher). cli.py hands `load_check`
+to `lint` only for --load, so plain `lint` never imports this module, the sandbox's fake
+upstreams (dnspython) or the launcher: together half of its start-up.
 
 CoreDNS names a parse error `FILE:LINE - Error during parsing: …`; the line is in the sandbox's
 copy, so it is mapped to the same directive (same name, same count of that name before it) in
@@ -19,13 +21,13 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from gen.corefile import Corefile, CorefileError, Directive, ServerBlock, Source, parse_corefile, parse_directives
 from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
 from gen.errors import GenError
 from gen.finding import Finding, Severity
-from gen.launcher import CoreDNS, LoadError
+from gen.launcher import CoreDNS, LoadError, binary_version
 from gen.lint.inputs import CUSTOM_CONFIGMAP, Inputs
 from gen.verify.sandbox import VerifyConfig, build_sandbox
 
@@ -41,6 +43,26 @@ class Load(NamedTuple):
     main: Source
     custom: dict[str, Source]  # coredns-custom key -> its source
     override_wrapped: bool = False  # main is one override in a `.:53 { }` of ours
+
+
+class Loaded(NamedTuple):
+    release: str  # the CoreDNS release that ran (`coredns -version`)
+    by: str  # "CoreDNS 1.13.1 (/path/to/coredns)": what lint's last line says loaded the inputs
+    refusals: list[Finding]  # one error per load CoreDNS refuses
+
+
+# (the inputs, the platform's stock Corefile standing in for a main one, the static findings)
+LoadCheck = Callable[[Inputs, Source | None, list[Finding]], Loaded]
+
+
+def load_check(binary: Path) -> LoadCheck:
+    """What `lint` calls for --load: start `binary` on everything the cluster would load."""
+
+    def check(inputs: Inputs, stock: Source | None, static: list[Finding]) -> Loaded:
+        ran = binary_version(binary)
+        return Loaded(ran, f"CoreDNS {ran} ({binary})", check_loads(loads(inputs, stock), binary, ran, static))
+
+    return check
 
 
 def loads(inputs: Inputs, stock: Source | None) -> list[Load]:

@@ -12,12 +12,11 @@ and this one reads files and starts CoreDNS (--load), which the guard never does
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from gen.corefile import Source
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
-from gen.launcher import binary_version
 from gen.lint import (
     custom_key_ignored,
     duplicate_server_address,
@@ -45,11 +44,13 @@ from gen.lint import (
 )
 from gen.lint.context import LintContext, Rule, build_units
 from gen.lint.inputs import Inputs
-from gen.lint.load import check_loads, loads
 from gen.lint.reader import load_inputs
 from gen.lint.versions import NEWEST, image_version, parse_version
 from gen.platforms import require
 from gen.versions import Version
+
+if TYPE_CHECKING:
+    from gen.lint.load import LoadCheck
 
 RULES: tuple[Rule, ...] = (
     unknown_plugin,
@@ -119,19 +120,20 @@ class LintResult(NamedTuple):
 
 def run_lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
              k3s_version: str | None = None, platform_version: str | None = None,
-             plugins: Sequence[str] = (), load: Path | None = None) -> list[Finding]:
+             plugins: Sequence[str] = (), load: LoadCheck | None = None) -> list[Finding]:
     """Lint every path; return findings sorted by (file, line, rule). See `lint`."""
     return lint(paths, coredns_version, platform, k3s_version, platform_version, plugins, load).findings
 
 
 def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platform: str | None = None,
          k3s_version: str | None = None, platform_version: str | None = None,
-         plugins: Sequence[str] = (), load: Path | None = None) -> LintResult:
+         plugins: Sequence[str] = (), load: LoadCheck | None = None) -> LintResult:
     """Lint every path for one CoreDNS release and, with `platform`, in that platform's Corefile.
 
-    With `load` (a CoreDNS binary), also start it on what the cluster would load (gen.lint.load):
-    a refusal is an error finding; when it starts and is the release judged for, the static
-    "CoreDNS refuses this" findings it contradicts are dropped (the binary is the judge).
+    With `load` (gen.lint.load.load_check of a CoreDNS binary), also start that binary on what
+    the cluster would load: a refusal is an error finding; when it starts and is the release
+    judged for, the static "CoreDNS refuses this" findings it contradicts are dropped (the
+    binary is the judge).
 
     Raises:
         UsageError: unknown platform, bad version, missing path.
@@ -166,10 +168,9 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     findings = {f for rule in RULES for f in rule.check(ctx) if stock is None or f.file != stock.filename}
     loaded_by = None
     if load is not None:
-        ran = binary_version(load)
-        loaded_by = f"CoreDNS {ran} ({load})"
-        refusals = check_loads(loads(inputs, stock), load, ran, sorted(findings, key=Finding.sort_key))
-        if not any(f.severity is Severity.ERROR for f in refusals) and str(version) == ran:
+        loaded = load(inputs, stock, sorted(findings, key=Finding.sort_key))
+        loaded_by = loaded.by
+        if not any(f.severity is Severity.ERROR for f in loaded.refusals) and str(version) == loaded.release:
             findings = {f for f in findings if f.rule not in refusing}
-        findings |= set(refusals)
+        findings |= set(loaded.refusals)
     return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by)

@@ -2,57 +2,7 @@
 
 Layers: `upstreams` (fake DNS servers), `sandbox` (Corefile adapted for loopback), `runner`
 (the CoreDNS process and the dnspython client), `scenarios` (what to stage, from the
-Corefile's shape), `engine` (runs them). The values/render glue is `run_verify`.
+Corefile's shape), `engine` (runs them). The values/render glue is `run.run_verify`. This file
+stays empty: Python runs a package's __init__ before any of its modules, and `lint --load`
+needs only the sandbox.
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-
-from gen.platforms import get
-from gen.render import render_overlay
-from gen.rendered import configmap_data
-from gen.spec import Values
-from gen.tools import coredns_binary
-from gen.values import load_values
-from gen.verify.engine import Outcome, QueryResult, VerifyResult, run_scenarios
-from gen.launcher import binary_version
-from gen.verify.sandbox import VerifyConfig
-
-__all__ = ["Outcome", "QueryResult", "VerifyConfig", "VerifyResult", "config_for", "run_verify", "verify_config"]
-
-
-def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "") -> VerifyResult:
-    """Run every scenario the Corefile's shape calls for (the engine without values files).
-
-    Raises:
-        ToolError: the binary does not run.
-        UsageError: an upstream or server block verify cannot fake.
-    """
-    ran = binary_version(binary)
-    outcomes, mode = run_scenarios(config, binary)
-    return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes))
-
-
-def config_for(values: Values) -> VerifyConfig:
-    """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys."""
-    custom = configmap_data(render_overlay(values), "coredns-custom")
-    primaries: dict[str, str] = {}
-    if values.upstream is not None and values.upstream.resolvers:
-        primaries["."] = values.upstream.resolvers[0]
-    for zone in values.zones:
-        if zone.upstreams:
-            primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]
-    return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries)
-
-
-def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:
-    """Load the values, render the cluster's Corefile, and run the scenarios in a real CoreDNS.
-
-    Raises:
-        ValuesError: a bad values file (exit 2), checked before looking for the binary.
-        ToolError: no CoreDNS binary (exit 3, with the install hint).
-    """
-    values = load_values(values_path, repo=repo)
-    binary = coredns_binary(coredns)
-    return verify_config(config_for(values), binary, cluster=values.cluster, platform=values.platform)

@@ -20,6 +20,7 @@ from gen.corefile import CorefileError, parse_corefile
 from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
 from gen.finding import Finding, Severity
 from gen.launcher import binary_version
+from gen.lint.load import load_check
 from gen.lint.run import RULES, run_lint
 from gen.platforms import get
 from gen.versions import parse_version
@@ -84,7 +85,8 @@ def _lint(path: Path, context: str, binary: Path | None, version: str) -> list[F
     """Findings; a Corefile lint cannot parse (exit 2: CoreDNS refuses it too) as one error."""
     platform, release = _context(context)
     try:
-        return run_lint([path], coredns_version=version, platform=platform, platform_version=release, load=binary)
+        return run_lint([path], coredns_version=version, platform=platform, platform_version=release,
+                        load=load_check(binary) if binary is not None else None)
     except CorefileError as err:
         p = err.problems[0]
         return [Finding("corefile-syntax", Severity.ERROR, p.file or str(path), p.line or 1, p.problem)]

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from gen.yamlio import load_all_safe
-from gen.verify import Outcome, VerifyConfig, VerifyResult, run_verify, verify_config
+from gen.verify.engine import Outcome, VerifyResult
+from gen.verify.run import run_verify, verify_config
+from gen.verify.sandbox import VerifyConfig
 from gen.verify.output import format_verify
 from gen.launcher import CoreDNS
 from gen.verify.runner import ask, warmed_up
