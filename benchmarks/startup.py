@@ -6,6 +6,8 @@ them see the same machine load; each figure is the median wall time:
 
   python3 -c pass                        the bare interpreter, with this machine's site-packages
   python3 -c "import gen.guard"          + every module the guard's work imports
+  the same without byte-code             a copy of gen/ without __pycache__ under
+                                         PYTHONDONTWRITEBYTECODE=1: every module compiled, every run
   python3 -m gen guard --help            + Typer, the CLI and its help text (Typer draws it with rich)
   python3 -m gen guard --base no-such    the whole path to the guard's first git call (exit 2)
   python3 -m gen lint Corefile           lint of a five-line Corefile: start-up, then a few ms of work
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,6 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 COMMANDS = {
     "bare": ["-c", "pass"],
     "import": ["-c", "import gen.guard"],
+    "source": ["-c", "import gen.guard"],
     "help": ["-m", "gen", "guard", "--help"],
     "guard": ["-m", "gen", "guard", "--base", "no-such-ref"],
     "lint": ["-m", "gen", "lint", "Corefile"],
@@ -43,11 +47,12 @@ COMMANDS = {
 LABELS = {
     "bare": "python3 -c pass",
     "import": 'python3 -c "import gen.guard"',
+    "source": "  the same, compiling every module (no .pyc)",
     "help": "python3 -m gen guard --help",
     "guard": "python3 -m gen guard --base no-such-ref (exit 2)",
     "lint": "python3 -m gen lint Corefile",
 }
-EXPECTED = {"bare": 0, "import": 0, "help": 0, "guard": 2, "lint": 0}
+EXPECTED = {"bare": 0, "import": 0, "source": 0, "help": 0, "guard": 2, "lint": 0}
 COUNT = "import sys; before = len(sys.modules); import gen.guard; print(len(sys.modules) - before, gen.guard.__file__)"
 
 
@@ -85,17 +90,20 @@ def main() -> None:
     checkouts = {"after": REPO} if args.baseline is None else {"before": args.baseline.resolve(), "after": REPO}
     with tempfile.TemporaryDirectory(prefix="coredns-gen-startup-") as tmp:
         repo = scratch_repo(Path(tmp))
-        envs = {name: environment(path, Path(tmp) / f"cache-{name}") for name, path in checkouts.items()}
+        envs = {(name, c): environment(path, Path(tmp) / f"cache-{name}") for name, path in checkouts.items() for c in COMMANDS}
         counts = {}
         for name, path in checkouts.items():
             compileall.compile_dir(path / "gen", quiet=1)
-            counts[name] = module_count(path, envs[name], repo)
+            counts[name] = module_count(path, envs[(name, "import")], repo)
+            source = Path(tmp) / f"source-{name}"
+            shutil.copytree(path / "gen", source / "gen", ignore=shutil.ignore_patterns("__pycache__"))
+            envs[(name, "source")] = {**environment(source, Path(tmp) / f"cache-{name}"), "PYTHONDONTWRITEBYTECODE": "1"}
         times: dict[tuple[str, str], list[float]] = {(n, c): [] for n in checkouts for c in COMMANDS}
         for _ in range(args.runs):
             for name in checkouts:
                 for command, argv in COMMANDS.items():
                     start = time.perf_counter()
-                    proc = subprocess.run([sys.executable, *argv], cwd=repo, env=envs[name], capture_output=True)
+                    proc = subprocess.run([sys.executable, *argv], cwd=repo, env=envs[(name, command)], capture_output=True)
                     times[(name, command)].append(time.perf_counter() - start)
                     if proc.returncode != EXPECTED[command]:
                         sys.exit(f"{name}: {LABELS[command]} exited {proc.returncode}:\n{proc.stderr.decode()}")
