@@ -12,7 +12,9 @@ those looks gives the same answer there: a recalled result is the result.
 
 from __future__ import annotations
 
+import functools
 import posixpath
+from collections.abc import ItemsView
 from dataclasses import dataclass
 
 from gen.guard.revision import KUSTOMIZATION_FILES, Tree, flux_scan
@@ -33,12 +35,16 @@ class Seen:
 
     def holds_in(self, tree: Tree, links: tuple[tuple[str, str], ...]) -> bool:
         """Whether every look gives the same answer in `tree` (whose sorted links are `links`)."""
-        blobs = tree.blobs
         return (links == self.links
-                and all(blobs.get(path) == blob for path, blob in self.files)
+                and self._file_items <= tree.blobs.items()  # every (path, blob) there: one C loop
                 and all(_look(tree, path) == look for path, look in self.looks)
                 and all(tree.kustomization_file(folder) == name for folder, name in self.chosen)
                 and (self.listing is None or self.listing == tuple(flux_scan(tree, self.path))))
+
+
+    @functools.cached_property
+    def _file_items(self) -> ItemsView[str, str]:
+        return dict(self.files).items()
 
 
 def seen(tree: Tree, links: tuple[tuple[str, str], ...], path: str, files: set[str], missing: set[str]) -> Seen:
