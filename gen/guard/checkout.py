@@ -72,11 +72,15 @@ class Checkout:
         assert proc.stdin is not None and proc.stdout is not None
         feed = threading.Thread(target=_feed, args=(proc.stdin, wanted), daemon=True)
         feed.start()
-        for blob in wanted:
-            remember(blob, _batch_answer(proc.stdout, blob))
-        feed.join()
-        proc.stdout.close()
-        proc.wait()
+        try:
+            for blob in wanted:
+                remember(blob, _batch_answer(proc.stdout, blob))
+        finally:
+            if proc.poll() is None and feed.is_alive():
+                proc.kill()
+            feed.join()
+            proc.stdout.close()
+            proc.wait()
 
     def place(self, paths: list[str]) -> None:
         """Write these files of the revision (repository paths) under `dest`, once each; past a
@@ -119,10 +123,12 @@ class Checkout:
 
 
 def _feed(pipe: IO[bytes], blobs: list[str]) -> None:
+    """Ask for every blob (a thread: git answers while it is still being asked)."""
     try:
         pipe.write("".join(b + "\n" for b in blobs).encode())
-    finally:
         pipe.close()
+    except OSError:  # git stopped early: the reader reports it, with git's own words
+        pass
 
 
 def _batch_answer(out: IO[bytes], blob: str) -> bytes:
