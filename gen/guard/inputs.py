@@ -58,6 +58,8 @@ class Inputs:
 
 
 def _join(directory: str, entry: str) -> str | None:
+    if entry and not entry.startswith(("/", ".")) and "/." not in entry and "//" not in entry and entry[-1] != "/":
+        return f"{directory}/{entry}" if directory else entry  # already normal: most entries of a fleet
     joined = posixpath.normpath(posixpath.join(directory, entry)) if directory else posixpath.normpath(entry)
     if joined.startswith("../") or joined == ".." or posixpath.isabs(joined):
         return None  # outside the repository: kustomize-controller refuses it too

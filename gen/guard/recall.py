@@ -13,7 +13,6 @@ those looks gives the same answer there: a recalled result is the result.
 from __future__ import annotations
 
 import functools
-import posixpath
 from collections.abc import ItemsView
 from dataclasses import dataclass
 
@@ -49,7 +48,7 @@ class Seen:
 
 def seen(tree: Tree, links: tuple[tuple[str, str], ...], path: str, files: set[str], missing: set[str]) -> Seen:
     """The looks of the resolution of spec.path `path` in `tree` that read `files` and missed `missing`."""
-    folders = {posixpath.dirname(f) for f in files | missing if posixpath.basename(f) in KUSTOMIZATION_FILES}
+    folders = {folder for folder, _, name in (f.rpartition("/") for f in files | missing) if name in KUSTOMIZATION_FILES}
     generated = tree.is_dir(path) and path not in tree.blobs and tree.kustomization_file(path) is None
     folders.add(path)
     return Seen(path,
