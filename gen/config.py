@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.errors import Problem, UsageError, quote
-from gen.document import read_document
+from gen.document import read_mapping
 
 CONFIG_NAME = ".coredns-gen.yaml"
 
@@ -57,7 +57,7 @@ class Config:
     guard_clusters: tuple[ClusterEntry, ...] = ()
     guard_sources: tuple[SourceEntry, ...] = ()
     lint_plugins: tuple[str, ...] = ()
-    raw: Any = None  # the round-trip document, for line numbers in later checks
+    raw: Any = None  # the document with `.lc` positions, for line numbers in later checks
 
 
 def load_config(repo: Path) -> Config:
@@ -69,7 +69,7 @@ def load_config(repo: Path) -> Config:
     path = repo / CONFIG_NAME
     if not os.path.lexists(path):
         return Config()
-    data = read_document(path, CONFIG_NAME)
+    data = read_mapping(path, CONFIG_NAME)
     problems = []
     unknown = sorted(set(data) - {"values", "guard", "lint"})
     for key in unknown:

@@ -1,7 +1,8 @@
 """One YAML document a user wrote (a values file, `.coredns-gen.yaml`), read with positions.
 
-ruamel round-trip, so every mapping and sequence knows its line: a problem found later names
-file, line and column. Refused before parsing: a file that is missing, not a regular UTF-8
+Every mapping and sequence knows its line (ruamel's `.lc`, or the same positions from libyaml
+when it reads the file without a doubt: `read_mapping`), so a problem found later names file,
+line and column. Refused before parsing: a file that is missing, not a regular UTF-8
 text file, empty, nested deeper than ruamel's stack allows, more than one document, anchors and
 aliases (the mark of alias bombs), anything but a mapping. Its own module because every command
 reads `.coredns-gen.yaml` (the guard too), and the values module also pulls the schema
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
+
+import yaml
 
 from gen import yamlio
 from gen.errors import Problem, ValuesError
@@ -91,6 +94,27 @@ def read_document(path: Path, shown: str, text: str | None = None) -> Any:
         raise ValuesError(Problem(f"the document is {kind_of(data)}, not a mapping", file=shown, line=1, col=1,
                                   hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
     return data
+
+
+def quick_document(text: str) -> dict[str, Any] | None:
+    """The one mapping of `text` by libyaml (see yamlio); None whenever ruamel must decide or explain."""
+    try:
+        docs = [d for d in yamlio.load_fast(text) if d is not None]
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    if len(docs) != 1 or not isinstance(docs[0], dict):  # (aliases already raised AliasError)
+        return None
+    return docs[0]
+
+
+def read_mapping(path: Path, shown: str) -> Any:
+    """`read_document` through libyaml when it reads the file as one mapping, with the same
+    `.lc` positions: ruamel's import and pure-Python parse (~30 ms) are then paid only to explain
+    a problem, not by every command that reads `.coredns-gen.yaml` (the guard, on every run)."""
+    text = read_text(path, shown)
+    if quick_document(text) is not None:
+        return yamlio.load_positioned(text)
+    return read_document(path, shown, text)
 
 
 _KINDS = ((bool, "true/false"), (int, "an integer"), (float, "a number"), (str, "a string"),

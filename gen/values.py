@@ -14,11 +14,9 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-import yaml
-
 from gen import addresses, injection, labels, yamlio
 from gen.checks import check_values, refused_platform
-from gen.document import read_document, read_text
+from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
@@ -28,17 +26,6 @@ SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
 )
 _CHECKER = SchemaChecker(SCHEMA)
-
-
-def _quick_document(text: str) -> dict[str, Any] | None:
-    """libyaml fast path (see yamlio); None whenever ruamel must decide or explain."""
-    try:
-        docs = [d for d in yamlio.load_fast(text) if d is not None]
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return None
-    if len(docs) != 1 or not isinstance(docs[0], dict):  # (aliases already raised AliasError)
-        return None
-    return docs[0]
 
 
 def position(path: Path, shown: str, keys: list[Any]) -> tuple[int | None, int | None]:
@@ -114,7 +101,7 @@ def load_values(path: Path, *, repo: Path) -> Values:
     """
     shown = _shown(path, repo)
     text = read_text(path, shown)
-    quick = _quick_document(text)
+    quick = quick_document(text)
     if quick is not None:
         values = _valid(quick, shown)
         if values is not None:

@@ -131,3 +131,28 @@ def test_no_function_imports_a_gen_module() -> None:
             continue
         found += [f"{rel}:{line}: imports {target} inside a function" for line, target in _imports(path, name)[1]]
     assert not found, "move these imports to the top of the module (a lazy import can hide a cycle):\n" + "\n".join(found)
+
+
+# What a command's modules must leave unimported: other commands' machinery, and libraries
+# needed only on first use (jinja2 at the first render, pathspec for an artifact's own ignore
+# rules, ruamel to explain a YAML problem). Each would be start-up that every run of the
+# command pays again (benchmarks/startup.py measures it).
+LEFT_OUT = {
+    "import gen.guard": ("gen.values", "gen.render", "gen.lint.run", "gen.lint.reader", "gen.lint.load", "gen.verify",
+                         "gen.launcher", "jinja2", "dns", "pathspec", "jsonschema", "ruamel"),
+    "import gen.lint.run": ("gen.values", "gen.render", "gen.verify", "gen.lint.load", "gen.launcher", "dns", "jinja2"),
+    "import pathlib, sys, tempfile; from gen.config import load_config; d = pathlib.Path(tempfile.mkdtemp()); "
+    "(d / '.coredns-gen.yaml').write_text('values: [dns/*.yaml]\\nguard: {allow: [x]}\\n'); load_config(d)": ("ruamel",),
+}
+
+
+def test_a_command_imports_none_of_what_it_does_not_use() -> None:
+    found = {}
+    for code, left_out in LEFT_OUT.items():
+        script = f"import sys\n{code}\nprint(' '.join(m for m in {left_out!r} if m in sys.modules))"
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT,
+                              env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 0, proc.stderr
+        if proc.stdout.split():
+            found[code[:40]] = proc.stdout.split()
+    assert not found, f"imported although never used on that path (see who imports them: python3 -X importtime): {found}"

@@ -208,11 +208,12 @@ def test_positions_from_libyaml_agree_with_ruamel(name: str, tmp_path: Path) -> 
     """A file libyaml reads is explained from libyaml's positions (ruamel is ~50x slower on a
     file with many problems): both must name the same lines, columns and words."""
     from gen import values as v
+    from gen.document import quick_document
     from gen.yamlio import load_positioned
 
     text, _ = CASES[name]
     (tmp_path / "v.yaml").write_text(text)
-    if v._quick_document(text) is None:
+    if quick_document(text) is None:
         pytest.skip("libyaml does not read this one: ruamel explains it")
     fast = v._check(load_positioned(text), "v.yaml", all_printable=True)[1]
     slow = v._check(v.read_document(tmp_path / "v.yaml", "v.yaml", text), "v.yaml")[1]

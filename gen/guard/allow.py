@@ -69,7 +69,7 @@ def _problem(entry: str) -> str | None:
 
 
 def _position(raw: Any, index: int) -> tuple[int | None, int | None]:
-    """1-based line and column of guard.allow[index] in the round-trip config document."""
+    """1-based line and column of guard.allow[index] in the config document (its `.lc` positions)."""
     try:
         line, col = raw["guard"]["allow"].lc.item(index)
     except (AttributeError, KeyError, TypeError, IndexError):
