@@ -82,7 +82,8 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
                          "or list globs under `values:` in .coredns-gen.yaml")
     workers = min(parallel.cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
     chunks = parallel.split(paths, min(workers * CHUNKS_PER_WORKER, parallel.MAX_CHUNKS, len(paths)))
-    parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)
+    with parallel.collector_paused():  # a render leaves two small garbage cycles per file (closures)
+        parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)
     claims = [claim for part in parts for claim in part[0]]
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:

@@ -141,6 +141,15 @@ def _spellings(path: Path, repo: Path, root: str) -> Iterator[tuple[str, str]]:
     yield os.path.realpath(path), os.path.realpath(repo)
 
 
+def normal_posix(path: str) -> str:
+    """str(PurePosixPath(path)), without building one for a path that is already written so
+    (no empty or `.` part): a path object per file was a quarter of freezing a values file."""
+    if path not in ("", ".") and "//" not in path and "/./" not in path and not path.startswith("./") \
+            and not path.endswith(("/", "/.")):
+        return path
+    return str(PurePosixPath(path))
+
+
 def _tuple(items: Any) -> tuple[str, ...]:
     return tuple(str(i) for i in items)
 
@@ -176,7 +185,7 @@ def _freeze(d: Any, shown: str) -> Values:
                             interval=str(src.get("interval", "5m")), secret_ref=src.get("secretRef"),
                             ref=tuple((str(k), str(v)) for k, v in src.get("ref", {}).items()))
     flux = Flux(
-        output=str(PurePosixPath(str(f.get("output", f"clusters/{cluster}/coredns.yaml")))),  # a/./b.yaml is a/b.yaml
+        output=normal_posix(str(f.get("output", f"clusters/{cluster}/coredns.yaml"))),  # a/./b.yaml is a/b.yaml
         name=str(f.get("name", "coredns")), namespace=str(f.get("namespace", "flux-system")),
         path=str(f.get("path", f"./overlays/{platform}/{cluster}")),
         interval=str(f.get("interval", "10m")), timeout=str(f.get("timeout", "5m")),

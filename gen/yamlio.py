@@ -16,6 +16,7 @@ import re
 from typing import Any, Iterable
 
 import yaml
+from yaml._yaml import CParser
 
 _STR = "tag:yaml.org,2002:str"
 
@@ -184,6 +185,9 @@ class _Core12Loader(yaml.CSafeLoader):
     `_construct` below turns its nodes into data."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}
+
+    def __init__(self, stream: str) -> None:
+        CParser.__init__(self, stream)  # (the constructor's and resolver's state: never used here)
 
 
 class AmbiguousScalarError(ValueError):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
+from gen.values import normal_posix
 from tests.helpers import render_refused
 
 GOOD_TALOS = """\
@@ -218,3 +219,9 @@ def test_positions_from_libyaml_agree_with_ruamel(name: str, tmp_path: Path) -> 
     fast = v._check(load_positioned(text), "v.yaml", all_printable=True)[1]
     slow = v._check(v.read_document(tmp_path / "v.yaml", "v.yaml", text), "v.yaml")[1]
     assert sorted(map(str, fast)) == sorted(map(str, slow))
+
+
+@pytest.mark.parametrize("path", ["clusters/prod/coredns.yaml", "a/./b.yaml", "./a.yaml", "a//b.yaml", "a/b/", "a/.", ".", "",
+                                  "/abs/x.yaml", "//x.yaml", "///x.yaml", "a/../b.yaml", "a/.b/c.yaml", "a/..", "./", "a/./"])
+def test_a_flux_output_is_normalised_as_pathlib_does(path: str) -> None:
+    assert normal_posix(path) == str(PurePosixPath(path))
