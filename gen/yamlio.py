@@ -213,25 +213,39 @@ _SEQ_TAG, _MAP_TAG = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _BY_FIRST_CHAR: dict[str, list[tuple[str, re.Pattern[str]]]] = dict(_Core12Loader.yaml_implicit_resolvers)
 
 
+_SCALAR_NODE, _SEQUENCE_NODE = yaml.ScalarNode, yaml.SequenceNode
+# Plain scalars' tags, worked out once: every values file repeats the keys, and a fleet most values.
+_PLAIN_TAGS: dict[str, str] = {}
+
+
+def _plain_tag(value: str) -> str:
+    for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return _STR
+
+
 def _resolve(self: _Core12Loader, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
     """BaseResolver.resolve for our table alone: the C composer calls it for every node, and
     the generic one also walks path resolvers and wildcard lists we never register."""
-    if kind is yaml.ScalarNode:
+    if kind is _SCALAR_NODE:
         if implicit[0]:
-            for tag, pattern in _BY_FIRST_CHAR.get(value[:1], ()):  # type: ignore[index]
-                if pattern.match(value):  # type: ignore[arg-type]
-                    return tag
+            tag = _PLAIN_TAGS.get(value)  # type: ignore[arg-type]
+            if tag is None:
+                tag = _plain_tag(value)  # type: ignore[arg-type]
+                if len(_PLAIN_TAGS) < _REMEMBER:
+                    _PLAIN_TAGS[value] = tag  # type: ignore[index]
+            return tag
         return _STR
-    return _SEQ_TAG if kind is yaml.SequenceNode else _MAP_TAG
-
-
-def _no_path_resolvers(self: _Core12Loader, *args: Any) -> None:
-    """descend/ascend_resolver track the path only for path resolvers, which we do not use."""
+    return _SEQ_TAG if kind is _SEQUENCE_NODE else _MAP_TAG
 
 
 _Core12Loader.resolve = _resolve  # type: ignore[assignment]
-_Core12Loader.descend_resolver = _no_path_resolvers  # type: ignore[assignment]
-_Core12Loader.ascend_resolver = _no_path_resolvers  # type: ignore[assignment]
+# descend/ascend_resolver track the path only for path resolvers, which we do not use. The
+# composer calls both for every node, so they are C-level no-ops, not Python functions (a
+# Python call from C costs more than the lookup of a dict): `{}.get(parent, index)` and `tuple()`.
+_Core12Loader.descend_resolver = {}.get  # type: ignore[assignment]
+_Core12Loader.ascend_resolver = tuple  # type: ignore[assignment]
 
 
 def _int(value: str) -> int:
