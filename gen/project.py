@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import parallel, render_check
+from gen import parallel, render_check, templating
 from gen.errors import GenError, Problem, RenderedValuesError, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.rendered import RenderedFile
 from gen.document import read_document
-from gen.values import load_values, position
+from gen.values import load_values, position, preload_schema
 from gen.writer import path_order
 
 PARALLEL_FROM = 64  # below this, forking costs more than it saves
@@ -81,6 +81,9 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
         raise UsageError("no values files given", hint="pass one or more files, e.g. `coredns-gen render dns/*.yaml`, "
                          "or list globs under `values:` in .coredns-gen.yaml")
     workers = min(parallel.cores(), MAX_WORKERS) if len(paths) >= PARALLEL_FROM else 1
+    if workers > 1:  # what every worker needs, made once here and inherited by the forked ones
+        templating.preload()
+        preload_schema()
     chunks = parallel.split(paths, min(workers * CHUNKS_PER_WORKER, parallel.MAX_CHUNKS, len(paths)))
     with parallel.collector_paused():  # a render leaves two small garbage cycles per file (closures)
         parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)

@@ -28,6 +28,11 @@ SCHEMA: dict[str, Any] = json.loads(
 _CHECKER = SchemaChecker(SCHEMA)
 
 
+def preload_schema() -> None:
+    """The compiled values schema, loaded now (see templating.preload)."""
+    _CHECKER.checker.compile()
+
+
 def position(path: Path, shown: str, keys: list[Any]) -> tuple[int | None, int | None]:
     """Line and column of a key in a file that already validated (for cross-file problems)."""
     return locate(read_document(path, shown), keys)
