@@ -31,6 +31,7 @@ from gen.guard import (
     object_moved,
     object_orphaned,
     object_pruned,
+    parse_cache,
     talos_corefile_kept,
 )
 from gen.guard.allow import apply_allow, parse_allows
@@ -137,6 +138,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         allows = parse_allows(opts.allow, config)
         engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
+        parse_cache.load(opts.cache_dir)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
                               build_all=inventory is not None, repo=root)
         revisions = discovery.run(refs)
@@ -167,6 +169,7 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         coverage = measure(revisions["head"], revisions["base"], unreached,
                            discovery.how.get("head", "bootstrap"), written)
         findings.extend(coverage.findings())
+    parse_cache.save(opts.cache_dir)
     findings = apply_allow(findings, allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from gen.guard.boundary import real_path
-from gen.guard.manifests import try_docs
+from gen.guard.manifests import file_docs
 from gen.guard.recall import Seen, seen, sorted_links
 from gen.guard.revision import Tree, flux_scan
 
@@ -103,7 +103,7 @@ class Resolver:
     def _parse(self, path: str) -> Any:
         blob = self.tree.blobs[path]
         if blob not in self.parsed:
-            docs = try_docs(self.tree.read(path).decode("utf-8", "replace"))
+            docs = file_docs(self.tree, path)
             self.parsed[blob] = docs[0] if docs else None
         return self.parsed[blob]
 

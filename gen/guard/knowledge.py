@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gen.guard.manifests import try_docs
+from gen.guard.manifests import file_docs
 from gen.guard.model import Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
@@ -64,7 +64,7 @@ class RepoValues:
                 if not path.endswith((".yaml", ".yml")) or not self.marked(self.tree, path, (name.encode(),)) \
                         or not self.marked(self.tree, path, (kind.encode(),)):
                     continue
-                for doc in try_docs(self.tree.read(path).decode("utf-8", "replace")) or []:
+                for doc in file_docs(self.tree, path) or []:
                     meta = doc.get("metadata") or {} if isinstance(doc, dict) else {}
                     if isinstance(doc, dict) and doc.get("kind") == kind and meta.get("name") == name and \
                             str(meta.get("namespace") or namespace) == namespace:

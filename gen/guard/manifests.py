@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from gen.guard.revision import Tree
+
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -30,6 +32,30 @@ def try_docs(text: str) -> list[Any] | None:
         return load_docs(text)
     except yaml.YAMLError:
         return None
+
+
+# blob id -> its documents (None: not YAML): parsed this run, or kept from an earlier one
+# (gen/guard/parse_cache.py); `used` is what this run asked for, `added` what it parsed.
+BY_BLOB: dict[str, tuple[Any, ...] | None] = {}
+USED: set[str] = set()
+ADDED: set[str] = set()
+LOADER = f"pyyaml-{yaml.__version__}-{_Loader.__name__}"  # what made the documents
+
+
+def file_docs(tree: Tree, path: str) -> list[Any] | None:
+    """try_docs of one file of a tree, remembered by its blob id: base and head, and the runs
+    after, share most files. A symlink is read through, so it is parsed each time."""
+    blob = None if path in tree.links else tree.blobs.get(path)
+    if blob is not None:
+        USED.add(blob)
+        if blob in BY_BLOB:
+            found = BY_BLOB[blob]
+            return None if found is None else list(found)
+    docs = try_docs(tree.read(path).decode("utf-8", "replace"))
+    if blob is not None:
+        BY_BLOB[blob] = None if docs is None else tuple(docs)
+        ADDED.add(blob)
+    return docs
 
 
 DocWhere = tuple[int, dict[str, int]]  # (1-based line of the document, {key path: line})

@@ -16,7 +16,7 @@ import re
 from typing import Iterable, Mapping
 
 from gen.config import Config
-from gen.guard.manifests import try_docs
+from gen.guard.manifests import file_docs
 from gen.guard.model import Revision
 from gen.guard.revision import Tree
 
@@ -50,7 +50,7 @@ def _values_files(tree: Tree, patterns: Iterable[str]) -> list[str]:
 
 def _rendered(tree: Tree, path: str) -> tuple[str, str] | None:
     """(platform, flux.output) of one values file, read without validating the rest of it."""
-    docs = try_docs(tree.read(path).decode("utf-8", "replace"))
+    docs = file_docs(tree, path)
     doc = docs[0] if docs else None
     if not isinstance(doc, dict) or not isinstance(doc.get("platform"), str) or not isinstance(doc.get("cluster"), str):
         return None

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from gen.config import ClusterEntry
 from gen.guard.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.manifests import try_docs
+from gen.guard.manifests import file_docs
 from gen.guard.model import FluxKs
 from gen.guard.revision import Tree, normalize_url
 
@@ -155,7 +155,7 @@ def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[li
     instances: list[Candidate] = []
     for path in paths:
         placeholder = bootstrap_placeholder(path)
-        docs = try_docs(tree.read(path).decode("utf-8", "replace")) or []
+        docs = file_docs(tree, path) or []
         if placeholder is not None and not any(is_flux_kustomization(d) for d in docs):
             found.append(placeholder)
             continue

@@ -23,7 +23,7 @@ from typing import Any
 
 from gen.config import SourceEntry
 from gen.guard import views
-from gen.guard.manifests import try_docs
+from gen.guard.manifests import file_docs, try_docs
 from gen.guard.revision import Tree, normalize_url
 
 SourceRef = tuple[str, str, str]  # kind, namespace, name
@@ -155,7 +155,7 @@ class Sources:
             for path in sorted(self.tree.blobs):
                 data = self.tree.read(path) if path.endswith((".yaml", ".yml")) else b""
                 if any(m in data for m in _MARKS):
-                    for doc in try_docs(data.decode("utf-8", "replace")) or []:
+                    for doc in file_docs(self.tree, path) or []:
                         key = source_key(doc)
                         if key is not None:
                             meta = doc.get("metadata") or {}

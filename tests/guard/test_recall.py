@@ -113,3 +113,20 @@ def test_resolutions_kept_between_runs_read_back_equal(tmp_path: Path) -> None:
         assert again is loaded[("git", path)][0][1]  # recalled, not resolved again
         assert _fields(again) == _fields(found)
     assert recall_cache.load(tmp_path / "elsewhere", tmp_path) == {}
+
+
+def test_parsed_manifests_kept_between_runs_are_what_the_loader_gives(tmp_path: Path) -> None:
+    from gen.guard import manifests, parse_cache
+
+    tree = _tree(tmp_path / "t", [("a.yaml", "kind: ConfigMap\ndata: {n: 1, on: yes, f: 1.5}\n---\nkind: B\n"),
+                                  ("stamp.yaml", "kind: X\nwhen: 2026-12-01T10:00:00Z\n"),  # a datetime: not marshalled
+                                  ("bad.yaml", "a: [unclosed\n")])
+    parse_cache.load(tmp_path / "cache")
+    first = {p: manifests.file_docs(tree, p) for p in ("a.yaml", "stamp.yaml", "bad.yaml")}
+    parse_cache.save(tmp_path / "cache")
+    manifests.BY_BLOB.clear()
+    parse_cache.load(tmp_path / "cache")
+    assert set(manifests.BY_BLOB) == {tree.blobs["a.yaml"], tree.blobs["bad.yaml"]}  # kept: all but the timestamp
+    again = {p: manifests.file_docs(tree, p) for p in first}
+    assert again == first and again["bad.yaml"] is None
+    assert repr(again["a.yaml"]) == repr(first["a.yaml"])  # the same types: True, 1, 1.5
