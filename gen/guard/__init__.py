@@ -48,6 +48,7 @@ from gen.guard.progress import Report, ReportingEngine
 from gen.guard.checkout import load_tree
 from gen.guard.revision import Tree, remote_urls, repo_root, resolve
 from gen.guard.shard import Shard
+from gen.parallel import collector_paused
 
 
 class Rule(Protocol):
@@ -121,6 +122,11 @@ def run_guard(opts: GuardOptions) -> GuardResult:
         UsageError: a ref, path, allow entry, config or inventory file is bad (exit 2).
         ToolError: git or kustomize is missing or broke (exit 3).
     """
+    with collector_paused():  # a fleet's models are ~10^6 objects and next to no cycles
+        return _judge(opts)
+
+
+def _judge(opts: GuardOptions) -> GuardResult:
     root = repo_root(opts.repo)
     inventory = load_inventory(opts.inventory) if opts.inventory else None
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
