@@ -1,22 +1,20 @@
 """A revision's files: read from git, and put on disk only when real kustomize needs them.
 
 Files are read by blob id, the manifests in one `git cat-file --batch` stream when the revision
-is listed; a build writes only the files it reads (its exact inputs), and `git archive` unpacks
-the whole revision only for a build whose inputs are not exact, an ArtifactGenerator copy or a
-symlink. A run whose builds are all cached writes nothing of a fleet's thousands of files. The
-user's checkout, index and refs are never modified (a `git worktree` would write to .git).
+is listed; a build writes only the files it reads (its exact inputs), and the whole revision is
+written only for a build whose inputs are not exact, an ArtifactGenerator copy or a symlink.
+Every file is written byte for byte as git holds it, as Flux's clone has it. A run whose builds
+are all cached writes nothing of a fleet's thousands of files. The user's checkout, index and
+refs are never modified (a `git worktree` would write to .git).
 """
 
 from __future__ import annotations
 
-import io
 import os
-import shutil
 import subprocess
-import tarfile
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Callable
 
 from gen.errors import ToolError
 from gen.guard.boundary import real_path
@@ -52,43 +50,46 @@ class Checkout:
         self._placed: set[str] = set()
 
     def unpack(self) -> None:
+        """Every file of the revision under `dest`, byte for byte as git holds it: not `git
+        archive`, which applies the repository's own export-ignore and export-subst attributes
+        (Flux's clone does not). A symlink is made only where its target stays inside."""
         if self.unpacked:
             return
+        paths_of: dict[str, list[str]] = {}
+        for path, blob in self.tree.blobs.items():
+            if path not in self.tree.links and path not in self._placed:
+                paths_of.setdefault(blob, []).append(path)
+        folders: set[Path] = set()
+
+        def write(blob: str, data: bytes) -> None:
+            for path in paths_of[blob]:
+                target = self.dest / path
+                if target.parent not in folders:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    folders.add(target.parent)
+                target.write_bytes(data)
+
+        for blob in [b for b in paths_of if known_blob(b)]:
+            write(blob, self.tree.read(paths_of[blob][0]))
+        _stream(self.repo, [b for b in paths_of if not known_blob(b)], write)
+        for path, target_text in sorted(self.tree.links.items()):
+            if real_path(self.tree.links, path)[0] is not None:  # an escaping link is never made
+                (self.dest / path).parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(target_text, self.dest / path)
         self.dest.mkdir(parents=True, exist_ok=True)
-        _unpack(self.repo, self.commit, self.dest)
-        _fence_links(self.tree)
         self.unpacked = True
 
     def prefetch(self, blobs: list[str]) -> None:
         """Read many blobs in one stream (a pipe round trip per file costs ~0.1 ms)."""
-        wanted = [b for b in dict.fromkeys(blobs) if not known_blob(b)]
-        if not wanted:
-            return
-        try:
-            proc = subprocess.Popen([git_binary(), "-C", str(self.repo), "cat-file", "--batch"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as err:
-            raise ToolError(f"cannot run git: {err}") from err
-        assert proc.stdin is not None and proc.stdout is not None
-        feed = threading.Thread(target=_feed, args=(proc.stdin, wanted), daemon=True)
-        feed.start()
-        try:
-            for blob in wanted:
-                remember(blob, _batch_answer(proc.stdout, blob))
-        finally:
-            if proc.poll() is None and feed.is_alive():
-                proc.kill()
-            feed.join()
-            proc.stdout.close()
-            proc.wait()
+        _stream(self.repo, [b for b in dict.fromkeys(blobs) if not known_blob(b)], remember)
 
     def place(self, paths: list[str]) -> None:
-        """Write these files of the revision (repository paths) under `dest`, once each; past a
-        half of the revision, one `git archive` of all of it is cheaper than file by file."""
+        """Write these files of the revision (repository paths) under `dest`, once each; a
+        symlink among them writes the whole revision (links are made only where they stay inside)."""
         if self.unpacked:
             return
         new = [p for p in dict.fromkeys(paths) if p not in self._placed]
-        if any(p in self.tree.links for p in new) or (len(self._placed) + len(new)) * 2 > len(self.tree.blobs):
+        if any(p in self.tree.links for p in new):
             self.unpack()
             return
         folders: set[Path] = set()
@@ -120,6 +121,29 @@ class Checkout:
             self._reader.stdin.close()
             self._reader.wait()
             self._reader = None
+
+
+def _stream(repo: Path, blobs: list[str], each: Callable[[str, bytes], None]) -> None:
+    """`each(blob, bytes)` for every blob, from one `git cat-file --batch`, in order."""
+    if not blobs:
+        return
+    try:
+        proc = subprocess.Popen([git_binary(), "-C", str(repo), "cat-file", "--batch"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as err:
+        raise ToolError(f"cannot run git: {err}") from err
+    assert proc.stdin is not None and proc.stdout is not None
+    feed = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
+    feed.start()
+    try:
+        for blob in blobs:
+            each(blob, _batch_answer(proc.stdout, blob))
+    finally:
+        if proc.poll() is None and feed.is_alive():
+            proc.kill()
+        feed.join()
+        proc.stdout.close()
+        proc.wait()
 
 
 def _feed(pipe: IO[bytes], blobs: list[str]) -> None:
@@ -167,44 +191,3 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
     for path in tree.links:  # a symlink's blob is its target
         tree.links[path] = tree.checkout.blob(tree.blobs[path]).decode("utf-8", "surrogateescape")
     return tree
-
-
-def _fence_links(tree: Tree) -> None:
-    """Remove from the unpacked tree every symlink that leaves the repository, so not even a
-    kustomize that follows links can read through it."""
-    for path in tree.links:
-        if real_path(tree.links, path)[0] is None and os.path.lexists(tree.root / path):
-            os.unlink(tree.root / path)
-
-
-def _unpack(repo: Path, commit: str, dest: Path) -> None:
-    argv = [git_binary(), "-C", str(repo), "archive", "--format=tar", commit]
-    tar = shutil.which("tar")
-    if tar:
-        git_proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        untar = subprocess.run([tar, "-x", "-f", "-", "-C", str(dest)], stdin=git_proc.stdout,
-                               capture_output=True, check=False)
-        assert git_proc.stdout is not None
-        git_proc.stdout.close()
-        err = git_proc.stderr.read().decode() if git_proc.stderr else ""
-        if git_proc.wait() != 0 or untar.returncode != 0:
-            raise ToolError(f"cannot unpack revision {commit[:12]}", stderr=err + untar.stderr.decode())
-        return
-    proc = subprocess.run(argv, capture_output=True, check=False)
-    if proc.returncode != 0:
-        raise ToolError(f"git archive {commit[:12]} failed", stderr=proc.stderr.decode())
-    with tarfile.open(fileobj=io.BytesIO(proc.stdout), mode="r:") as archive:
-        archive.extractall(dest, filter=_no_escaping_links)
-
-
-def _no_escaping_links(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's `data` filter, except that a symlink pointing outside is skipped, not fatal
-    (load_tree refuses builds that read through it)."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        if member.issym():
-            return None
-        raise
-
-

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, Protocol
 from gen.guard.boundary import real_path
 from gen.guard.manifests import file_docs
 from gen.guard.recall import Seen, seen, sorted_links
-from gen.guard.revision import Tree, flux_scan
+from gen.guard.revision import KUSTOMIZATION_FILES, Tree, flux_scan
 
 _REMOTE = ("http://", "https://", "git@", "ssh://", "github.com/", "gitlab.com/", "oci://")
 
@@ -143,7 +143,9 @@ class Resolver:
         else:
             for entry in flux_scan(self.tree, path):
                 if entry in self.tree.links:
-                    self._link(entry, f"manifest under spec.path ./{path}", posixpath.basename(entry), result)
+                    real = self._link(entry, f"manifest under spec.path ./{path}", posixpath.basename(entry), result)
+                    if real is not None and real in self.tree.blobs:
+                        result.files.add(real)  # what kustomize reads through the link
                 elif entry in self.tree.blobs:
                     result.files.add(entry)
                 else:
@@ -205,7 +207,12 @@ class Resolver:
             real = self._link(kfile, "kustomization file", posixpath.basename(kfile), result)
             if real is None:
                 return
+            if real in self.tree.blobs:
+                result.files.add(real)  # what kustomize reads through the link
         result.files.add(kfile)
+        lead = directory + "/" if directory else ""
+        # kustomize refuses a folder with two kustomization files: each one there is an input
+        result.files.update(f for f in (lead + n for n in KUSTOMIZATION_FILES) if f in self.tree.blobs)
         doc = self._parse(kfile)
         if not isinstance(doc, dict):
             result.exact = False

@@ -27,7 +27,8 @@ class Seen:
 
     path: str
     files: tuple[tuple[str, str], ...]  # (path, blob id) of every file read
-    looks: tuple[tuple[str, Look], ...]  # spec.path and every path found missing: what was there
+    looks: tuple[tuple[str, Look], ...]  # spec.path, each folder entered, every kustomization file name
+    # in those, and every path found missing: what was there
     chosen: tuple[tuple[str, str | None], ...]  # folder -> the kustomization file it uses (None: none)
     listing: tuple[str, ...] | None  # what Flux's generated kustomization lists, when it is one
     links: tuple[tuple[str, str], ...]  # the tree's symlinks and their targets
@@ -51,9 +52,11 @@ def seen(tree: Tree, links: tuple[tuple[str, str], ...], path: str, files: set[s
     folders = {folder for folder, _, name in (f.rpartition("/") for f in files | missing) if name in KUSTOMIZATION_FILES}
     generated = tree.is_dir(path) and path not in tree.blobs and tree.kustomization_file(path) is None
     folders.add(path)
+    # every folder entered must stay a folder, with no kustomization file appearing beside its own
+    kustomizations = {f"{d}/{n}" if d else n for d in folders for n in KUSTOMIZATION_FILES}
     return Seen(path,
                 tuple((f, tree.blobs[f]) for f in files),
-                tuple((m, _look(tree, m)) for m in missing | {path}),
+                tuple((m, _look(tree, m)) for m in missing | folders | kustomizations),
                 tuple((d, tree.kustomization_file(d)) for d in folders),
                 tuple(flux_scan(tree, path)) if generated else None,
                 links)

@@ -118,6 +118,7 @@ class Sources:
         self.pushes = push_conventions(tree)
         self._views: dict[str, Tree | None] = {}
         self._index: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] | None = None
+        self._order: dict[int, int] = {}  # id of each indexed object -> its place in file order
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -161,6 +162,7 @@ class Sources:
                             meta = doc.get("metadata") or {}
                             name = (str(meta.get("name") or ""), str(meta.get("namespace") or ""))
                             self._index.setdefault(key[0], {}).setdefault(name, []).append(doc)
+                            self._order[id(doc)] = len(self._order)
         return self._index.get(kind, {})
 
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
@@ -219,8 +221,9 @@ class Sources:
         found = [(obj, art) for key, obj in sorted(known.items())
                  if key[0] == "ArtifactGenerator" and key[1] == namespace for art in makes(obj)]
         if not found:
-            found = [(obj, art) for named in self._indexed("ArtifactGenerator").values()
-                     for obj in named if in_namespace(obj) for art in makes(obj)]
+            generators = sorted((obj for named in self._indexed("ArtifactGenerator").values() for obj in named),
+                                key=lambda obj: self._order[id(obj)])  # in the repository's file order
+            found = [(obj, art) for obj in generators if in_namespace(obj) for art in makes(obj)]
             if len({json.dumps(a, sort_keys=True) for _, a in found}) > 1:
                 return Delivery(None, f"source {where}: {len(found)} ArtifactGenerators of this repository make it "
                                       "differently, and none is in this cluster's builds")

@@ -79,6 +79,8 @@ def _fields(found: Inputs) -> tuple[object, ...]:
          dropped=set(), added=[("apps/prod/extra", ("../base",))])  # a new symlink makes a missing path resolve
 @example(first=[("apps/Kustomization", "resources: [other.yml]\n")],
          dropped=set(), added=[("apps/kustomization.yaml", "resources: [cm.yaml]\n")])  # kustomize prefers the new file
+@example(first=[("apps/prod/kustomization.yaml", "resources: [missing.yaml, extra]\n"), ("apps/prod/extra/cm.yaml", MANIFESTS[0])],
+         dropped={1}, added=[("apps/prod/extra", MANIFESTS[1])])  # a folder without a kustomization file becomes a file
 def test_a_recalled_resolution_equals_a_fresh_one(tmp_path_factory: pytest.TempPathFactory,
                                                   first: list[tuple[str, str | tuple[str]]], dropped: set[int],
                                                   added: list[tuple[str, str | tuple[str]]]) -> None:

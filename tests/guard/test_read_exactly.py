@@ -1,0 +1,74 @@
+"""What a build reads is what Flux's build reads, when the guard reads revisions from git.
+
+The guard reads revisions from git, writes to disk only what a build reads, and recalls a
+resolution at the other revision when nothing it looked at changed. Each case here is one a
+differential replay (the code before that against the code after, on real and small
+repositories) showed to matter: a folder that becomes a file, a second kustomization file, a
+manifest symlink whose target changes, files a `git archive` would leave out.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gen.finding import Severity
+from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.helpers import git
+
+APP = {"clusters/prod/app.yaml": flux_ks("app", "./apps/app"), "apps/app/main.yaml": configmap("app-main", "default")}
+
+
+def test_a_folder_that_becomes_a_file_is_a_change(flux_repo, guard):
+    """base: `extra` is a folder without a kustomization file (the build fails); head: a file."""
+    root = flux_repo({**APP, "apps/app/kustomization.yaml": kustomization("main.yaml", "extra"),
+                      "apps/app/extra/cm.yaml": configmap("app-extra", "default")},
+                     {"apps/app/extra": None})
+    (root / "apps/app/extra").write_text((root / "apps/app/main.yaml").read_text().replace("app-main", "app-extra"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--amend", "--no-edit")
+    result = guard(root)
+    assert result.stats["clusters_judged"] == 1  # not "0 touched": head's build is not base's
+    assert ["did not build at base" in f.message for f in by_rule(result.findings, "build-failed")] == [True]
+
+
+def test_a_folder_with_two_kustomization_files_does_not_build(flux_repo, guard):
+    """kustomize (and so Flux) refuses it; writing only the file the guard chose hid that."""
+    root = flux_repo({"apps/app/kustomization.yaml": kustomization("main.yaml"), **APP},
+                     {"apps/app/kustomization.yml": kustomization("main.yaml")})
+    failed = by_rule(guard(root).findings, "build-failed")
+    assert [f.severity for f in failed] == [Severity.ERROR]
+    assert "Found multiple kustomization files under: apps/app" in failed[0].message
+
+
+def test_a_new_kustomization_in_a_folder_with_two_kustomization_files_is_refused(flux_repo, guard):
+    root = flux_repo({}, {**APP, "apps/app/kustomization.yaml": kustomization("main.yaml"),
+                          "apps/app/Kustomization": kustomization("main.yaml")})
+    failed = by_rule(guard(root).findings, "build-failed")
+    assert [f.severity for f in failed] == [Severity.ERROR]
+    assert "Found multiple kustomization files" in failed[0].message
+
+
+def test_a_manifest_symlink_whose_target_changes_is_a_change(flux_repo, guard):
+    """A Flux-generated kustomization lists a symlink; only its target changes, and drops a ConfigMap."""
+    root = flux_repo({"clusters/prod/b.yaml": flux_ks("b", "./apps/b"), "shared/cm.yaml": configmap("b-x", "default")}, {})
+    git(root, "reset", "-q", "--hard", "base")
+    os.makedirs(root / "apps/b")
+    os.symlink("../../shared/cm.yaml", root / "apps/b/cm.yaml")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base: the link")
+    git(root, "tag", "-f", "base")
+    (root / "shared/cm.yaml").write_text((root / "shared/cm.yaml").read_text().replace("b-x", "b-y"))
+    git(root, "commit", "-q", "-am", "head: its target drops b-x")
+    assert [f.message.split(" would")[0] for f in by_rule(guard(root).findings, "configmap-pruned")] == [
+        "ConfigMap default/b-x"]
+
+
+def test_files_a_git_archive_leaves_out_are_built(flux_repo, guard):
+    """`export-ignore` is for `git archive`; Flux clones the repository and has every file."""
+    root = flux_repo({**APP, "apps/app/kustomization.yaml": kustomization("main.yaml"),
+                      ".gitattributes": "apps/** export-ignore\n"},
+                     {"apps/app/kustomization.yaml": kustomization()})
+    result = guard(root)
+    assert not by_rule(result.findings, "build-failed")
+    assert [f.message.split(" would")[0] for f in by_rule(result.findings, "configmap-pruned")] == [
+        "ConfigMap default/app-main"]
