@@ -212,8 +212,8 @@ def main() -> None:
         timed("full, warm cache (base reused)", [*guard, "--head", "full"], env)
         warm = timed("one-file change, warm cache", [*guard, "--head", "one-file"], env)
         shutil.rmtree(cache, ignore_errors=True)
-        timed("another change, cold (fills the cache)", [*guard, "--head", "other"], env)
-        fresh = timed("one-file, cache from another change", [*guard, "--head", "one-file"], env)
+        timed("another change, cold cache", [*guard, "--head", "other"], env)
+        fresh = timed("one-file, cache of another change", [*guard, "--head", "one-file"], env)
         sharded(Path(tmp), guard, env, full)
         flate(root, f"c{min(42, args.clusters - 1):03d}")
         if not args.skip_heavy:
