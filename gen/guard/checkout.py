@@ -21,6 +21,7 @@ from gen.guard.boundary import real_path
 from gen.guard.revision import Tree, index_entries, known_blob, remember
 from gen.tools import git_binary
 
+
 def _git(repo: Path, *args: str) -> str:
     argv = [git_binary(), "-C", str(repo), *args]
     try:
@@ -35,19 +36,20 @@ def _git(repo: Path, *args: str) -> str:
 _PREFETCH_BYTES = 64 << 20  # manifests read up front, at most; the rest on demand
 _MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization", ".sourceignore")
 
+
 class Checkout:
     """One revision's files: read from git by blob id, unpacked into `dest` on first need.
 
     Views of the revision share it, so the revision is unpacked at most once per run."""
 
-    def __init__(self, repo: Path, commit: str, dest: Path, tree: Tree) -> None:
+    def __init__(self, repo: Path, dest: Path, tree: Tree) -> None:
         self.repo = repo
-        self.commit = commit
         self.dest = dest
         self.tree = tree
         self.unpacked = False
         self._reader: subprocess.Popen[bytes] | None = None
         self._placed: set[str] = set()
+        self._folders: set[Path] = set()  # folders under dest made already
 
     def unpack(self) -> None:
         """Every file of the revision under `dest`, byte for byte as git holds it: not `git
@@ -59,15 +61,10 @@ class Checkout:
         for path, blob in self.tree.blobs.items():
             if path not in self.tree.links and path not in self._placed:
                 paths_of.setdefault(blob, []).append(path)
-        folders: set[Path] = set()
 
         def write(blob: str, data: bytes) -> None:
             for path in paths_of[blob]:
-                target = self.dest / path
-                if target.parent not in folders:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    folders.add(target.parent)
-                target.write_bytes(data)
+                self._write(path, data)
 
         for blob in [b for b in paths_of if known_blob(b)]:
             write(blob, self.tree.read(paths_of[blob][0]))
@@ -92,23 +89,21 @@ class Checkout:
         if any(p in self.tree.links for p in new):
             self.unpack()
             return
-        folders: set[Path] = set()
         for path in new:
-            target = self.dest / path
-            if target.parent not in folders:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                folders.add(target.parent)
-            target.write_bytes(self.tree.read(path))
+            self._write(path, self.tree.read(path))
             self._placed.add(path)
+
+    def _write(self, path: str, data: bytes) -> None:
+        target = self.dest / path
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
+        target.write_bytes(data)
 
     def blob(self, blob: str) -> bytes:
         """The bytes of one blob, from a `git cat-file --batch` kept open for the run."""
         if self._reader is None:
-            try:
-                self._reader = subprocess.Popen([git_binary(), "-C", str(self.repo), "cat-file", "--batch"],
-                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            except OSError as err:
-                raise ToolError(f"cannot run git: {err}") from err
+            self._reader = _cat_file(self.repo)
         pipe_in, pipe_out = self._reader.stdin, self._reader.stdout
         assert pipe_in is not None and pipe_out is not None
         pipe_in.write(blob.encode() + b"\n")
@@ -127,11 +122,7 @@ def _stream(repo: Path, blobs: list[str], each: Callable[[str, bytes], None]) ->
     """`each(blob, bytes)` for every blob, from one `git cat-file --batch`, in order."""
     if not blobs:
         return
-    try:
-        proc = subprocess.Popen([git_binary(), "-C", str(repo), "cat-file", "--batch"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    except OSError as err:
-        raise ToolError(f"cannot run git: {err}") from err
+    proc = _cat_file(repo)
     assert proc.stdin is not None and proc.stdout is not None
     feed = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
     feed.start()
@@ -144,6 +135,15 @@ def _stream(repo: Path, blobs: list[str], each: Callable[[str, bytes], None]) ->
         feed.join()
         proc.stdout.close()
         proc.wait()
+
+
+def _cat_file(repo: Path) -> subprocess.Popen[bytes]:
+    """A `git cat-file --batch` of `repo`: blob ids in, each blob's header and bytes out."""
+    try:
+        return subprocess.Popen([git_binary(), "-C", str(repo), "cat-file", "--batch"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as err:
+        raise ToolError(f"cannot run git: {err}") from err
 
 
 def _feed(pipe: IO[bytes], blobs: list[str]) -> None:
@@ -186,7 +186,7 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
     tree.entries = index_entries(tree.blobs)
     if dest.exists():
         raise ToolError(f"cannot unpack revision {commit[:12]}: {dest} exists already")
-    tree.checkout = Checkout(repo, commit, dest, tree)
+    tree.checkout = Checkout(repo, dest, tree)
     tree.checkout.prefetch(manifests)  # what the guard parses: read in one stream, not file by file
     for path in tree.links:  # a symlink's blob is its target
         tree.links[path] = tree.checkout.blob(tree.blobs[path]).decode("utf-8", "surrogateescape")
