@@ -74,7 +74,6 @@ class Discovery:
         self.build_all = build_all
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts")
                         for label, tree in trees.items()}
-        self._parsed: dict[str, Any] = {}
         self._resolvers: dict[tuple[str, str], Resolver] = {}
         self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
         # resolutions shared by base and head when nothing they looked at differs, kept between
@@ -107,7 +106,7 @@ class Discovery:
     def resolver(self, label: str, view: str) -> Resolver:
         key = (label, view)
         if key not in self._resolvers:
-            self._resolvers[key] = Resolver(self.sources[label].view(view), self._parsed, self._recalled, view)
+            self._resolvers[key] = Resolver(self.sources[label].view(view), self._recalled, view)
         return self._resolvers[key]
 
     def view(self, label: str, view: str) -> Tree:

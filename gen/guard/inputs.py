@@ -89,23 +89,20 @@ Recalled = dict[tuple[str, str], list[tuple[Seen, "Inputs"]]]  # (view, spec.pat
 
 
 class Resolver:
-    """Resolves inputs in one artifact of one revision; parsed kustomization files are shared
-    by blob id, and resolutions with the same artifact of the other revision (gen/guard/recall.py)."""
+    """Resolves inputs in one artifact of one revision; kustomization files are parsed once per
+    blob id (gen/guard/manifests.file_docs), and resolutions are shared with the same artifact of
+    the other revision (gen/guard/recall.py)."""
 
-    def __init__(self, tree: Tree, parsed: dict[str, Any], recalled: Recalled | None = None, view: str = "") -> None:
+    def __init__(self, tree: Tree, recalled: Recalled | None = None, view: str = "") -> None:
         self.tree = tree
-        self.parsed = parsed  # blob id -> parsed first document (or None)
         self._memo: dict[str, Inputs] = {}
         self._recalled: Recalled = {} if recalled is None else recalled
         self._view = view
         self._links = sorted_links(tree)
 
     def _parse(self, path: str) -> Any:
-        blob = self.tree.blobs[path]
-        if blob not in self.parsed:
-            docs = file_docs(self.tree, path)
-            self.parsed[blob] = docs[0] if docs else None
-        return self.parsed[blob]
+        docs = file_docs(self.tree, path)
+        return docs[0] if docs else None
 
     def for_path(self, path: str) -> Inputs:
         """Inputs of a Flux spec.path (kustomization file or Flux-generated); memoised."""

@@ -34,7 +34,7 @@ APPS = {
 def test_inputs_follow_bases_patches_and_generator_files(flux_repo, tmp_path):
     root = flux_repo(APPS, {})
     tree = load_tree(root, git(root, "rev-parse", "HEAD").strip(), tmp_path / "t")
-    inputs = Resolver(tree, {}).for_path("apps/prod")
+    inputs = Resolver(tree).for_path("apps/prod")
     assert sorted(inputs.files) == ["apps/base/cm.yaml", "apps/base/files/app.conf", "apps/base/kustomization.yaml",
                                     "apps/prod/kustomization.yaml", "apps/prod/patch.yaml"]
     assert inputs.exact and not inputs.missing
@@ -43,7 +43,7 @@ def test_inputs_follow_bases_patches_and_generator_files(flux_repo, tmp_path):
 def test_remote_base_is_inexact(flux_repo, tmp_path):
     root = flux_repo({"k/kustomization.yaml": kustomization("https://github.com/example/repo//base?ref=v1")}, {})
     tree = load_tree(root, git(root, "rev-parse", "HEAD").strip(), tmp_path / "t")
-    assert not Resolver(tree, {}).for_path("k").exact
+    assert not Resolver(tree).for_path("k").exact
 
 
 @pytest.mark.parametrize("changed", ["apps/base/files/app.conf", "apps/base/cm.yaml"])

@@ -90,11 +90,11 @@ def test_a_recalled_resolution_equals_a_fresh_one(tmp_path_factory: pytest.TempP
     head = _tree(tmp_path_factory.mktemp("head"), second)
     recalled: Recalled = {}
     for path in FOLDERS:
-        Resolver(base, {}, recalled, "git").for_ks(path)
+        Resolver(base, recalled, "git").for_ks(path)
     for path in FOLDERS:
         for components in ((), ("apps/prod",)):
-            again = Resolver(head, {}, recalled, "git").for_ks(path, components)
-            fresh = Resolver(head, {}).for_ks(path, components)
+            again = Resolver(head, recalled, "git").for_ks(path, components)
+            fresh = Resolver(head).for_ks(path, components)
             assert _fields(again) == _fields(fresh), path
 
 
@@ -105,13 +105,13 @@ def test_resolutions_kept_between_runs_read_back_equal(tmp_path: Path) -> None:
                                   ("apps/base/kustomization.yaml", "resources: [../../../x.yaml]\n"),
                                   ("apps/generated/one.yaml", MANIFESTS[1])])
     recalled: Recalled = {}
-    first = {p: Resolver(tree, {}, recalled, "git").for_ks(p) for p in ("apps/prod", "apps/generated", "nowhere")}
+    first = {p: Resolver(tree, recalled, "git").for_ks(p) for p in ("apps/prod", "apps/generated", "nowhere")}
     recall_cache.save(tmp_path / "cache", tmp_path, recalled)
     loaded = recall_cache.load(tmp_path / "cache", tmp_path)
     assert {k: [_fields(i) for _, i in v] for k, v in loaded.items()} == \
         {k: [_fields(i) for _, i in v] for k, v in recalled.items()}
     for path, found in first.items():
-        again = Resolver(tree, {}, loaded, "git").for_ks(path)
+        again = Resolver(tree, loaded, "git").for_ks(path)
         assert again is loaded[("git", path)][0][1]  # recalled, not resolved again
         assert _fields(again) == _fields(found)
     assert recall_cache.load(tmp_path / "elsewhere", tmp_path) == {}
