@@ -3,8 +3,9 @@
 Resolving what a Flux Kustomization reads parses its kustomization files and follows every
 reference; a fleet has thousands, and base and head share almost all of them. A resolution
 depends only on what it looked at: the blob id of every file it read, whether each path it
-found missing is still missing (and still not a folder), which kustomization file each folder
-it entered uses, for a spec.path Flux generates a kustomization for, what it lists there, and
+found missing is still missing (and still not a folder), each folder it entered still a folder
+with the same kustomization files (which one kustomize reads, and whether it finds two), for a
+spec.path Flux generates a kustomization for, what it lists there, and
 the tree's symlinks (a new one can make a missing path resolve).
 `Seen` records exactly that, and a resolution is reused in another tree only when every one of
 those looks gives the same answer there: a recalled result is the result.
@@ -27,9 +28,9 @@ class Seen:
 
     path: str
     files: tuple[tuple[str, str], ...]  # (path, blob id) of every file read
-    looks: tuple[tuple[str, Look], ...]  # spec.path, each folder entered, every kustomization file name
-    # in those, and every path found missing: what was there
-    chosen: tuple[tuple[str, str | None], ...]  # folder -> the kustomization file it uses (None: none)
+    # spec.path, each folder entered, every kustomization file name in those (so which one kustomize
+    # reads, and whether it finds two), and every path found missing: what was there
+    looks: tuple[tuple[str, Look], ...]
     listing: tuple[str, ...] | None  # what Flux's generated kustomization lists, when it is one
     links: tuple[tuple[str, str], ...]  # the tree's symlinks and their targets
 
@@ -38,9 +39,7 @@ class Seen:
         return (links == self.links
                 and self._file_items <= tree.blobs.items()  # every (path, blob) there: one C loop
                 and all(_look(tree, path) == look for path, look in self.looks)
-                and all(tree.kustomization_file(folder) == name for folder, name in self.chosen)
                 and (self.listing is None or self.listing == tuple(flux_scan(tree, self.path))))
-
 
     @functools.cached_property
     def _file_items(self) -> ItemsView[str, str]:
@@ -57,7 +56,6 @@ def seen(tree: Tree, links: tuple[tuple[str, str], ...], path: str, files: set[s
     return Seen(path,
                 tuple((f, tree.blobs[f]) for f in files),
                 tuple((m, _look(tree, m)) for m in missing | folders | kustomizations),
-                tuple((d, tree.kustomization_file(d)) for d in folders),
                 tuple(flux_scan(tree, path)) if generated else None,
                 links)
 
