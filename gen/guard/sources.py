@@ -117,8 +117,8 @@ class Sources:
         self.workdir = workdir
         self.pushes = push_conventions(tree)
         self._views: dict[str, Tree | None] = {}
-        self._index: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] | None = None
-        self._order: dict[int, int] = {}  # id of each indexed object -> its place in file order
+        self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
+        self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -144,13 +144,17 @@ class Sources:
         defines it (builds that produce no Kustomization are not run in untouched clusters)."""
         if ref in known:
             return known[ref]
-        named = self._indexed(ref[0])
+        if ref[0] not in self._named:  # a fleet asks hundreds of times: indexed once per kind
+            named = self._named[ref[0]] = {}
+            for doc in self._indexed(ref[0]):
+                meta = doc.get("metadata") or {}
+                named.setdefault((str(meta.get("name") or ""), str(meta.get("namespace") or "")), []).append(doc)
+        named = self._named[ref[0]]
         pick = named.get((ref[2], ref[1])) or named.get((ref[2], ""), [])  # its namespace, else none given
         return pick[0] if len(pick) == 1 else None
 
-    def _indexed(self, kind: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        """Every source object of `kind` written in the repository's files by (name, namespace as
-        written), in path order."""
+    def _indexed(self, kind: str) -> list[dict[str, Any]]:
+        """Every source object of `kind` written in the repository's files, in path order."""
         if self._index is None:
             self._index = {}
             for path in sorted(self.tree.blobs):
@@ -159,11 +163,8 @@ class Sources:
                     for doc in file_docs(self.tree, path) or []:
                         key = source_key(doc)
                         if key is not None:
-                            meta = doc.get("metadata") or {}
-                            name = (str(meta.get("name") or ""), str(meta.get("namespace") or ""))
-                            self._index.setdefault(key[0], {}).setdefault(name, []).append(doc)
-                            self._order[id(doc)] = len(self._order)
-        return self._index.get(kind, {})
+                            self._index.setdefault(key[0], []).append(doc)
+        return self._index.get(kind, [])
 
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
         """Is `ref` this repository at this revision, and which view does it deliver?"""
@@ -221,9 +222,7 @@ class Sources:
         found = [(obj, art) for key, obj in sorted(known.items())
                  if key[0] == "ArtifactGenerator" and key[1] == namespace for art in makes(obj)]
         if not found:
-            generators = sorted((obj for named in self._indexed("ArtifactGenerator").values() for obj in named),
-                                key=lambda obj: self._order[id(obj)])  # in the repository's file order
-            found = [(obj, art) for obj in generators if in_namespace(obj) for art in makes(obj)]
+            found = [(obj, art) for obj in self._indexed("ArtifactGenerator") if in_namespace(obj) for art in makes(obj)]
             if len({json.dumps(a, sort_keys=True) for _, a in found}) > 1:
                 return Delivery(None, f"source {where}: {len(found)} ArtifactGenerators of this repository make it "
                                       "differently, and none is in this cluster's builds")

@@ -72,3 +72,40 @@ def test_files_a_git_archive_leaves_out_are_built(flux_repo, guard):
     assert not by_rule(result.findings, "build-failed")
     assert [f.message.split(" would")[0] for f in by_rule(result.findings, "configmap-pruned")] == [
         "ConfigMap default/app-main"]
+
+
+def _generator(name: str, artifact: str, source: str) -> str:
+    return f"""
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata:
+          name: {name}
+          namespace: flux-system
+        spec:
+          sources:
+            - alias: repo
+              kind: GitRepository
+              name: {source}
+          artifacts:
+            - name: {artifact}
+              copy:
+                - from: "@repo/infrastructure/**"
+                  to: "@artifact/"
+    """
+
+
+def test_artifact_generators_outside_the_builds_are_asked_in_file_order(flux_repo, guard):
+    """Three generators no build applies, two named alike: the same answer as when they were a
+    plain list in path order (a prune in the ExternalArtifact's Kustomization is refused)."""
+    infra = flux_ks("infra-configs", "./configs").replace("kind: GitRepository\n            name: flux-system",
+                                                         "kind: ExternalArtifact\n            name: infrastructure")
+    root = flux_repo({"generators/a.yaml": _generator("x", "other", "flux-system"),
+                      "generators/b.yaml": _generator("y", "infrastructure", "flux-system"),
+                      "generators/c.yaml": _generator("x", "infrastructure", "elsewhere"),
+                      "clusters/prod/infrastructure.yaml": infra,
+                      "infrastructure/configs/kustomization.yaml": kustomization("settings.yaml", "extra.yaml"),
+                      "infrastructure/configs/settings.yaml": configmap("settings", "default"),
+                      "infrastructure/configs/extra.yaml": configmap("extra", "default")},
+                     {"infrastructure/configs/kustomization.yaml": kustomization("settings.yaml")})
+    assert [f.message.split(" would")[0] for f in by_rule(guard(root).findings, "configmap-pruned")] == [
+        "ConfigMap default/extra"]
