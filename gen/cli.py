@@ -313,7 +313,7 @@ def guard(
     fmt: FormatOption = None,
     allow: Annotated[Optional[list[str]], typer.Option("--allow", help="A deliberate removal: an inventory id <namespace>_<name>_<group>_<kind>, ks:<namespace>/<name> (a whole Kustomization) or cluster:<root file> (a whole cluster); repeatable.", show_default=False)] = None,
     inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the guard's cache of builds and resolutions (~/.cache/coredns-gen/guard).")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the guard's cache of builds, resolutions and parsed manifests (~/.cache/coredns-gen/guard).")] = False,
     strict: StrictOption = False,
     shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only the clusters of shard K of N (stable by root file); merge the shards' --result files with guard-merge.", show_default=False)] = None,
     result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
