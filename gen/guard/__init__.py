@@ -176,6 +176,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
                            discovery.how.get("head", "bootstrap"), written)
         findings.extend(coverage.findings())
     parse_cache.save(opts.cache_dir)
+    cache.save()
     findings = apply_allow(findings, allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes),

@@ -141,4 +141,4 @@ def test_the_build_cache_is_where_the_environment_says_when_the_command_runs(flu
     chosen = tmp_path / "late-cache"
     code, _, _ = invoke(flux_repo(PLATFORM, DROP), env={"COREDNS_GEN_CACHE_DIR": str(chosen)})
     assert code == 1
-    assert list(chosen.rglob("*.json")), "no build was cached where COREDNS_GEN_CACHE_DIR points"
+    assert list(chosen.rglob("*.pack")), "no build was cached where COREDNS_GEN_CACHE_DIR points"
