@@ -156,7 +156,7 @@ class Discovery:
             else:
                 exact = inputs.exact and not inputs.missing  # kustomize reads these files and no others
                 jobs[fp] = Job(fp, tree, ks, tuple(sorted(inputs.files)) if exact else None)
-        for fp, outcome in self.engine.run(list(jobs.values())).items():
+        for fp, outcome in self.engine.run(list(jobs.values())):
             tree, _, inputs = requests[fp]
             repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
             if outcome.objects is None:

@@ -2,15 +2,15 @@
 
 A fleet of thousands of Kustomizations takes seconds to minutes. `run_guard` reports each stage
 and, while building, how many of how many builds are done, to a `Report` callback; cli.py prints
-it to stderr only when stderr is a terminal (CI logs get nothing extra). Builds are handed to the
-engine in slices so a count can be reported between them; the slices only exist when someone is
-watching, so an unwatched run pays nothing.
+it to stderr only when stderr is a terminal (CI logs get nothing extra). The count is taken as the
+engine's outcomes arrive; only a watched run is counted, so an unwatched one pays nothing.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Callable
 
 from gen.guard.engine import BATCH_ENV, Engine, Job, Outcome, batch_binary
@@ -41,18 +41,20 @@ class ReportingEngine(Engine):
         super().__init__(workdir, parallel)
         self.report = report
 
-    def run(self, jobs: list[Job]) -> dict[str, Outcome]:
+    def run(self, jobs: list[Job]) -> Iterator[tuple[str, Outcome]]:
         if not jobs:
-            return {}
-        # about 20 reports a batch, each slice still wide enough to keep every worker busy
+            return iter(())
+        return self._counted(jobs, super().run(jobs))
+
+    def _counted(self, jobs: list[Job], outcomes: Iterator[tuple[str, Outcome]]) -> Iterator[tuple[str, Outcome]]:
+        """About 20 reports a batch, as its outcomes arrive, each naming the builds sent next."""
         step = max(4 * self.parallel, -(-len(jobs) // 20))
-        out: dict[str, Outcome] = {}
-        for start in range(0, len(jobs), step):
-            part = jobs[start:start + step]
-            self.report(f"building {_what(part)}", start, len(jobs))
-            out.update(super().run(part))
+        self.report(f"building {_what(jobs[:step])}", 0, len(jobs))
+        for done, outcome in enumerate(outcomes, 1):
+            yield outcome
+            if done % step == 0 and done < len(jobs):
+                self.report(f"building {_what(jobs[done:done + step])}", done, len(jobs))
         self.report("built", len(jobs), len(jobs))
-        return out
 
 
 def _what(jobs: list[Job]) -> str:
