@@ -32,7 +32,14 @@ func realDir(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.EvalSymlinks(abs)
+	if known, ok := realDirs.Load(abs); ok { // every job of a revision shares its root
+		return known.(string), nil
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		realDirs.Store(abs, real)
+	}
+	return real, err
 }
 
 // newFenced fences inner to root and dir. An empty root (a protocol 1 client) builds unfenced:
@@ -75,9 +82,12 @@ func (f *fencedFS) inside(path string) bool {
 	return kustomizeClone(path)
 }
 
-// realDirs: each directory already resolved, by its path. The trees a batch builds do not change
-// while it runs (coredns-gen writes them before it starts), so a directory resolves once, not once
-// per file read below it (EvalSymlinks costs an lstat per path component: ~15% of a fleet's CPU).
+// realDirs: each directory already resolved, by its path (the roots among them: every job of a
+// revision shares one). What an existing directory is does not change while a batch runs:
+// coredns-gen writes every file a job reads before it sends the job, and afterwards only adds
+// files (it never makes a link where a folder was). So a directory resolves once, not once per
+// file read below it (EvalSymlinks costs an lstat per path component: ~15% of a fleet's CPU). A
+// missing one is never remembered: a later job may add it.
 var realDirs sync.Map
 
 // resolve follows the symlinks of the longest existing prefix of path.
