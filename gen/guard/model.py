@@ -10,7 +10,7 @@ import functools
 import json
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 FLUX_VERSIONS = ("v1", "v1beta2", "v1beta1")
@@ -23,9 +23,9 @@ ORPHANING = {
 }
 
 
-@dataclass(frozen=True, order=True)
-class ObjKey:
-    """One Kubernetes object as Flux's inventory names it."""
+class ObjKey(NamedTuple):
+    """One Kubernetes object as Flux's inventory names it. A named tuple, not a dataclass: a
+    fleet's run hashes, compares and sorts millions of them, and a tuple does that in C."""
 
     namespace: str
     name: str
@@ -58,10 +58,10 @@ class ObjKey:
         return cls(*parts)
 
 
-@dataclass(frozen=True, order=True)
-class KsRef:
+class KsRef(NamedTuple):
     """A Flux Kustomization in one cluster: every cluster of a fleet has its own
-    `flux-system/flux-system`, so the cluster (its root's file) is part of the identity."""
+    `flux-system/flux-system`, so the cluster (its root's file) is part of the identity. A named
+    tuple for the same reason as ObjKey."""
 
     cluster: str
     namespace: str
