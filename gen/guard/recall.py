@@ -19,18 +19,21 @@ from dataclasses import dataclass
 
 from gen.guard.revision import KUSTOMIZATION_FILES, Tree, flux_scan
 
-Look = tuple[bool, bool]  # (a file there, a folder there)
-
-
 @dataclass(frozen=True)
 class Seen:
-    """What one resolution of `path` looked at, and what it found."""
+    """What one resolution of `path` looked at, and what it found.
+
+    The looks (spec.path, each folder entered, every kustomization file name in those, so which
+    one kustomize reads and whether it finds two, and every path found missing) are kept as the
+    paths that were files, were not, were folders and were not: checking them in another tree is
+    then four set comparisons in C, not a Python loop over each look (a fleet has ~35,000)."""
 
     path: str
     files: tuple[tuple[str, str], ...]  # (path, blob id) of every file read
-    # spec.path, each folder entered, every kustomization file name in those (so which one kustomize
-    # reads, and whether it finds two), and every path found missing: what was there
-    looks: tuple[tuple[str, Look], ...]
+    files_at: frozenset[str]
+    no_files_at: frozenset[str]
+    folders_at: frozenset[str]  # the repository root, always a folder, is left out
+    no_folders_at: frozenset[str]
     listing: tuple[str, ...] | None  # what Flux's generated kustomization lists, when it is one
     links: tuple[tuple[str, str], ...]  # the tree's symlinks and their targets
 
@@ -38,7 +41,9 @@ class Seen:
         """Whether every look gives the same answer in `tree` (whose sorted links are `links`)."""
         return (links == self.links
                 and self._file_items <= tree.blobs.items()  # every (path, blob) there: one C loop
-                and all(_look(tree, path) == look for path, look in self.looks)
+                # (asked of the trees' key views: those iterate the smaller side, a frozenset the dict)
+                and self.files_at <= tree.blobs.keys() and tree.blobs.keys().isdisjoint(self.no_files_at)
+                and self.folders_at <= tree.entries.keys() and tree.entries.keys().isdisjoint(self.no_folders_at)
                 and (self.listing is None or self.listing == tuple(flux_scan(tree, self.path))))
 
     @functools.cached_property
@@ -53,17 +58,16 @@ def seen(tree: Tree, links: tuple[tuple[str, str], ...], path: str, files: set[s
     folders.add(path)
     # every folder entered must stay a folder, with no kustomization file appearing beside its own
     kustomizations = {f"{d}/{n}" if d else n for d in folders for n in KUSTOMIZATION_FILES}
+    looked = {m.rstrip("/") for m in missing | folders | kustomizations}
+    files_at = frozenset(p for p in looked if p in tree.blobs)
+    folders_at = frozenset(p for p in looked if p and tree.is_dir(p))
     return Seen(path,
                 tuple((f, tree.blobs[f]) for f in files),
-                tuple((m, _look(tree, m)) for m in missing | folders | kustomizations),
+                files_at, frozenset(looked - files_at),
+                folders_at, frozenset(p for p in looked if p and p not in folders_at),
                 tuple(flux_scan(tree, path)) if generated else None,
                 links)
 
 
 def sorted_links(tree: Tree) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(tree.links.items()))
-
-
-def _look(tree: Tree, path: str) -> Look:
-    bare = path.rstrip("/")
-    return bare in tree.blobs, tree.is_dir(bare)

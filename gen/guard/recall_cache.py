@@ -51,7 +51,7 @@ def save(directory: Path | None, repo: Path, recalled: Recalled) -> None:
 
 
 def _seen_row(s: Seen) -> tuple[Any, ...]:
-    return (s.path, s.files, s.looks, s.listing, s.links)
+    return (s.path, s.files, s.files_at, s.no_files_at, s.folders_at, s.no_folders_at, s.listing, s.links)
 
 
 def _inputs_row(i: Inputs) -> tuple[Any, ...]:
