@@ -28,7 +28,8 @@ from gen.guard.inputs import Inputs, Recalled, Resolver, escape_error
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
-from gen.guard.knowledge import Knowledge, Marks, RepoValues, gather, lookup
+from gen.guard.knowledge import Knowledge, RepoValues, gather, lookup
+from gen.guard.marks import Marks
 from gen.guard.sources import Delivery, SourceRef, Sources, source_key
 from gen.guard.substitution import Vars, resolve, substitute
 
@@ -72,7 +73,8 @@ class Discovery:
         self.remotes = remotes
         self.roots_under = roots_under
         self.build_all = build_all
-        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts")
+        self.marked = Marks()
+        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked)
                         for label, tree in trees.items()}
         self._resolvers: dict[tuple[str, str], Resolver] = {}
         self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
@@ -84,7 +86,6 @@ class Discovery:
         self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
         self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
         self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
-        self.marked = Marks()
         self.repo_values = {label: RepoValues(tree, self.marked) for label, tree in trees.items()}
         self.candidates: dict[str, list[Candidate]] = {}
         self.how: dict[str, str] = {}

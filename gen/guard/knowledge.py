@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gen.guard.manifests import file_docs
+from gen.guard.marks import Marks
 from gen.guard.model import Revision
 from gen.guard.revision import Tree
 from gen.guard.roots import Candidate
@@ -26,25 +27,6 @@ class Knowledge:
 
     sources: ClusterSources = field(default_factory=dict)
     values: dict[ValueRef, dict[str, str] | str] = field(default_factory=dict)
-
-
-class Marks:
-    """Whether a file mentions any of some byte strings, remembered by blob id: most of a
-    revision's files are never parsed because they cannot hold what is sought."""
-
-    def __init__(self) -> None:
-        self._seen: dict[tuple[str, tuple[bytes, ...]], bool] = {}
-
-    def __call__(self, tree: Tree, path: str, marks: tuple[bytes, ...]) -> bool:
-        if path in tree.links:  # read through the link: its target's content, not its own blob
-            data = tree.read(path)
-            return any(m in data for m in marks)
-        key = (tree.blobs[path], marks)
-        found = self._seen.get(key)
-        if found is None:
-            data = tree.read(path)
-            found = self._seen[key] = any(m in data for m in marks)
-        return found
 
 
 class RepoValues:

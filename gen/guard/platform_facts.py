@@ -67,19 +67,18 @@ def cluster_platforms(tree: Tree, config: Config, revisions: Mapping[str, Revisi
     `tree` is the head revision (values files and config are part of the reviewed change);
     a cluster is matched through the files its Kustomizations' builds read, at head or at base."""
     clusters = sorted({r.cluster for rev in revisions.values() for r in rev.roots})
-    readers: dict[str, set[str]] = {}
-    for label in ("head", "base"):
-        for ref, node in revisions[label].nodes.items() if label in revisions else ():
-            for path in node.build.inputs:
-                readers.setdefault(path, set()).add(ref.cluster)
-    found: dict[str, set[str]] = {}
+    platforms_of: dict[str, set[str]] = {}  # a rendered output -> the platforms whose values write it
     for path in _values_files(tree, config.values):
         rendered = _rendered(tree, path)
-        if rendered is None:
-            continue
-        platform, output = rendered
-        for cluster in readers.get(output, ()):
-            found.setdefault(cluster, set()).add(platform)
+        if rendered is not None:
+            platforms_of.setdefault(rendered[1], set()).add(rendered[0])
+    found: dict[str, set[str]] = {}
+    if platforms_of:  # only then is every build's inputs worth a look (a fleet has ~20,000)
+        for label in ("head", "base"):
+            for ref, node in revisions[label].nodes.items() if label in revisions else ():
+                for path in node.build.inputs:
+                    if path in platforms_of:
+                        found.setdefault(ref.cluster, set()).update(platforms_of[path])
     out: dict[str, str | None] = {c: (next(iter(found[c])) if len(found.get(c, ())) == 1 else None) for c in clusters}
     for entry in config.guard_clusters:
         if entry.platform and entry.root in out:

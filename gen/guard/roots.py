@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from gen.config import ClusterEntry
 from gen.guard.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.manifests import file_docs
+from gen.guard.marks import Marked
 from gen.guard.model import FluxKs
 from gen.guard.revision import Tree, normalize_url
 
@@ -123,9 +124,6 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
 def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
     """A configured root file holding a single Kustomization: that one is the root."""
     return sum(1 for o in candidates if o.file == c.file) == 1
-
-
-Marked = Callable[[Tree, str, tuple[bytes, ...]], bool]
 
 
 def flux_files(tree: Tree, marked: Marked) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any
 from gen.config import SourceEntry
 from gen.guard import views
 from gen.guard.manifests import file_docs, try_docs
+from gen.guard.marks import Marked, Marks
 from gen.guard.revision import Tree, normalize_url
 
 SourceRef = tuple[str, str, str]  # kind, namespace, name
@@ -109,8 +110,9 @@ class Sources:
     """Decides, at one revision, which sources are this repository, and makes their views."""
 
     def __init__(self, tree: Tree, label: str, remotes: set[str], configured: tuple[SourceEntry, ...],
-                 workdir: Path) -> None:
+                 workdir: Path, marked: Marked | None = None) -> None:
         self.tree = tree
+        self.marked: Marked = marked or Marks()
         self.label = label
         self.remotes = remotes
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
@@ -158,8 +160,7 @@ class Sources:
         if self._index is None:
             self._index = {}
             for path in sorted(self.tree.blobs):
-                data = self.tree.read(path) if path.endswith((".yaml", ".yml")) else b""
-                if any(m in data for m in _MARKS):
+                if path.endswith((".yaml", ".yml")) and self.marked(self.tree, path, _MARKS):
                     for doc in file_docs(self.tree, path) or []:
                         key = source_key(doc)
                         if key is not None:

@@ -61,7 +61,7 @@ def test_a_build_starts_before_the_last_job_is_on_disk(tmp_path: Path, monkeypat
 
     engine = engine_with(tmp_path, fake_batch(tmp_path, ECHO), monkeypatch, place)
     outcomes = []
-    for key, outcome in engine.run(jobs(5, tmp_path)):
+    for key, _ in engine.run(jobs(5, tmp_path)):
         outcomes.append(key)
         first_done.set()
     assert sorted(outcomes) == [f"job{i}" for i in range(5)]
