@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from gen.guard.boundary import real_path
 from gen.guard.manifests import file_docs
@@ -85,7 +85,30 @@ def _generator_files(gen: Any) -> list[tuple[str, str]]:
     return out
 
 
-Recalled = dict[tuple[str, str], list[tuple[Seen, "Inputs"]]]  # (view, spec.path) -> resolutions
+class Resolution:
+    """One kept resolution of a spec.path: what it looked at, and its Inputs. One recalled from an
+    earlier run holds what it was kept as, made into Inputs only when it is reused: most kept
+    ones are checked and passed over (another revision's), and making each cost more than
+    checking it."""
+
+    __slots__ = ("seen", "_inputs", "kept", "_make")
+
+    def __init__(self, seen: Seen, inputs: Inputs | None = None, *, kept: tuple[Any, ...] | None = None,
+                 make: Callable[[], Inputs] | None = None) -> None:
+        self.seen = seen
+        self._inputs = inputs
+        self.kept = kept  # the row it was read from, while it is not made (gen/guard/recall_cache.py)
+        self._make = make
+
+    @property
+    def inputs(self) -> Inputs:
+        if self._inputs is None:
+            assert self._make is not None
+            self._inputs, self._make, self.kept = self._make(), None, None
+        return self._inputs
+
+
+Recalled = dict[tuple[str, str], list[Resolution]]  # (view, spec.path) -> resolutions
 
 
 class Resolver:
@@ -108,10 +131,10 @@ class Resolver:
         """Inputs of a Flux spec.path (kustomization file or Flux-generated); memoised."""
         if path not in self._memo:
             known = self._recalled.setdefault((self._view, path), [])
-            found = next((inputs for look, inputs in known if look.holds_in(self.tree, self._links)), None)
+            found = next((r.inputs for r in known if r.seen.holds_in(self.tree, self._links)), None)
             if found is None:
                 found = self._for_path(path)
-                known.append((seen(self.tree, self._links, path, found.files, found.missing), found))
+                known.append(Resolution(seen(self.tree, self._links, path, found.files, found.missing), found))
             self._memo[path] = found
         return self._memo[path]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from gen.cachefile import write_entry
 from gen.guard import inputs, recall
-from gen.guard.inputs import Escape, Inputs, Recalled
+from gen.guard.inputs import Escape, Inputs, Recalled, Resolution
 from gen.guard.recall import Seen
 
 _KEEP = 3  # resolutions kept per (artifact, spec.path): base, head and one more
@@ -36,7 +36,7 @@ def load(directory: Path | None, repo: Path) -> Recalled:
         return {}
     try:
         rows = marshal.loads(_path(directory, repo).read_bytes())
-        return {(view, path): [(Seen(*seen), _inputs(row, seen[1])) for seen, row in found] for view, path, found in rows}
+        return {(view, path): [_recalled(seen, row) for seen, row in found] for view, path, found in rows}
     except (OSError, ValueError, EOFError, TypeError):
         return {}
 
@@ -45,9 +45,15 @@ def save(directory: Path | None, repo: Path, recalled: Recalled) -> None:
     """Keep the newest resolutions of every key (written whole or not at all)."""
     if directory is None:
         return
-    rows = tuple((view, path, tuple((_seen_row(s), _inputs_row(i)) for s, i in found[-_KEEP:]))
+    rows = tuple((view, path, tuple((_seen_row(r.seen), r.kept if r.kept is not None else _inputs_row(r.inputs))
+                                    for r in found[-_KEEP:]))
                  for (view, path), found in sorted(recalled.items()) if found)
     write_entry(_path(directory, repo), marshal.dumps(rows))
+
+
+def _recalled(seen: tuple[Any, ...], row: tuple[Any, ...]) -> Resolution:
+    """A kept resolution; its Inputs are made from `row` only if it is reused."""
+    return Resolution(Seen(*seen), kept=row, make=lambda: _inputs(row, seen[1]))
 
 
 def _seen_row(s: Seen) -> tuple[Any, ...]:

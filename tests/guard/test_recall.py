@@ -108,13 +108,29 @@ def test_resolutions_kept_between_runs_read_back_equal(tmp_path: Path) -> None:
     first = {p: Resolver(tree, recalled, "git").for_ks(p) for p in ("apps/prod", "apps/generated", "nowhere")}
     recall_cache.save(tmp_path / "cache", tmp_path, recalled)
     loaded = recall_cache.load(tmp_path / "cache", tmp_path)
-    assert {k: [_fields(i) for _, i in v] for k, v in loaded.items()} == \
-        {k: [_fields(i) for _, i in v] for k, v in recalled.items()}
+    assert {k: [_fields(r.inputs) for r in v] for k, v in loaded.items()} == \
+        {k: [_fields(r.inputs) for r in v] for k, v in recalled.items()}
     for path, found in first.items():
         again = Resolver(tree, loaded, "git").for_ks(path)
-        assert again is loaded[("git", path)][0][1]  # recalled, not resolved again
+        assert again is loaded[("git", path)][0].inputs  # recalled, not resolved again
         assert _fields(again) == _fields(found)
     assert recall_cache.load(tmp_path / "elsewhere", tmp_path) == {}
+
+
+def test_resolutions_a_run_never_reused_are_kept_as_they_were(tmp_path: Path) -> None:
+    """A run that checks kept resolutions and reuses none (another revision's) saves them intact."""
+    tree = _tree(tmp_path / "t", [("apps/prod/kustomization.yaml", "resources: [cm.yaml]\n"), ("apps/prod/cm.yaml", MANIFESTS[0])])
+    recalled: Recalled = {}
+    first = Resolver(tree, recalled, "git").for_ks("apps/prod")
+    first.digest = "d" * 64  # derived later in a run, and kept with the resolution
+    recall_cache.save(tmp_path / "cache", tmp_path, recalled)
+    untouched = recall_cache.load(tmp_path / "cache", tmp_path)
+    other = _tree(tmp_path / "o", [("apps/prod/kustomization.yaml", "resources: [other.yaml]\n")])
+    Resolver(other, untouched, "git").for_ks("apps/prod")  # checks the kept one, resolves afresh
+    recall_cache.save(tmp_path / "cache", tmp_path, untouched)
+    (kept, fresh) = recall_cache.load(tmp_path / "cache", tmp_path)[("git", "apps/prod")]
+    assert _fields(kept.inputs) == _fields(first) and kept.inputs.digest == "d" * 64
+    assert sorted(fresh.inputs.files) == ["apps/prod/kustomization.yaml"] and fresh.inputs.missing == {"apps/prod/other.yaml"}
 
 
 def test_parsed_manifests_kept_between_runs_are_what_the_loader_gives(tmp_path: Path) -> None:
