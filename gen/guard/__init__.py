@@ -45,7 +45,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.platform_facts import cluster_platforms
 from gen.guard.progress import Report, ReportingEngine
-from gen.guard.checkout import load_tree
+from gen.guard.checkout import Sweep, load_tree
 from gen.guard.revision import Tree, remote_urls, repo_root, resolve
 from gen.guard.shard import Shard
 from gen.parallel import collector_paused
@@ -157,6 +157,10 @@ def _judge(opts: GuardOptions) -> GuardResult:
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
+        # the last build is done: the revisions' files are read from git from here on (a copied
+        # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
+        sweep = Sweep([tree.root for tree in trees.values()] + [engine.wrappers])
+        readers.callback(sweep.wait)
         report(f"judging {len(touched)} clusters", 0, 0)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
                                             generators_of(discovery, revisions))

@@ -173,6 +173,28 @@ def _batch_answer(out: IO[bytes], blob: str) -> bytes:
     return data[:-1]
 
 
+class Sweep:
+    """Folders of files put on disk for kustomize, removed in the background once the last build
+    is done, by `rm` (another process, so Python's judging goes on at full speed): a fleet's
+    cold run put ~15,000 files on disk, and removing them at the end took half a second. Only
+    folders nothing reads afterwards: a revision's files are read from git by blob id. `wait`
+    before the scratch folder's own removal; where `rm` cannot run, that removal does it all."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        present = [str(f) for f in folders if f.exists()]
+        self._proc: subprocess.Popen[bytes] | None = None
+        if present:
+            try:
+                self._proc = subprocess.Popen(["rm", "-rf", "--", *present], stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:
+                self._proc = None
+
+    def wait(self) -> None:
+        if self._proc is not None:
+            self._proc.wait()
+
+
 def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
     """List `commit`; its files are read from git, and unpacked into `dest` (which must not
     exist yet) when `Tree.on_disk` is first asked."""

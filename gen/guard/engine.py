@@ -69,6 +69,7 @@ class Engine:
 
     def __init__(self, workdir: Path, parallel: int | None = None) -> None:
         self.workdir = workdir
+        self.wrappers = workdir / "wrap"  # the kustomizations written for Flux's extra fields
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
         self.batch = batch_binary()
         self.builds = 0
@@ -86,7 +87,7 @@ class Engine:
         if not needs_wrapper(job.ks, job.tree):
             return job.root() / job.ks.path
         self._wrappers += 1
-        wrap = self.workdir / "wrap" / str(self._wrappers)
+        wrap = self.wrappers / str(self._wrappers)
         wrap.mkdir(parents=True)
         rel = os.path.relpath(job.root(), wrap)
         (wrap / "kustomization.yaml").write_text(wrapper(job.ks, job.tree, rel))
