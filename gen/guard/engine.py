@@ -8,13 +8,14 @@ on a thread pool otherwise. Both use kustomize-controller's options: no load res
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,7 @@ class Engine:
         self.batch = batch_binary()
         self.builds = 0
         self._wrappers = 0
+        self._batch_protocol: int | None = None
         self.identity = self._identity()
 
     def _identity(self) -> str:
@@ -84,14 +86,47 @@ class Engine:
         return f"cli:{exe}:{exe.stat().st_size if exe.exists() else 0}"
 
     def _directory(self, job: Job) -> Path:
+        """The folder kustomize builds for `job`, with what it reads put on disk."""
         if not needs_wrapper(job.ks, job.tree):
             return job.root() / job.ks.path
-        self._wrappers += 1
-        wrap = self.wrappers / str(self._wrappers)
+        wrap = self._next_wrapper()
         wrap.mkdir(parents=True)
-        rel = os.path.relpath(job.root(), wrap)
-        (wrap / "kustomization.yaml").write_text(wrapper(job.ks, job.tree, rel))
+        (wrap / "kustomization.yaml").write_text(wrapper(job.ks, job.tree, os.path.relpath(job.root(), wrap)))
         return wrap
+
+    def _next_wrapper(self) -> Path:
+        self._wrappers += 1
+        return self.wrappers / str(self._wrappers)
+
+    def _protocol(self, batch: Path) -> int:
+        """kustomize-batch's protocol (`-version`), asked once per run that builds."""
+        if self._batch_protocol is None:
+            try:
+                said = subprocess.run([str(batch), "-version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                      timeout=30, check=False).stdout
+                self._batch_protocol = int(said.split()[1]) if said.startswith("kustomize-batch ") else 2
+            except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+                self._batch_protocol = 2
+        return self._batch_protocol
+
+    @staticmethod
+    def in_memory(job: Job) -> bool:
+        """Whether kustomize-batch can build `job` from memory: every file it reads is known, none
+        is a symlink, and the revision is read from git (a copied view is only on disk)."""
+        return job.files is not None and job.tree.checkout is not None and \
+            not (job.tree.links and any(p in job.tree.links for p in job.files))
+
+    def _memory_request(self, job: Job, put: Callable[[str, bytes], None]) -> str:
+        """Put what `job` reads in kustomize-batch's memory (at the paths it would have on disk);
+        the folder to build."""
+        assert job.files is not None
+        for path in job.files:
+            put(f"{job.tree.root}/{path}", job.tree.read(path))
+        if not needs_wrapper(job.ks, job.tree):
+            return str(job.tree.root / job.ks.path)
+        wrap = self._next_wrapper()
+        put(str(wrap / "kustomization.yaml"), wrapper(job.ks, job.tree, os.path.relpath(job.tree.root, wrap)).encode())
+        return str(wrap)
 
     def run(self, jobs: list[Job]) -> Iterator[tuple[str, Outcome]]:
         """Build every job, each outcome as soon as it is done; a build that fails is an Outcome
@@ -122,8 +157,8 @@ class Engine:
                 raise ToolError(f"cannot run {batch}: {err}") from err
             assert proc.stdin is not None and proc.stdout is not None
             failed: list[BaseException] = []
-            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed), daemon=True,
-                                      name="kustomize-batch feed")
+            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed, self._protocol(batch) >= 3),
+                                      daemon=True, name="kustomize-batch feed")
             feeder.start()
             left = {job.key for job in jobs}
             finished = False
@@ -149,11 +184,23 @@ class Engine:
                 raise ToolError(f"{batch} returned no result for {len(left)} builds",
                                 stderr=errors.read().decode(errors="replace"))
 
-    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException]) -> None:
-        """Put each job on disk and send it; what goes wrong is kept for `_stream` to raise."""
+    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException], memory: bool) -> None:
+        """Put each job's files in kustomize-batch's memory (`memory`, for the jobs that allow
+        it) or on disk, and send it; what goes wrong is kept for `_stream` to raise."""
+        sent: set[str] = set()
+
+        def put(path: str, data: bytes) -> None:
+            if path not in sent:
+                sent.add(path)
+                into.write(b'{"put":%s,"data":"%s"}\n' % (json.dumps(path).encode(), base64.b64encode(data)))
+
         try:
             for job in jobs:
-                request = {"id": job.key, "dir": str(self._directory(job)), "root": str(job.tree.root)}
+                request: dict[str, str | bool]
+                if memory and self.in_memory(job):
+                    request = {"id": job.key, "dir": self._memory_request(job, put), "root": str(job.tree.root), "memory": True}
+                else:
+                    request = {"id": job.key, "dir": str(self._directory(job)), "root": str(job.tree.root)}
                 into.write(json.dumps(request).encode() + b"\n")
                 into.flush()
         except BaseException as err:  # noqa: BLE001 - handed to the caller's thread, which raises it

@@ -2,7 +2,9 @@
 //
 // Why: `kubectl kustomize` costs ~90 ms a build, 76 ms of it process start-up; coredns-gen guard
 // builds thousands of Flux Kustomizations per pull request. This program reads one JSON request
-// per line on stdin ({"id": "...", "dir": "/abs/dir", "root": "/abs/revision"}), builds each with
+// per line on stdin ({"id": "...", "dir": "/abs/dir", "root": "/abs/revision"}, with "memory": true
+// to build from files put in memory by earlier {"put": "/abs/path", "data": "<base64>"} lines:
+// memory.go), builds each with
 // krusty (the library inside kubectl kustomize, pinned to the version kubectl v1.37.1 bundles)
 // using the options kustomize-controller uses (no load restrictions, plugins disabled) on a file
 // system fenced to root (fence.go), and writes one JSON line per request on stdout:
@@ -26,9 +28,12 @@ import (
 )
 
 type request struct {
-	ID   string `json:"id"`
-	Dir  string `json:"dir"`
-	Root string `json:"root"` // the revision's root: nothing outside it (or dir) is read
+	ID     string `json:"id"`
+	Dir    string `json:"dir"`
+	Root   string `json:"root"`   // the revision's root: nothing outside it (or dir) is read
+	Memory bool   `json:"memory"` // protocol 3: build from the files put in memory (memory.go)
+	Put    string `json:"put"`    // protocol 3: not a build but a file to put in memory, with Data
+	Data   []byte `json:"data"`   // (base64 in the JSON line)
 }
 
 type result struct {
@@ -37,7 +42,7 @@ type result struct {
 	Error   string                   `json:"error,omitempty"`
 }
 
-func build(fs filesys.FileSystem, req request) (res result) {
+func build(fs filesys.FileSystem, mem *memoryFS, req request) (res result) {
 	res.ID = req.ID
 	res.Objects = []map[string]interface{}{}
 	defer func() {
@@ -46,11 +51,14 @@ func build(fs filesys.FileSystem, req request) (res result) {
 			res.Error = fmt.Sprintf("kustomize panicked: %v", r)
 		}
 	}()
-	fenced, err := newFenced(fs, req.Root, req.Dir)
-	if err != nil {
-		res.Objects = nil
-		res.Error = err.Error()
-		return res
+	var fenced filesys.FileSystem = mem // it holds only the revision's files coredns-gen put
+	if !req.Memory {
+		var err error
+		if fenced, err = newFenced(fs, req.Root, req.Dir); err != nil {
+			res.Objects = nil
+			res.Error = err.Error()
+			return res
+		}
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsNone
@@ -83,7 +91,7 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	if *version {
-		fmt.Println("kustomize-batch 2 (sigs.k8s.io/kustomize/api v0.21.1)")
+		fmt.Println("kustomize-batch 3 (sigs.k8s.io/kustomize/api v0.21.1)")
 		return
 	}
 	// A "remote" base is cloned by git: let git fetch only over the network, never from this
@@ -92,6 +100,7 @@ func main() {
 		os.Setenv("GIT_ALLOW_PROTOCOL", "https:http:ssh:git")
 	}
 	fs := filesys.MakeFsOnDisk()
+	mem := newMemoryFS()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -104,7 +113,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for req := range queue {
-				res := build(fs, req)
+				res := build(fs, mem, req)
 				mu.Lock()
 				if err := enc.Encode(res); err != nil {
 					fmt.Fprintln(os.Stderr, err)
@@ -119,6 +128,13 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
 			os.Exit(2)
+		}
+		if req.Put != "" {
+			if err := mem.put(req.Put, req.Data); err != nil {
+				fmt.Fprintf(os.Stderr, "cannot put %s in memory: %v\n", req.Put, err)
+				os.Exit(2)
+			}
+			continue
 		}
 		queue <- req
 	}

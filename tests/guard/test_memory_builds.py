@@ -1,0 +1,119 @@
+"""Builds from memory (kustomize-batch protocol 3): a build whose every input is known gets its
+files sent to kustomize-batch instead of written to disk, and must build exactly as from disk."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gen.guard.engine import Engine, Job
+from gen.guard.fluxspec import parse_ks
+from gen.guard.revision import Tree
+from tests.guard.conftest import configmap, flux_ks, kustomization
+
+KUSTOMIZATION = """\
+resources: [../base, cm.yaml]
+namePrefix: prod-
+patches:
+- path: patch.yaml
+configMapGenerator:
+- name: settings
+  files: [conf=files/app.conf]
+  literals: [mode=prod]
+"""
+FILES = {
+    "apps/base/kustomization.yaml": "resources: [deploy.yaml]\ncommonLabels: {app: web}\n",
+    "apps/base/deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n",
+    "apps/prod/kustomization.yaml": KUSTOMIZATION,
+    "apps/prod/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: '1'}\n",
+    "apps/prod/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n",
+    "apps/prod/files/app.conf": "x = 1\n\u00e9\n",
+}
+
+
+def _run(batch_bin: Path, lines: list[dict[str, object]]) -> dict[str, dict[str, object]]:
+    proc = subprocess.run([str(batch_bin), "-j", "2"], input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, check=True)
+    return {d["id"]: d for d in map(json.loads, proc.stdout.splitlines())}
+
+
+def test_a_build_from_memory_is_the_build_from_disk(batch_bin: Path, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    puts: list[dict[str, object]] = [{"put": str(root / rel), "data": base64.b64encode(text.encode()).decode()}
+                                     for rel, text in FILES.items()]
+    disk = _run(batch_bin, [{"id": "disk", "dir": str(root / "apps/prod"), "root": str(root)}])["disk"]
+    memory = _run(batch_bin, [*puts, {"id": "memory", "dir": str(root / "apps/prod"), "root": str(root), "memory": True}])["memory"]
+    assert disk.get("error") is None and len(disk["objects"]) == 3  # type: ignore[arg-type]
+    assert memory["objects"] == disk["objects"]
+
+
+def test_memory_holds_only_what_was_put(batch_bin: Path, tmp_path: Path) -> None:
+    """A file on disk that was not put is not there for a memory build (nothing is read from disk)."""
+    root = tmp_path / "repo"
+    (root / "k").mkdir(parents=True)
+    (root / "k" / "secret.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: disk-only}\n")
+    put = {"put": str(root / "k" / "kustomization.yaml"), "data": base64.b64encode(b"resources: [secret.yaml]\n").decode()}
+    out = _run(batch_bin, [put, {"id": "1", "dir": str(root / "k"), "root": str(root), "memory": True}])["1"]
+    assert out["objects"] is None and "secret.yaml" in str(out["error"]) and "disk-only" not in repr(out)
+
+
+def test_the_batch_program_says_it_builds_from_memory(batch_bin: Path) -> None:
+    said = subprocess.run([str(batch_bin), "-version"], capture_output=True, text=True, check=True).stdout
+    assert said.startswith("kustomize-batch 3 ")
+
+
+REPO = {
+    "clusters/prod/apps.yaml": flux_ks("apps", "./apps/prod", extra="targetNamespace: apps"),  # a wrapper
+    "clusters/prod/plain.yaml": flux_ks("plain", "./plain"),
+    "plain/kustomization.yaml": kustomization("a.yaml", "b.yaml"),
+    "plain/a.yaml": configmap("a", namespace="plain"),
+    "plain/b.yaml": configmap("b", namespace="plain"),
+    **FILES,
+}
+
+
+def _requests_logged(tmp_path: Path, batch_bin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """kustomize-batch behind a script that keeps every line it is sent."""
+    log = tmp_path / "requests.jsonl"
+    script = tmp_path / "logging-batch"
+    script.write_text(f"#!{sys.executable}\nimport os, subprocess, sys\n"
+                      f"if sys.argv[1:] == ['-version']:\n    os.execv({str(batch_bin)!r}, [{str(batch_bin)!r}, '-version'])\n"
+                      f"data = sys.stdin.buffer.read()\nopen({str(log)!r}, 'ab').write(data)\n"
+                      f"sys.exit(subprocess.run([{str(batch_bin)!r}, *sys.argv[1:]], input=data).returncode)\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", str(script))
+    return log
+
+
+def test_the_guard_builds_from_memory_and_judges_as_from_disk(flux_repo, guard, batch_bin, tmp_path,  # type: ignore[no-untyped-def]
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = flux_repo(REPO, {"plain/kustomization.yaml": kustomization("a.yaml"), "apps/prod/patch.yaml": None,
+                            "apps/prod/kustomization.yaml": KUSTOMIZATION.replace("patches:\n- path: patch.yaml\n", "")})
+    log = _requests_logged(tmp_path, batch_bin, monkeypatch)
+    from_memory = guard(root, cache_dir=None)
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    builds = [r for r in sent if "id" in r]
+    assert builds and all(r.get("memory") for r in builds)  # every build here has exact inputs
+    monkeypatch.setattr(Engine, "_protocol", lambda self, batch: 2)  # a protocol 2 kustomize-batch: disk
+    from_disk = guard(root, cache_dir=None)
+    assert [f.as_dict() for f in from_memory.findings] == [f.as_dict() for f in from_disk.findings]
+    assert {f.rule for f in from_memory.findings} >= {"configmap-pruned"}
+    assert from_memory.stats == from_disk.stats
+
+
+def test_a_symlinked_input_is_built_from_disk(tmp_path: Path) -> None:
+    ks = parse_ks({"metadata": {"name": "a", "namespace": "flux-system"}, "spec": {"path": "./apps"}})
+    plain = Tree("0" * 40, tmp_path, {"apps/kustomization.yaml": "b1"})
+    linked = Tree("0" * 40, tmp_path, {"apps/kustomization.yaml": "b1", "apps/cm.yaml": "b2"}, links={"apps/cm.yaml": "../cm.yaml"})
+    plain.checkout = linked.checkout = object()  # type: ignore[assignment]  # read from git, as load_tree makes them
+    assert Engine.in_memory(Job("1", plain, ks, ("apps/kustomization.yaml",)))
+    assert not Engine.in_memory(Job("2", linked, ks, ("apps/kustomization.yaml", "apps/cm.yaml")))
+    assert not Engine.in_memory(Job("3", plain, ks, None))  # inputs not known exactly
