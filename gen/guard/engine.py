@@ -33,6 +33,11 @@ BATCH_ENV = "COREDNS_GEN_KUSTOMIZE_BATCH"  # path to kustomize-batch, or "off"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# A file sent to kustomize-batch's memory is one base64 line, which it reads up to 64 MiB: a job
+# with a larger file is built on disk.
+_MEMORY_FILE_LIMIT = 32 << 20
+
+
 def batch_binary() -> Path | None:
     """The kustomize-batch program if installed (env var, the coredns-gen cache bin, PATH)."""
     explicit = os.environ.get(BATCH_ENV)
@@ -116,12 +121,15 @@ class Engine:
         return job.files is not None and job.tree.checkout is not None and \
             not (job.tree.links and any(p in job.tree.links for p in job.files))
 
-    def _memory_request(self, job: Job, put: Callable[[str, bytes], None]) -> str:
+    def _memory_request(self, job: Job, put: Callable[[str, bytes], None]) -> str | None:
         """Put what `job` reads in kustomize-batch's memory (at the paths it would have on disk);
-        the folder to build."""
+        the folder to build, or None when a file is too large for one request line."""
         assert job.files is not None
-        for path in job.files:
-            put(f"{job.tree.root}/{path}", job.tree.read(path))
+        contents = [(f"{job.tree.root}/{path}", job.tree.read(path)) for path in job.files]
+        if any(len(data) > _MEMORY_FILE_LIMIT for _, data in contents):
+            return None
+        for where, data in contents:
+            put(where, data)
         if not needs_wrapper(job.ks, job.tree):
             return str(job.tree.root / job.ks.path)
         wrap = self._next_wrapper()
@@ -197,8 +205,9 @@ class Engine:
         try:
             for job in jobs:
                 request: dict[str, str | bool]
-                if memory and self.in_memory(job):
-                    request = {"id": job.key, "dir": self._memory_request(job, put), "root": str(job.tree.root), "memory": True}
+                folder = self._memory_request(job, put) if memory and self.in_memory(job) else None
+                if folder is not None:
+                    request = {"id": job.key, "dir": folder, "root": str(job.tree.root), "memory": True}
                 else:
                     request = {"id": job.key, "dir": str(self._directory(job)), "root": str(job.tree.root)}
                 into.write(json.dumps(request).encode() + b"\n")

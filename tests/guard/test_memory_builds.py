@@ -117,3 +117,16 @@ def test_a_symlinked_input_is_built_from_disk(tmp_path: Path) -> None:
     assert Engine.in_memory(Job("1", plain, ks, ("apps/kustomization.yaml",)))
     assert not Engine.in_memory(Job("2", linked, ks, ("apps/kustomization.yaml", "apps/cm.yaml")))
     assert not Engine.in_memory(Job("3", plain, ks, None))  # inputs not known exactly
+
+
+def test_a_file_too_large_for_a_request_line_is_built_from_disk(flux_repo, guard, batch_bin, tmp_path,  # type: ignore[no-untyped-def]
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from gen.guard import engine
+
+    root = flux_repo(REPO, {"plain/kustomization.yaml": kustomization("a.yaml")})
+    log = _requests_logged(tmp_path, batch_bin, monkeypatch)
+    monkeypatch.setattr(engine, "_MEMORY_FILE_LIMIT", 60)  # every kustomization.yaml here is larger
+    result = guard(root, cache_dir=None)
+    builds = [r for r in map(json.loads, log.read_text().splitlines()) if "id" in r]
+    assert builds and not any(r.get("memory") for r in builds)
+    assert "configmap-pruned" in {f.rule for f in result.findings}
