@@ -3,7 +3,9 @@
 One `kubectl kustomize` costs ~90 ms, most of it process start-up, so a fleet is built by
 `kustomize-batch` (tools/kustomize-batch: the kustomize library kubectl bundles, one process,
 many builds, several at a time) when it is installed, and by one `kubectl kustomize` per build
-on a thread pool otherwise. Both use kustomize-controller's options: no load restrictions.
+on a thread pool otherwise. Both use kustomize-controller's options: no load restrictions. A
+build whose inputs are all known is built by kustomize-batch from memory: its files are sent,
+not written to disk (tools/kustomize-batch/memory.go).
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ from gen.tools import cache_bin, kustomize_command
 
 BATCH_ENV = "COREDNS_GEN_KUSTOMIZE_BATCH"  # path to kustomize-batch, or "off"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 # A file sent to kustomize-batch's memory is one base64 line, which it reads up to 64 MiB: a job
 # with a larger file is built on disk.
 _MEMORY_FILE_LIMIT = 32 << 20
@@ -57,7 +57,7 @@ class Job:
     key: str
     tree: Tree
     ks: FluxKs
-    files: tuple[str, ...] | None = None  # all it reads (exact inputs): only these are put on disk
+    files: tuple[str, ...] | None = None  # all it reads (exact inputs): only these are sent or put on disk
 
     def root(self) -> Path:
         """The tree's root, with what this build reads on disk."""
