@@ -11,8 +11,10 @@ not written to disk (tools/kustomize-batch/memory.go).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -36,6 +38,17 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A file sent to kustomize-batch's memory is one base64 line, which it reads up to 64 MiB: a job
 # with a larger file is built on disk.
 _MEMORY_FILE_LIMIT = 32 << 20
+
+
+# The names kustomize's in-memory file system makes (kyaml filesys/fsnode.go
+# isLegalFileNameForCreation): a file named `jetstack copy.yaml` or `extra+1.yaml` is built on disk.
+_MEMORY_NAME = re.compile(r"[a-zA-Z0-9-_.:]+")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _memory_path(path: str) -> bool:
+    return all(part != "." and ".." not in part and _MEMORY_NAME.fullmatch(part) is not None
+               for part in path.strip("/").split("/"))
 
 
 def batch_binary() -> Path | None:
@@ -114,12 +127,14 @@ class Engine:
                 self._batch_protocol = 2
         return self._batch_protocol
 
-    @staticmethod
-    def in_memory(job: Job) -> bool:
+    def in_memory(self, job: Job) -> bool:
         """Whether kustomize-batch can build `job` from memory: every file it reads is known, none
-        is a symlink, and the revision is read from git (a copied view is only on disk)."""
+        is a symlink, the revision is read from git (a copied view is only on disk), and every
+        path is one kustomize's in-memory file system can make."""
         return job.files is not None and job.tree.checkout is not None and \
-            not (job.tree.links and any(p in job.tree.links for p in job.files))
+            not (job.tree.links and any(p in job.tree.links for p in job.files)) and \
+            _memory_path(str(job.tree.root)) and _memory_path(str(self.wrappers)) and \
+            all(_memory_path(p) for p in job.files)
 
     def _memory_request(self, job: Job, put: Callable[[str, bytes], None]) -> str | None:
         """Put what `job` reads in kustomize-batch's memory (at the paths it would have on disk);

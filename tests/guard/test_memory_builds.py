@@ -114,9 +114,10 @@ def test_a_symlinked_input_is_built_from_disk(tmp_path: Path) -> None:
     plain = Tree("0" * 40, tmp_path, {"apps/kustomization.yaml": "b1"})
     linked = Tree("0" * 40, tmp_path, {"apps/kustomization.yaml": "b1", "apps/cm.yaml": "b2"}, links={"apps/cm.yaml": "../cm.yaml"})
     plain.checkout = linked.checkout = object()  # type: ignore[assignment]  # read from git, as load_tree makes them
-    assert Engine.in_memory(Job("1", plain, ks, ("apps/kustomization.yaml",)))
-    assert not Engine.in_memory(Job("2", linked, ks, ("apps/kustomization.yaml", "apps/cm.yaml")))
-    assert not Engine.in_memory(Job("3", plain, ks, None))  # inputs not known exactly
+    engine = Engine(tmp_path / "work")
+    assert engine.in_memory(Job("1", plain, ks, ("apps/kustomization.yaml",)))
+    assert not engine.in_memory(Job("2", linked, ks, ("apps/kustomization.yaml", "apps/cm.yaml")))
+    assert not engine.in_memory(Job("3", plain, ks, None))  # inputs not known exactly
 
 
 def test_a_file_too_large_for_a_request_line_is_built_from_disk(flux_repo, guard, batch_bin, tmp_path,  # type: ignore[no-untyped-def]
@@ -130,3 +131,37 @@ def test_a_file_too_large_for_a_request_line_is_built_from_disk(flux_repo, guard
     builds = [r for r in map(json.loads, log.read_text().splitlines()) if "id" in r]
     assert builds and not any(r.get("memory") for r in builds)
     assert "configmap-pruned" in {f.rule for f in result.findings}
+
+
+def test_a_name_memory_cannot_hold_is_built_on_disk(flux_repo, guard, batch_bin, tmp_path,  # type: ignore[no-untyped-def]
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """kustomize's in-memory file system makes only names of [a-zA-Z0-9-_.:] (found in a real
+    repository: `jetstack copy.yaml`); such a build is built on disk and judged as ever."""
+    odd = {"apps/odd/kustomization.yaml": kustomization("main.yaml", "extra+1.yaml", "jetstack copy.yaml"),
+           "apps/odd/main.yaml": configmap("main", namespace="odd"),
+           "apps/odd/extra+1.yaml": configmap("extra", namespace="odd"),
+           "apps/odd/jetstack copy.yaml": configmap("copy", namespace="odd"),
+           "clusters/prod/odd.yaml": flux_ks("odd", "./apps/odd")}
+    root = flux_repo({**REPO, **odd}, {"apps/odd/main.yaml": configmap("renamed", namespace="odd")})
+    log = _requests_logged(tmp_path, batch_bin, monkeypatch)
+    result = guard(root, cache_dir=None)
+    builds = [r for r in map(json.loads, log.read_text().splitlines()) if "id" in r]
+    on_disk = [r["dir"] for r in builds if not r.get("memory")]
+    assert on_disk and all(d.endswith("apps/odd") for d in on_disk) and len(on_disk) < len(builds)
+    assert [f.details["object"] for f in result.findings if f.rule == "configmap-pruned"] == ["odd_main__ConfigMap"]
+
+
+def test_a_failure_inside_a_folder_resource_names_its_cause(flux_repo, guard, batch_bin,  # type: ignore[no-untyped-def]
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """kustomize tries a resource entry as a file first; from memory it must fail as on disk
+    ("is a directory"), or the message names that attempt instead of the folder's own failure."""
+    sub = {"apps/sub/kustomization.yaml": kustomization("inner"),
+           "apps/sub/inner/kustomization.yaml": kustomization("cm.yaml"),
+           "apps/sub/inner/cm.yaml": configmap("inner", namespace="sub"),
+           "clusters/prod/sub.yaml": flux_ks("sub", "./apps/sub")}
+    root = flux_repo({**REPO, **sub}, {"apps/sub/inner/cm.yaml": "a: b: c\n"})
+    from_memory = [f.message for f in guard(root, cache_dir=None).findings if f.rule == "build-failed"]
+    monkeypatch.setattr(Engine, "_protocol", lambda self, batch: 2)
+    from_disk = [f.message for f in guard(root, cache_dir=None).findings if f.rule == "build-failed"]
+    assert from_memory == from_disk and len(from_memory) == 1
+    assert "accumulating resources from 'cm.yaml': MalformedYAMLError" in from_memory[0]

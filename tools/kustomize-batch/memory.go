@@ -8,10 +8,12 @@ package main
 // checking every path against the fence and removing the files again was a fifth of the work.
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -104,9 +106,18 @@ func (m *memoryFS) Glob(pattern string) ([]string, error) {
 	return m.inner.Glob(pattern)
 }
 
+// ReadFile fails as on disk (os.ReadFile's errors), not with the in-memory file system's own
+// words: kustomize tries a resource entry as a file first, and what it says when the entry is a
+// folder, or missing, is part of the message a failing build gives.
 func (m *memoryFS) ReadFile(path string) ([]byte, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	if m.inner.IsDir(path) {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
+	}
+	if !m.inner.Exists(path) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: syscall.ENOENT}
+	}
 	return m.inner.ReadFile(path)
 }
 
