@@ -42,14 +42,15 @@ def _scrub(text: str) -> str:
     return re.sub(r"coredns-gen-guard-[^/]+/", "TMP/", text)
 
 
-def flate(root: Path, cluster: str) -> None:
+def flate(root: Path, cluster: str, repeat: int = 1) -> tuple[float, float] | None:
     """flate's changed-only diff (`--path-orig`) of the touched cluster, base -> one-file, cold
-    (empty --cache-dir) then warm (the same cache)."""
+    (empty --cache-dir) then warm (the same cache), `repeat` times each: the median times, or
+    None when flate is not installed."""
     home_bin = Path.home() / "go" / "bin" / "flate"
     exe = shutil.which("flate") or (str(home_bin) if home_bin.is_file() else None)
     if exe is None:
         print("flate: not on PATH (go install github.com/home-operations/flate/cmd/flate@latest): skipped", flush=True)
-        return
+        return None
     fleet = _fleet()
     with tempfile.TemporaryDirectory(prefix="flate-") as work:
         base, head, cache = Path(work) / "base", Path(work) / "head", Path(work) / "cache"
@@ -57,10 +58,17 @@ def flate(root: Path, cluster: str) -> None:
             fleet.git(root, "worktree", "add", "-q", "--detach", str(dest), rev)
         argv = [exe, "diff", "ks", "--path", str(head / "clusters" / cluster), "--path-orig", str(base / "clusters" / cluster),
                 "--cache-dir", str(cache)]
-        for label in ("cold", "warm"):
-            fleet.timed(f"flate changed-only {cluster}, {label}", argv, dict(os.environ), ok=(0, 1))
+        colds, warms = [], []
+        for _ in range(repeat):
+            shutil.rmtree(cache, ignore_errors=True)
+            colds.append(fleet.timed(f"flate changed-only {cluster}, cold", argv, dict(os.environ), ok=(0, 1)))
+        for _ in range(repeat):
+            warms.append(fleet.timed(f"flate changed-only {cluster}, warm", argv, dict(os.environ), ok=(0, 1)))
         for dest in (base, head):
             fleet.git(root, "worktree", "remove", "--force", str(dest))
+    cold = fleet.median(f"flate changed-only {cluster}, cold", colds)
+    warm = fleet.median(f"flate changed-only {cluster}, warm", warms)
+    return cold[0], warm[0]
 
 
 def make_heavy(root: Path, pruned: int, per: int = 1000) -> None:

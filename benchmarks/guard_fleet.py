@@ -26,7 +26,7 @@ The package's modules are byte-compiled first, as an installed coredns-gen has t
 PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in every timed run
 (benchmarks/startup.py measures the start-up on its own).
 
-Usage: python3 benchmarks/guard_fleet.py [--clusters 200] [--skip-baseline] [--skip-heavy]
+Usage: python3 benchmarks/guard_fleet.py [--clusters 200] [--skip-baseline] [--skip-heavy] [--repeat N]
 Targets (issue 3): one-file <= 3 s, full cold <= 60 s, peak RSS < 1 GiB.
 """
 
@@ -183,11 +183,23 @@ def timed(label: str, argv: list[str], env: dict[str, str], *, ok: tuple[int, ..
     return elapsed, peak[0], proc.returncode, out
 
 
+def median(label: str, runs: list[tuple[float, int, int, str]]) -> tuple[float, int, int, str]:
+    """The run of median time (the peak RSS of them all); with one run, that run."""
+    ordered = sorted(runs, key=lambda r: r[0])
+    mid = ordered[len(ordered) // 2]
+    if len(runs) > 1:
+        print(f"{label}: median of {len(runs)} {mid[0]:.2f} s (min {ordered[0][0]:.2f}, max {ordered[-1][0]:.2f})", flush=True)
+    return mid[0], max(r[1] for r in runs), mid[2], mid[3]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clusters", type=int, default=200)
     ap.add_argument("--skip-baseline", action="store_true", help="skip the slow one-kubectl-per-build run")
     ap.add_argument("--skip-heavy", action="store_true", help="skip the findings-heavy pair (5,000 pruned files)")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="time the one-file runs (guard and flate, cold and warm) N times each and compare medians "
+                         "(a shared 2-core VM's speed moves by a fifth from minute to minute)")
     args = ap.parse_args()
     compileall.compile_dir(REPO / "gen", quiet=1)
     with tempfile.TemporaryDirectory(prefix="guard-fleet-") as tmp:
@@ -208,14 +220,27 @@ def main() -> None:
         import shutil
 
         shutil.rmtree(cache, ignore_errors=True)
-        cold = timed("one-file change, cold cache", [*guard, "--head", "one-file"], env)
+        n = max(1, args.repeat)
+
+        def cold_run() -> tuple[float, int, int, str]:
+            shutil.rmtree(cache, ignore_errors=True)
+            return timed("one-file change, cold cache", [*guard, "--head", "one-file"], env)
+
+        def other_run() -> tuple[float, int, int, str]:
+            shutil.rmtree(cache, ignore_errors=True)
+            timed("another change, cold cache", [*guard, "--head", "other"], env)
+            return timed("one-file, cache of another change", [*guard, "--head", "one-file"], env)
+
+        cold = median("one-file change, cold cache", [cold_run() for _ in range(n)])
         timed("full, warm cache (base reused)", [*guard, "--head", "full"], env)
-        warm = timed("one-file change, warm cache", [*guard, "--head", "one-file"], env)
-        shutil.rmtree(cache, ignore_errors=True)
-        timed("another change, cold cache", [*guard, "--head", "other"], env)
-        fresh = timed("one-file, cache of another change", [*guard, "--head", "one-file"], env)
+        warm = median("one-file change, warm cache",
+                      [timed("one-file change, warm cache", [*guard, "--head", "one-file"], env) for _ in range(n)])
+        fresh = median("one-file, cache of another change", [other_run() for _ in range(n)])
         sharded(Path(tmp), guard, env, full)
-        flate(root, f"c{min(42, args.clusters - 1):03d}")
+        flated = flate(root, f"c{min(42, args.clusters - 1):03d}", n)
+        if flated is not None:
+            print(f"guard / flate, the one-file change, medians of {n}: cold {cold[0] / flated[0]:.2f}, "
+                  f"warm {warm[0] / flated[1]:.2f}", flush=True)
         if not args.skip_heavy:
             heavy(Path(tmp), env)
         if not args.skip_baseline:
