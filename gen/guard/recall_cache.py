@@ -2,8 +2,9 @@
 
 The file holds every (artifact, spec.path)'s newest resolutions with what each looked at
 (gen/guard/recall.py), so one is reused only where it still holds; a stale or foreign entry
-costs a check, never a wrong answer. Its name carries a digest of the resolver's own source,
-so a coredns-gen that resolves differently never reads another's entries. It is marshalled,
+costs a check, never a wrong answer. Its name carries a digest of the resolver's own source
+and of this module (the rows' layout), so a coredns-gen that resolves or keeps them differently
+never reads another's entries: a kept row is made into Inputs only when reused, after `load`. It is marshalled,
 like the compiled validators (gen/codecache.py): a fleet's file loads in milliseconds.
 """
 
@@ -24,8 +25,8 @@ _KEEP = 3  # resolutions kept per (artifact, spec.path): base, head and one more
 
 def _path(directory: Path, repo: Path) -> Path:
     code = hashlib.sha256()
-    for module in (inputs, recall):
-        code.update(Path(module.__file__ or "").read_bytes())
+    for source in (inputs.__file__, recall.__file__, __file__):  # the resolver, and the rows' layout here
+        code.update(Path(source or "").read_bytes())
     where = hashlib.sha256(str(repo).encode()).hexdigest()[:16]
     return directory / "recall" / f"{where}-{code.hexdigest()[:16]}.marshal"
 
