@@ -24,7 +24,7 @@ from typing import Any
 from gen.config import SourceEntry
 from gen.guard import views
 from gen.guard.manifests import file_docs, try_docs
-from gen.guard.marks import Marked, Marks
+from gen.guard.marks import Marked
 from gen.guard.revision import Tree, normalize_url
 
 SourceRef = tuple[str, str, str]  # kind, namespace, name
@@ -110,9 +110,9 @@ class Sources:
     """Decides, at one revision, which sources are this repository, and makes their views."""
 
     def __init__(self, tree: Tree, label: str, remotes: set[str], configured: tuple[SourceEntry, ...],
-                 workdir: Path, marked: Marked | None = None) -> None:
+                 workdir: Path, marked: Marked) -> None:
         self.tree = tree
-        self.marked: Marked = marked or Marks()
+        self.marked = marked  # the run's memo of which blobs mention what (gen/guard/marks.py)
         self.label = label
         self.remotes = remotes
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
