@@ -167,11 +167,11 @@ class Engine:
 
     def _stream(self, jobs: list[Job], batch: Path) -> Iterator[tuple[str, Outcome]]:
         """One kustomize-batch for the jobs, overlapped with this process's own work: a thread
-        puts each job's files on disk and hands it over while kustomize builds the ones before,
-        and each result is read as it is printed, while kustomize builds the ones after. On a
-        fleet, Python's part (placing, reading results, caching) was a third of the run, done
-        while kustomize waited. kustomize-batch reads nothing outside each job's revision (its
-        `root`) and its wrapper dir."""
+        sends each job's files (or puts them on disk) and hands it over while kustomize builds the
+        ones before, and each result is read as it is printed, while kustomize builds the ones
+        after. On a fleet, Python's part (placing, reading results, caching) was a third of the
+        run, done while kustomize waited. kustomize-batch reads nothing outside each job's
+        revision (its `root`) and its wrapper dir, or its memory."""
         with tempfile.TemporaryFile() as errors:
             try:
                 proc = subprocess.Popen([str(batch), "-j", str(self.parallel)], stdin=subprocess.PIPE,
@@ -198,12 +198,11 @@ class Engine:
                 proc.wait()
             if failed and not (isinstance(failed[0], BrokenPipeError) and proc.returncode != 0):
                 raise failed[0]  # placing a job's files failed (a full disk): the run stops with it
+            errors.seek(0)
             if proc.returncode != 0:
-                errors.seek(0)
                 raise ToolError(f"{batch} failed", stderr=errors.read().decode(errors="replace"),
                                 hint=f"rebuild it (see docs/guard.md) or set {BATCH_ENV}=off")
             if left:
-                errors.seek(0)
                 raise ToolError(f"{batch} returned no result for {len(left)} builds",
                                 stderr=errors.read().decode(errors="replace"))
 
