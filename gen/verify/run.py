@@ -19,6 +19,7 @@ from gen.verify.engine import VerifyResult, run_scenarios
 from gen.launcher import binary_version
 from gen.verify.sandbox import VerifyConfig
 
+
 def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "") -> VerifyResult:
     """Run every scenario the Corefile's shape calls for (the engine without values files).
 
