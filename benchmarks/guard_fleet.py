@@ -20,7 +20,7 @@ the real CLI (`python -m gen guard`) as a subprocess, sampling the RSS of its wh
   6. findings-heavy:   one cluster whose 1,000-file Kustomizations lose half their ConfigMaps, 500
                        and 5,000 pruned: the time per finding must not grow (issue 11: <= 2x);
   7. one kubectl per build: run 1 again with the batch program disabled
-                       (COREDNS_GEN_KUSTOMIZE_BATCH=off): the build-everything baseline.
+                       (COREDNS_GEN_HELPER=off): the build-everything baseline.
 
 The package's modules are byte-compiled first, as an installed coredns-gen has them: under
 PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in every timed run
@@ -213,9 +213,9 @@ def main() -> None:
               f"load average {os.getloadavg()[0]:.1f} (figures from a busy machine are that much slower)", flush=True)
         env = {**os.environ, "COREDNS_GEN_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO), "GITHUB_ACTIONS": ""}
         guard = [sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base"]
-        from gen.guard.engine import batch_binary
+        from gen.guard.build.engine import batch_binary
 
-        print(f"engine: {batch_binary() or 'kubectl kustomize per build (kustomize-batch not installed)'}")
+        print(f"engine: {batch_binary() or 'kubectl kustomize per build (coredns-gen-helper not installed)'}")
         full = timed("full cold (every Kustomization)", [*guard, "--head", "full"], env)
         import shutil
 
@@ -244,7 +244,7 @@ def main() -> None:
         if not args.skip_heavy:
             heavy(Path(tmp), env)
         if not args.skip_baseline:
-            base_env = {**env, "COREDNS_GEN_KUSTOMIZE_BATCH": "off"}
+            base_env = {**env, "COREDNS_GEN_HELPER": "off"}
             timed("full, one kubectl per build", [*guard, "--head", "full", "--no-cache"], base_env)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         peak = max(full[1], cold[1], warm[1])

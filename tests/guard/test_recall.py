@@ -1,7 +1,7 @@
 """A resolution recalled from another revision, or from an earlier run, is the resolution.
 
 The guard resolves what each Flux Kustomization reads once and reuses it wherever everything it
-looked at is the same (gen/guard/recall.py). If that check ever let through a tree where a fresh
+looked at is the same (gen/guard/build/recall.py). If that check ever let through a tree where a fresh
 resolution differs, fingerprints would be wrong and a real prune could pass as "unchanged". So
 two arbitrary trees are drawn from a small world of folders, kustomization files, references,
 missing paths and symlinks, and every spec.path resolved in the second with the first's
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gen.guard import recall_cache
-from gen.guard.inputs import Inputs, Recalled, Resolver
-from gen.guard.revision import Tree, index_entries
+from gen.guard.build import recall_cache
+from gen.guard.build.inputs import Inputs, Recalled, Resolver
+from gen.guard.repo.revision import Tree, index_entries
 
 FOLDERS = ["", "apps", "apps/base", "apps/prod", "apps/prod/extra", "infra"]
 KUSTOMIZATIONS = [
@@ -134,7 +134,8 @@ def test_resolutions_a_run_never_reused_are_kept_as_they_were(tmp_path: Path) ->
 
 
 def test_parsed_manifests_kept_between_runs_are_what_the_loader_gives(tmp_path: Path) -> None:
-    from gen.guard import manifests, parse_cache
+    from gen.guard.repo import manifests
+    from gen.guard.repo import parse_cache
 
     tree = _tree(tmp_path / "t", [("a.yaml", "kind: ConfigMap\ndata: {n: 1, on: yes, f: 1.5}\n---\nkind: B\n"),
                                   ("stamp.yaml", "kind: X\nwhen: 2026-12-01T10:00:00Z\n"),  # a datetime: not marshalled

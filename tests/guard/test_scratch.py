@@ -37,7 +37,7 @@ def test_a_run_that_fails_leaves_nothing(flux_repo, guard, scratch: Path, tmp_pa
     broken = tmp_path / "broken-batch"
     broken.write_text("#!/bin/sh\ncat >/dev/null\necho 'fatal: broken' >&2\nexit 3\n")
     broken.chmod(0o755)
-    monkeypatch.setenv("COREDNS_GEN_KUSTOMIZE_BATCH", str(broken))
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(broken))
     with pytest.raises(ToolError, match="failed"):
         guard(flux_repo(BASE, HEAD), cache_dir=None)
     assert list(scratch.iterdir()) == []

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from gen.cli import app
 from gen.errors import UsageError
-from gen.guard.merge import dump_result, merge_results
-from gen.guard.shard import Shard
+from gen.guard.report.merge import dump_result, merge_results
+from gen.guard.report.shard import Shard
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
 
 CLUSTERS = [f"c{i}" for i in range(6)]

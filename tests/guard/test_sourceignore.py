@@ -6,7 +6,7 @@ import itertools
 
 import pathspec
 
-from gen.guard import sourceignore
+from gen.guard.flux import sourceignore
 
 NAMES = ["a.yaml", ".github", ".git", "x.png", "cloudbuild.yaml", ".sops.yaml", "y.tar.gz", "z.zip", "app",
          ".gitignore", "appveyor.yml", "photo.jpeg", "k.yml", ".circleci", ".flux.yaml", "notes.gz"]

@@ -1,0 +1,1 @@
+"""Building Flux Kustomizations: the helper client, what builds read, the caches."""

@@ -1,0 +1,1 @@
+"""The Flux model: clusters and their roots, sources and artifacts, Kustomization specs."""

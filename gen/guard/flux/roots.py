@@ -1,0 +1,187 @@
+"""The clusters of a repository: the Flux Kustomizations a bootstrap applies from outside git.
+
+A cluster is what its bootstrap applies, and only what that reaches is in the cluster:
+- `flux bootstrap`'s `flux-system` Kustomization (`clusters/<name>/flux-system/gotk-sync.yaml`,
+  or what bootstrap will write there when the repository commits that file as a placeholder);
+- a Flux Operator `FluxInstance` (or the `flux-instance` Helm chart's values), whose
+  `spec.sync` makes a `flux-system` Kustomization of `sync.path` from `sync.kind` `sync.url`;
+- the root files named in `.coredns-gen.yaml` (`guard.clusters`), or every Kustomization under
+  `--path`, when the user says where the clusters are.
+Only when none of these exists are the Kustomizations no build produces taken as roots, the
+guard's older reading, and the summary says so. A Kustomization file that no cluster's builds
+reach is in no cluster: it is listed as unreached and never built.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from gen.config import ClusterEntry
+from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
+from gen.guard.repo.manifests import file_docs
+from gen.guard.repo.marks import Marked
+from gen.guard.model import FluxKs
+from gen.guard.repo.revision import Tree, normalize_url
+
+INSTANCE_GROUP = "fluxcd.controlplane.io"
+_INSTANCE_MARKS = (INSTANCE_GROUP.encode(), b"flux-instance")
+_MARKS = (b"kustomize.toolkit.fluxcd.io", *_INSTANCE_MARKS)  # files that can hold a root
+
+
+@dataclass
+class Candidate:
+    """A Flux Kustomization written in a file (or made by a FluxInstance written there)."""
+
+    ks: FluxKs
+    file: str | None
+    namespace_given: bool = True
+    # what the bootstrap creates besides the Kustomization (a FluxInstance's source object)
+    source_object: dict[str, Any] | None = None
+    not_ours: str = ""  # the bootstrap's source is another repository: why
+
+
+@dataclass
+class Roots:
+    roots: list[Candidate] = field(default_factory=list)
+    how: str = "bootstrap"  # bootstrap | config | path | fallback
+    # the old reading: a candidate another build produces is not a root (known after building)
+    drop_produced: bool = False
+
+
+def is_bootstrap(c: Candidate) -> bool:
+    name = posixpath.basename(c.file or "")
+    return (c.ks.ref.namespace, c.ks.ref.name) == ("flux-system", "flux-system") or \
+        name in ("gotk-sync.yaml", "gotk-sync.yml")
+
+
+def instance_sync(doc: Any) -> tuple[str, dict[str, Any]] | None:
+    """(namespace, spec.sync) of a FluxInstance, or of a HelmRelease of the flux-instance chart
+    with inline `values.instance.sync`."""
+    if not isinstance(doc, dict):
+        return None
+    api = str(doc.get("apiVersion") or "").rsplit("/", 1)[0]
+    meta = doc.get("metadata") or {}
+    spec = doc.get("spec") or {}
+    if doc.get("kind") == "FluxInstance" and api == INSTANCE_GROUP:
+        sync = spec.get("sync")
+        return (str(meta.get("namespace") or "flux-system"), sync) if isinstance(sync, dict) else None
+    if doc.get("kind") == "HelmRelease" and api == "helm.toolkit.fluxcd.io":
+        chart = ((spec.get("chart") or {}).get("spec") or {}).get("chart") or (spec.get("chartRef") or {}).get("name")
+        sync = ((spec.get("values") or {}).get("instance") or {}).get("sync")
+        if str(chart or "").endswith("flux-instance") and isinstance(sync, dict):
+            return str(spec.get("targetNamespace") or meta.get("namespace") or "flux-system"), sync
+    return None
+
+
+def instance_root(doc: Any, file: str, remotes: set[str]) -> Candidate | None:
+    """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object."""
+    found = instance_sync(doc)
+    if found is None:
+        return None
+    namespace, sync = found
+    kind = str(sync.get("kind") or "GitRepository")
+    name = str(sync.get("name") or "flux-system")
+    url = str(sync.get("url") or "")
+    source_spec: dict[str, Any] = {"url": url}
+    ref = sync.get("ref")
+    if isinstance(ref, str) and ref:
+        source_spec["ref"] = {"tag": ref} if kind == "OCIRepository" else {"name": ref}
+    source = {"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": kind,
+              "metadata": {"name": name, "namespace": namespace}, "spec": source_spec}
+    ks = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+          "metadata": {"name": name, "namespace": namespace},
+          "spec": {"path": str(sync.get("path") or "./"), "prune": True,
+                   "sourceRef": {"kind": kind, "name": name, "namespace": namespace}}}
+    not_ours = ""
+    if kind == "GitRepository" and remotes and normalize_url(url) not in remotes:
+        not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
+    elif kind not in ("GitRepository", "OCIRepository"):
+        not_ours = f"FluxInstance in {file} syncs a {kind}, not this repository"
+    return Candidate(parse_ks(ks, namespace, cluster=file), file, True, source, not_ours)
+
+
+def choose(candidates: list[Candidate], instances: list[Candidate], configured: tuple[ClusterEntry, ...],
+           under: tuple[str, ...]) -> Roots:
+    """The roots: the user's clusters, else every bootstrap, else (said so) the old reading."""
+    if configured:
+        files = {c.root for c in configured}
+        picked = [c for c in candidates + instances if c.file in files and (is_bootstrap(c) or c.source_object
+                                                                           or _only_one(c, candidates))]
+        return Roots(picked, "config")
+    if under:
+        def inside(c: Candidate) -> bool:
+            return any(p == "" or c.file == p or (c.file or "").startswith(p.rstrip("/") + "/") for p in under)
+        candidates = [c for c in candidates if inside(c)]
+        instances = [c for c in instances if inside(c)]
+    boot = [c for c in candidates if is_bootstrap(c)] + instances
+    if boot:
+        return Roots(boot, "path" if under else "bootstrap")
+    return Roots(list(candidates), "path" if under else "fallback", drop_produced=True)
+
+
+def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
+    """A configured root file holding a single Kustomization: that one is the root."""
+    return sum(1 for o in candidates if o.file == c.file) == 1
+
+
+def flux_files(tree: Tree, marked: Marked) -> list[str]:
+    """The files of an artifact that can hold a root or a Flux Kustomization (by content, and
+    placeholder gotk-sync.yaml files by name), without parsing any."""
+    return [p for p in sorted(tree.blobs) if p.endswith((".yaml", ".yml"))
+            and (marked(tree, p, _MARKS) or bootstrap_placeholder(p) is not None)]
+
+
+def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple[ClusterEntry, ...],
+                 under: tuple[str, ...]) -> list[str]:
+    """The files to read first: where the user says the clusters are, or where bootstraps write
+    (a `flux-system` folder, gotk-sync.yaml, a FluxInstance). The rest of a fleet's thousands of
+    Kustomization files are read by builds, and parsed only if no build reads them."""
+    if configured:
+        wanted = {c.root for c in configured}
+        return [f for f in files if f in wanted]
+    if under:
+        return [f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in under)]
+    return [f for f in files if "flux-system" in f.split("/") or posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml")
+            or marked(tree, f, _INSTANCE_MARKS)]
+
+
+def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
+    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make."""
+    found: list[Candidate] = []
+    instances: list[Candidate] = []
+    for path in paths:
+        placeholder = bootstrap_placeholder(path)
+        docs = file_docs(tree, path) or []
+        if placeholder is not None and not any(is_flux_kustomization(d) for d in docs):
+            found.append(placeholder)
+            continue
+        for doc in docs:
+            if is_flux_kustomization(doc):
+                given = bool((doc.get("metadata") or {}).get("namespace"))
+                # A root's file names its cluster: every cluster has its own flux-system.
+                found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
+            else:
+                made = instance_root(doc, path, remotes)
+                if made is not None:
+                    instances.append(made)
+    return found, instances
+
+
+def bootstrap_placeholder(path: str) -> Candidate | None:
+    """The root `flux bootstrap --path=DIR` writes into `DIR/flux-system/gotk-sync.yaml`, for a
+    repository that commits that file as a placeholder (example and template repositories do:
+    "This file will be generated automatically by flux bootstrap"): a GitRepository flux-system
+    of this repository and a Kustomization flux-system of `./DIR`."""
+    if not path.endswith(("gotk-sync.yaml", "gotk-sync.yml")):  # asked of every manifest of a fleet
+        return None
+    folder, name = posixpath.split(path)
+    if name not in ("gotk-sync.yaml", "gotk-sync.yml") or posixpath.basename(folder) != "flux-system":
+        return None
+    cluster_dir = posixpath.dirname(folder)
+    ks = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+          "metadata": {"name": "flux-system", "namespace": "flux-system"},
+          "spec": {"path": "./" + cluster_dir, "prune": True,
+                   "sourceRef": {"kind": "GitRepository", "name": "flux-system"}}}
+    return Candidate(parse_ks(ks, "flux-system", cluster=path), path, True)

@@ -1,0 +1,253 @@
+"""Which Flux sources deliver this repository, and the artifact (view) each one delivers.
+
+A Kustomization is judged only when its source is this repository at the revision under
+judgement; every other one is listed as not judged, with the reason. This repository is:
+- the source of a cluster's bootstrap Kustomization (`flux bootstrap` wrote it here);
+- a GitRepository whose URL is one of this repository's remotes (any spelling) or the
+  bootstrap source's URL, on the same ref;
+- an OCIRepository whose artifact is a folder of this repository, recognised by
+  `.coredns-gen.yaml` (`guard.sources: [{source: OCIRepository/ns/name, path: kubernetes/}]`)
+  or by what the repository's CI files push: `flux push artifact oci://… --path=DIR`, or the
+  Flux distribution's push action (`with: {repository: …, path: …}`);
+- an ExternalArtifact whose ArtifactGenerator copies only from such sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gen.config import SourceEntry
+from gen.guard.flux import views
+from gen.guard.repo.manifests import file_docs, try_docs
+from gen.guard.repo.marks import Marked
+from gen.guard.repo.revision import Tree, normalize_url
+
+SourceRef = tuple[str, str, str]  # kind, namespace, name
+ClusterSources = dict[SourceRef, dict[str, Any]]  # source objects a cluster's builds hold
+
+SOURCE_KINDS = {"GitRepository", "OCIRepository", "Bucket", "ArtifactGenerator"}
+_MARKS = (b"source.toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
+_PUSH = re.compile(r"flux\s+push\s+artifact\s+[\"']?(?P<url>oci://[^\s\"']+)(?P<rest>[^\n]*)")
+_PATH = re.compile(r"--path[=\s]+[\"']?(?P<path>[^\s\"']+)")
+_VAR = re.compile(r"\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+_CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|Taskfile[^/]*\.ya?ml|"
+                       r"\.taskfiles/.+\.ya?ml|Makefile|justfile|[^/]+\.sh)$")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A source's verdict: the view id it delivers, or why it is not this repository."""
+
+    view: str | None
+    reason: str = ""
+
+
+def _api_group(obj: dict[str, Any]) -> str:
+    return str(obj.get("apiVersion") or "").rsplit("/", 1)[0]
+
+
+def source_key(obj: Any, default_namespace: str = "") -> SourceRef | None:
+    if not isinstance(obj, dict) or obj.get("kind") not in SOURCE_KINDS:
+        return None
+    if _api_group(obj) not in ("source.toolkit.fluxcd.io", "source.extensions.fluxcd.io"):
+        return None
+    meta = obj.get("metadata") or {}
+    return str(obj["kind"]), str(meta.get("namespace") or default_namespace), str(meta.get("name") or "")
+
+
+def _wildcard(url: str) -> re.Pattern[str]:
+    """A pattern for an OCI URL written in CI, where each CI expression matches anything."""
+    url = normalize_url(_VAR.sub("\0", url))
+    return re.compile(".+".join(re.escape(p) for p in url.split("\0")) + r"\Z")
+
+
+def _folder(raw: str) -> str:
+    text = raw.strip().strip("\"'")
+    return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
+
+
+def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
+    """(OCI URL pattern, repo folder) for every artifact the repository's CI pushes: a
+    `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
+    action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`)."""
+    found = []
+    for path in sorted(tree.blobs):
+        if not _CI_FILES.search(path):
+            continue
+        text = tree.read(path).decode("utf-8", "replace")
+        if "push artifact" in text:
+            masked = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
+            for match in _PUSH.finditer(masked):
+                folder = _PATH.search(match["rest"])
+                if folder is not None:
+                    found.append((_wildcard(match["url"]), _folder(folder["path"].replace("\0", ""))))
+        if "/actions/push" in text and path.endswith((".yaml", ".yml")):
+            for doc in try_docs(text) or []:
+                for step in _steps(doc):
+                    with_ = step.get("with") or {}
+                    if "distribution/actions/push" in str(step.get("uses") or "") and isinstance(with_, dict) \
+                            and with_.get("repository"):
+                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or "."))))
+    return found
+
+
+def _steps(doc: Any) -> list[dict[str, Any]]:
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
+    out: list[dict[str, Any]] = []
+    for job in (jobs or {}).values() if isinstance(jobs, dict) else []:
+        for step in (job or {}).get("steps") or [] if isinstance(job, dict) else []:
+            if isinstance(step, dict):
+                out.append(step)
+    return out
+
+
+class Sources:
+    """Decides, at one revision, which sources are this repository, and makes their views."""
+
+    def __init__(self, tree: Tree, label: str, remotes: set[str], configured: tuple[SourceEntry, ...],
+                 workdir: Path, marked: Marked) -> None:
+        self.tree = tree
+        self.marked = marked  # the run's memo of which blobs mention what (gen/guard/repo/marks.py)
+        self.label = label
+        self.remotes = remotes
+        self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
+        self.workdir = workdir
+        self.pushes = push_conventions(tree)
+        self._views: dict[str, Tree | None] = {}
+        self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
+        self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
+
+    # -- views ------------------------------------------------------------------------------
+    def view(self, view_id: str) -> Tree:
+        found = self._views.get(view_id)
+        assert found is not None, view_id
+        return found
+
+    def git_view(self, spec_ignore: str | None) -> str:
+        view_id = "git" if spec_ignore is None else "git:" + hashlib.sha256(spec_ignore.encode()).hexdigest()[:12]
+        if view_id not in self._views:
+            self._views[view_id] = views.artifact(self.tree, "", spec_ignore)
+        return view_id
+
+    def _folder_view(self, folder: str) -> str | None:
+        view_id = f"dir:{folder}"
+        if view_id not in self._views:
+            self._views[view_id] = views.artifact(self.tree, folder)
+        return view_id if self._views[view_id] is not None else None
+
+    # -- lookup -----------------------------------------------------------------------------
+    def _lookup(self, ref: SourceRef, known: ClusterSources) -> dict[str, Any] | None:
+        """The source object: from the cluster's builds, else the one file in the repo that
+        defines it (builds that produce no Kustomization are not run in untouched clusters)."""
+        if ref in known:
+            return known[ref]
+        if ref[0] not in self._named:  # a fleet asks hundreds of times: indexed once per kind
+            named = self._named[ref[0]] = {}
+            for doc in self._indexed(ref[0]):
+                meta = doc.get("metadata") or {}
+                named.setdefault((str(meta.get("name") or ""), str(meta.get("namespace") or "")), []).append(doc)
+        named = self._named[ref[0]]
+        pick = named.get((ref[2], ref[1])) or named.get((ref[2], ""), [])  # its namespace, else none given
+        return pick[0] if len(pick) == 1 else None
+
+    def _indexed(self, kind: str) -> list[dict[str, Any]]:
+        """Every source object of `kind` written in the repository's files, in path order."""
+        if self._index is None:
+            self._index = {}
+            for path in sorted(self.tree.blobs):
+                if path.endswith((".yaml", ".yml")) and self.marked(self.tree, path, _MARKS):
+                    for doc in file_docs(self.tree, path) or []:
+                        key = source_key(doc)
+                        if key is not None:
+                            self._index.setdefault(key[0], []).append(doc)
+        return self._index.get(kind, [])
+
+    def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
+        """Is `ref` this repository at this revision, and which view does it deliver?"""
+        kind, namespace, name = ref
+        where = f"{kind} {namespace}/{name}"
+        if ref in self.configured:
+            view = self._folder_view(self.configured[ref])
+            return Delivery(view) if view else Delivery(None, f"{where}: folder {self.configured[ref]!r} of "
+                                                              f".coredns-gen.yaml guard.sources is not in this revision")
+        obj = self._lookup(ref, known)
+        spec = (obj or {}).get("spec") or {}
+        if kind == "GitRepository":
+            ignore = spec.get("ignore") if isinstance(spec.get("ignore"), str) else None
+            if ref == root:
+                return Delivery(self.git_view(ignore))
+            if obj is None:
+                return Delivery(None, f"source {where} is not defined in this repository")
+            url = normalize_url(str(spec.get("url") or ""))
+            root_obj = self._lookup(root, known) if root[0] == "GitRepository" else None
+            root_spec = (root_obj or {}).get("spec") or {}
+            ours = self.remotes | ({normalize_url(str(root_spec["url"]))} if root_spec.get("url") else set())
+            if url not in ours:
+                return Delivery(None, f"source {where} is not this repository ({spec.get('url')})")
+            if root_spec.get("ref") and spec.get("ref") and spec.get("ref") != root_spec.get("ref"):
+                return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, "
+                                      f"not the revision its cluster syncs")
+            return Delivery(self.git_view(ignore))
+        if kind == "OCIRepository":
+            url = normalize_url(str(spec.get("url") or ""))
+            for pattern, folder in self.pushes:
+                if url and pattern.match(url):
+                    view = self._folder_view(folder)
+                    if view:
+                        return Delivery(view)
+            return Delivery(None, f"source {where} is an OCI artifact; which folder of this repository it is "
+                                  "built from is not known (map it in .coredns-gen.yaml guard.sources, or push it "
+                                  "with `flux push artifact --path=DIR` in this repository's CI)")
+        if kind == "ExternalArtifact":
+            return self._external(ref, root, known, depth)
+        return Delivery(None, f"source {where} is not this repository")
+
+    def _external(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int) -> Delivery:
+        """The ArtifactGenerator output `ref`: the cluster's own generator, else the repository's
+        only one that makes it (each cluster of a fleet may split the repository its own way)."""
+        kind, namespace, name = ref
+        where = f"{kind} {namespace}/{name}"
+
+        def makes(gen: dict[str, Any]) -> list[dict[str, Any]]:
+            arts = (gen.get("spec") or {}).get("artifacts") or []
+            return [a for a in arts if isinstance(a, dict) and a.get("name") == name]
+
+        def in_namespace(gen: dict[str, Any]) -> bool:
+            return str((gen.get("metadata") or {}).get("namespace") or namespace) == namespace
+
+        found = [(obj, art) for key, obj in sorted(known.items())
+                 if key[0] == "ArtifactGenerator" and key[1] == namespace for art in makes(obj)]
+        if not found:
+            found = [(obj, art) for obj in self._indexed("ArtifactGenerator") if in_namespace(obj) for art in makes(obj)]
+            if len({json.dumps(a, sort_keys=True) for _, a in found}) > 1:
+                return Delivery(None, f"source {where}: {len(found)} ArtifactGenerators of this repository make it "
+                                      "differently, and none is in this cluster's builds")
+        if not found:
+            return Delivery(None, f"source {where}: no ArtifactGenerator of this repository makes it")
+        gen, art = found[0]
+        spec = gen.get("spec") or {}
+        aliases: dict[str, Tree] = {}
+        chosen: list[str] = []
+        for src in spec.get("sources") or []:
+            if not isinstance(src, dict) or depth > 3:
+                continue
+            sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
+            got = self.deliver(sref, root, known, depth + 1)
+            if got.view is not None:
+                aliases[str(src.get("alias") or "")] = self.view(got.view)
+                chosen.append(f"{src.get('alias')}={got.view}")
+        digest = hashlib.sha256(json.dumps([art, chosen], sort_keys=True).encode()).hexdigest()[:12]
+        view_id = f"ea:{namespace}/{name}:{digest}"
+        if self._views.get(view_id) is not None:
+            return Delivery(view_id)
+        plan = views.copy_plan(aliases, list(art.get("copy") or []))
+        if isinstance(plan, str):
+            return Delivery(None, f"source {where}: {plan}")
+        self._views[view_id] = views.materialize(plan, self.workdir / self.label / view_id.replace("/", "_").replace(":", "_"),
+                                                 self.tree.commit)
+        return Delivery(view_id)

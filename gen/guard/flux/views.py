@@ -1,0 +1,112 @@
+"""The artifacts Flux builds from: views of one revision of this repository.
+
+kustomize-controller never reads a repository, it reads a source's *artifact*, and `spec.path`
+is relative to that artifact's root. Three kinds of artifact are made of this repository:
+- a GitRepository of it: the whole revision, less what source-controller ignores;
+- an OCIRepository pushed from a folder of it (`flux push artifact --path=./kubernetes`):
+  that folder as the root;
+- an ExternalArtifact of an ArtifactGenerator (Flux 2.7): files copied from such sources by
+  `copy: [{from: "@alias/glob", to: "@artifact/dir/"}]`, in order, later copies overwriting.
+Each view is a `Tree` whose paths are artifact paths and whose `repo_path` names the
+repository file behind every one, so builds, fingerprints and findings all stay exact.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+from gen.guard.flux import sourceignore
+from gen.guard.repo.revision import Tree, index_entries
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tree | None:
+    """The artifact of `tree` (a revision) rooted at folder `prefix`; None if no such folder."""
+    prefix = prefix.strip("/")
+    if prefix and not tree.is_dir(prefix):
+        return None
+    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix)
+    lead = prefix + "/" if prefix else ""
+    blobs = {p[len(lead):]: b for p, b in tree.blobs.items() if p.startswith(lead) and not ignored(p)}
+    links = {p[len(lead):]: t for p, t in tree.links.items() if p[len(lead):] in blobs}  # a link out of the folder escapes
+    whole = not prefix and len(blobs) == len(tree.blobs)  # nothing ignored: the revision's folders as they are
+    return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
+                tree.entries if whole else index_entries(blobs), links, prefix=prefix, checkout=tree.checkout)
+
+
+def _matches(pattern: str) -> Callable[[str], bool]:
+    """ArtifactGenerator globs: `*` within one folder, `**` across folders."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+        elif pattern.startswith("**", i):
+            out += ".*"
+            i += 2
+        elif pattern[i] == "*":
+            out += "[^/]*"
+            i += 1
+        elif pattern[i] == "?":
+            out += "[^/]"
+            i += 1
+        else:
+            out += re.escape(pattern[i])
+            i += 1
+    compiled = re.compile(out + r"\Z")
+    return lambda path: compiled.match(path) is not None
+
+
+def copy_plan(sources: dict[str, Tree], copies: list[Any]) -> dict[str, tuple[Tree, str]] | str:
+    """Artifact path -> (source view, path in it) for an ArtifactGenerator's `copy` list, or why
+    it cannot be made (an alias with no source of this repository)."""
+    plan: dict[str, tuple[Tree, str]] = {}
+    for op in copies:
+        if not isinstance(op, dict):
+            continue
+        src, dest = str(op.get("from") or ""), str(op.get("to") or "")
+        if not src.startswith("@") or not dest.startswith("@artifact/"):
+            return f"copy entry from {src!r} to {dest!r} is not @alias/... to @artifact/..."
+        alias, _, pattern = src[1:].partition("/")
+        if alias not in sources:
+            return f"alias @{alias} is not a source of this repository"
+        view = sources[alias]
+        target = dest[len("@artifact/"):]
+        excludes = [_matches(str(e)) for e in (op.get("exclude") or []) if isinstance(e, str)]
+        match = _matches(pattern)
+        glob_at = _GLOB.search(pattern)
+        stem = pattern[:glob_at.start()].rsplit("/", 1)[0] if glob_at and "/" in pattern[:glob_at.start()] else ""
+        for path in sorted(view.blobs):
+            if not match(path) or any(ex(path) for ex in excludes):
+                continue
+            if glob_at is None:  # one file: `to` is its new name, or the folder it goes into
+                out = posixpath.join(target, posixpath.basename(path)) if target.endswith("/") or not target else target
+            else:
+                out = posixpath.join(target, path[len(stem):].lstrip("/") if stem else path)
+            plan[posixpath.normpath(out)] = (view, path)
+    return plan
+
+
+def materialize(plan: dict[str, tuple[Tree, str]], dest: Path, commit: str) -> Tree:
+    """Lay a copy plan out under `dest` (hard links where the filesystem allows) as a view."""
+    blobs: dict[str, str] = {}
+    moved: dict[str, str] = {}
+    for out, (view, path) in sorted(plan.items()):
+        target = dest / out
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source = view.on_disk() / path
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+        blobs[out] = view.blobs[path]
+        moved[out] = view.repo_path(path)
+    dest.mkdir(parents=True, exist_ok=True)
+    return Tree(commit, dest, blobs, index_entries(blobs), moved=moved)

@@ -1,0 +1,1 @@
+"""The repository as git holds it: revisions, their files, parsed manifests, the boundary."""

@@ -1,0 +1,1 @@
+"""How a verdict leaves the process: markdown, result files and shards, progress."""

@@ -1,0 +1,1 @@
+"""One module per guard rule; the registry is gen.guard.RULES."""

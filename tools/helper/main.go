@@ -1,0 +1,29 @@
+// coredns-gen-helper: the real systems' own code, called for coredns-gen's Python side.
+//
+// Why a helper: the guard must build Flux Kustomizations exactly as kustomize-controller does
+// and lint must read Corefiles exactly as CoreDNS does; both are Go libraries, so one Go program
+// links them and answers JSON lines on stdin/stdout. Subcommands:
+//
+//	build     Flux Kustomization builds, many per process (build/)
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/coredns-gen/coredns-gen/tools/helper/build"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build [flags]")
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "build":
+		build.Main(os.Args[2:])
+	default:
+		fmt.Fprintf(os.Stderr, "coredns-gen-helper: unknown subcommand %q\n", os.Args[1])
+		os.Exit(2)
+	}
+}
