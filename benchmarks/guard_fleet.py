@@ -213,7 +213,7 @@ def main() -> None:
               f"load average {os.getloadavg()[0]:.1f} (figures from a busy machine are that much slower)", flush=True)
         env = {**os.environ, "COREDNS_GEN_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO), "GITHUB_ACTIONS": ""}
         guard = [sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base"]
-        from gen.guard.build.engine import batch_binary
+        from gen.guard.build.engine import helper_binary as batch_binary
 
         print(f"engine: {batch_binary() or 'kubectl kustomize per build (coredns-gen-helper not installed)'}")
         full = timed("full cold (every Kustomization)", [*guard, "--head", "full"], env)

@@ -322,13 +322,12 @@ def guard(
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
     Builds every Flux Kustomization reached from the roots at --base and
-    --head with real kustomize, as kustomize-controller would, and reports
+    --head with Flux's own build (the coredns-gen-helper), as kustomize-controller would, and reports
     what Flux would delete, orphan or move, plus the DNS invariants on head.
     Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize missing or
     broken. See docs/guard.md.
     """
     from gen.guard import GuardOptions, run_guard
-    from gen.guard.report.progress import slow_path_notice
     from gen.guard.report.shard import Shard
 
     def run() -> int:
@@ -338,9 +337,6 @@ def guard(
                             shard=Shard.parse(shard) if shard is not None else None)
         if no_cache:
             opts.cache_dir = None
-        notice = slow_path_notice()
-        if notice:
-            typer.echo(notice, err=True)
         ticker = _Ticker() if sys.stderr.isatty() else None
         opts.report = ticker
         try:

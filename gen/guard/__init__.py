@@ -161,7 +161,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         touched = discovery.finish(revisions)
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
-        sweep = Sweep([tree.root for tree in trees.values()] + [engine.wrappers])
+        sweep = Sweep([tree.root for tree in trees.values()])
         readers.callback(sweep.wait)
         report(f"judging {len(touched)} clusters", 0, 0)
         removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,

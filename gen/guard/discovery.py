@@ -2,11 +2,12 @@
 
 From each cluster's roots (gen/guard/flux/roots.py), every Flux Kustomization a build produces is
 followed in turn, when its source is this repository (gen/guard/flux/sources.py): its `spec.path` is
-read in that source's artifact, and built with real kustomize. Both revisions are explored in
-lock-step waves so each wave is one batch of builds, and a build whose fingerprint (the spec
-kustomize sees, every input's blob id) was already seen, at the other revision or in the
-persistent cache, is not run again. Post-build substitution is applied per Kustomization, with
-`substituteFrom` values read from what the cluster's own builds (or the repository's files)
+read in that source's artifact, and built with Flux's own code (gen/guard/build/engine.py). Every
+Kustomization is built: which ones a change reaches is never guessed from a model of kustomize,
+it is what each build read, as kustomize's file system reports it (gen/guard/build/seen.py). A
+build is run again only where something it saw differs: base's build serves head, and a cached
+build serves any run, wherever every path it looked at shows the same. Post-build substitution
+reads `substituteFrom` values from what the cluster's own builds (or the repository's files)
 hold; since those values come from builds, exploring repeats until they are stable.
 """
 
@@ -19,21 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import Config
-from gen.guard.build import recall_cache
 from gen.guard.flux import roots as rootsmod
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.engine import Engine, Job
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.build.inputs import Inputs, Recalled, Resolver, escape_error
+from gen.guard.build import seen as seenmod
+from gen.guard.build.inputs import Recalled, Resolver
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
 from gen.guard.flux.roots import Candidate
 from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
 from gen.guard.flux.sources import Delivery, SourceRef, Sources, source_key
-from gen.guard.flux.substitution import Vars, resolve, substitute
+from gen.guard.flux.substitution import Vars, resolve
 
-_VERSION = "guard-build-3"  # bump when what a raw build means changes
+_VERSION = "guard-build-4"  # bump when what a build means changes
 _ROUNDS = 4
 
 
@@ -76,23 +77,18 @@ class Discovery:
         self.marked = Marks()
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked)
                         for label, tree in trees.items()}
-        self._resolvers: dict[tuple[str, str], Resolver] = {}
+        self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
+        self._recalled: Recalled = {}
         self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
-        # resolutions shared by base and head when nothing they looked at differs, kept between
-        # runs in `repo` beside the build cache
         self._repo = repo
-        self._recalled: Recalled = recall_cache.load(cache.directory, repo) if repo else {}
-        self._recall_count = _count(self._recalled)
-        self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
-        self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds
-        self._final: dict[tuple[str, str], Build] = {}  # (raw fingerprint, vars) -> substituted build
+        self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache
+        self._readers: dict[int, seenmod.Reader] = {}  # per artifact (by identity): states of looks
+        self._built_here: dict[tuple[str, int], Build] = {}  # (key, artifact identity) -> its build
         self.repo_values = {label: RepoValues(tree, self.marked) for label, tree in trees.items()}
         self.candidates: dict[str, list[Candidate]] = {}
         self.how: dict[str, str] = {}
         self.unreached: list[str] = []
         self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
-        # each node's raw build and the variables applied to it (finish() builds what was pending)
-        self.made_of: dict[tuple[str, KsRef], tuple[str, Vars]] = {}
         # this round's answers that depended on what the clusters' builds hold
         self.questions: list[Question] = []
 
@@ -113,70 +109,67 @@ class Discovery:
     def view(self, label: str, view: str) -> Tree:
         return self.sources[label].view(view)
 
-    def _raw_fingerprint(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> str:
-        """The build's key: the spec kustomize sees and every input's blob id. A resolution's
-        digest is computed once: where it is recalled, its files have the same blobs."""
-        head = f"{_VERSION}\n{self.engine.identity}\n{ks.build_id()}\n"
-        if not inputs.exact:
-            text = f"{head}{_files_digest(tree, inputs)}\ninexact\0{tree.commit}\0{tree.root}\n"
-            return "x" + hashlib.sha256(text.encode()).hexdigest()
-        if not inputs.digest:
-            inputs.digest = _files_digest(tree, inputs)
-        return hashlib.sha256(f"{head}{inputs.digest}".encode()).hexdigest()
+    def reader(self, tree: Tree) -> seenmod.Reader:
+        found = self._readers.get(id(tree))
+        if found is None:
+            found = self._readers[id(tree)] = seenmod.Reader(tree)
+        return found
 
-    def _may_produce_flux(self, tree: Tree, ks: FluxKs, inputs: Inputs) -> bool:
-        """Whether a build can contain Flux objects others read (Kustomizations, sources).
+    def _key(self, ks: FluxKs, variables: Vars) -> str:
+        """What a build is a function of besides the files it reads: the helper that builds, the
+        Kustomization as Flux's build reads it, and the ConfigMaps/Secrets its postBuild reads."""
+        text = json.dumps([_VERSION, self.engine.identity, ks.build_id(), ks.path,
+                           list(variables.objects(ks.ref.namespace)), list(variables.unresolved)],
+                          sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
-        kustomize never invents an apiVersion, so a build whose input files (and substitution
-        values) never mention a Flux API group cannot produce one."""
-        if not inputs.exact or self.build_all or "toolkit.fluxcd.io" in repr(ks.substitute):
-            return True
-        if inputs.mentions_flux is None:  # the same files, the same blobs (as for fingerprints)
-            marks = (b"toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
-            inputs.mentions_flux = any(self.marked(tree, path, marks) for path in inputs.files)
-        return inputs.mentions_flux
+    def _known(self, key: str, tree: Tree) -> Build | None:
+        """A build with this key that this artifact shows everything it saw the same: made in
+        this run (at the other revision) or kept by the cache."""
+        exact = self._built_here.get((key, id(tree)))
+        if exact is not None:  # built from this very artifact (what it saw may hold nowhere else)
+            return exact
+        reader = self.reader(tree)
+        for build in self.made.get(key, ()):
+            if seenmod.holds(reader, build.seen):
+                return build
+        for variant in self.cache.get(key) or ():
+            try:
+                what: seenmod.Seen = tuple((str(k), str(p), str(s)) for k, p, s in variant["seen"])
+                objects = variant["objects"]
+            except (KeyError, TypeError, ValueError):
+                continue  # not a variant this version wrote: a miss
+            if isinstance(objects, list) and seenmod.holds(reader, what):
+                build = self._made(key, tree, objects, None, what)
+                return build
+        return None
 
-    # -- building ---------------------------------------------------------------------------
-    def _build(self, requests: dict[str, tuple[Tree, FluxKs, Inputs]]) -> None:
-        """Fill self.raw for every fingerprint requested: memo, then cache, then kustomize."""
-        jobs: dict[str, Job] = {}
-        for fp, (tree, ks, inputs) in requests.items():
-            if fp in self.raw and not self.raw[fp].pending:
-                continue
-            repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
-            if not tree.is_dir(ks.path) or ks.path in tree.blobs:
-                # kustomize-controller: "kustomization path not found"
-                self.raw[fp] = Build(error=f"kustomization path not found: ./{ks.path}", inputs=repo_inputs, fingerprint=fp)
-                continue
-            if inputs.escapes:  # reads outside the repository: refused before kustomize runs
-                self.raw[fp] = Build(error=escape_error(inputs.escapes), inputs=repo_inputs, fingerprint=fp)
-                continue
-            cached = self.cache.get(fp) if inputs.exact else None
-            if cached is not None:
-                self.raw[fp] = _keyed(cached, repo_inputs, fp)
-            else:
-                exact = inputs.exact and not inputs.missing  # kustomize reads these files and no others
-                jobs[fp] = Job(fp, tree, ks, tuple(sorted(inputs.files)) if exact else None)
-        for fp, outcome in self.engine.run(list(jobs.values())):
-            tree, _, inputs = requests[fp]
-            repo_inputs = tuple(sorted(tree.repo_path(p) for p in inputs.files))
-            if outcome.objects is None:
-                self.raw[fp] = Build(error=outcome.error or "build failed", inputs=repo_inputs, fingerprint=fp)
-                continue
-            if inputs.exact:
-                self.cache.put(fp, outcome.objects)
-            self.raw[fp] = _keyed(outcome.objects, repo_inputs, fp)
+    def _made(self, key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
+              what: seenmod.Seen) -> Build:
+        keyed = _keyed(objects or [], (), "")
+        build = Build(objects=keyed.objects, error=error,
+                      inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
+                      fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
+        self.made.setdefault(key, []).append(build)
+        self._built_here[(key, id(tree))] = build
+        return build
 
-    def _substituted(self, raw: Build, variables: Vars) -> Build:
-        """The raw build with one Kustomization's variables applied (shared when equal)."""
-        if not variables.enabled or raw.pending or raw.error is not None:
-            fp = _digest(raw.fingerprint or "", variables)
-            return Build(raw.objects, raw.error, raw.inputs, fp, raw.pending)
-        key = (raw.fingerprint or "", repr(variables))
-        if key not in self._final:
-            objects = substitute(list(raw.objects.values()), variables)
-            self._final[key] = _keyed(objects, raw.inputs, _digest(raw.fingerprint or "", variables))
-        return self._final[key]
+    def _build(self, requests: dict[str, tuple[Tree, FluxKs, Vars]]) -> None:
+        """Build what no earlier build serves, one batch; each result kept with what it saw."""
+        jobs: list[Job] = []
+        for key, (tree, ks, variables) in requests.items():
+            if self._known(key, tree) is None:
+                jobs.append(Job(key, tree, ks.path, _for_flux(ks, variables), variables.objects(ks.ref.namespace),
+                                ks.ref.cluster))
+        by_key = {job.key: job for job in jobs}
+        for key, outcome in self.engine.run(jobs):
+            tree = by_key[key].tree
+            what = seenmod.seen(self.reader(tree), outcome.looks)
+            self._made(key, tree, outcome.objects, outcome.error or ("build failed" if outcome.objects is None else None),
+                       what)
+            if outcome.objects is not None and not any(k == "out" for k, _ in outcome.looks):
+                variants = [v for v in (self.cache.get(key) or []) if isinstance(v, dict)][:3]
+                self.cache.put(key, [{"seen": [list(t) for t in what], "objects": outcome.objects}, *variants])
 
     # -- exploring --------------------------------------------------------------------------
     def _explore(self, starts: dict[str, list[Item]], knowledge: dict[str, dict[str, Knowledge]],
@@ -187,43 +180,35 @@ class Discovery:
             models[label].roots = [i.ks.ref for i in items]
         wave = [(label, item) for label, items in starts.items() for item in items]
         while wave:
-            pending: list[tuple[str, Item, str | None, Inputs | None]] = []
+            pending: list[tuple[str, Item, str | None, Tree | None, Vars]] = []
             queued: set[tuple[str, KsRef]] = set()  # (a set: a fleet's wave holds thousands)
-            requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
             for label, item in wave:
                 rev = models[label]
                 if item.ks.ref in rev.nodes or (label, item.ks.ref) in queued:
                     continue
                 queued.add((label, item.ks.ref))
                 if item.view is None:
-                    pending.append((label, item, None, None))
+                    pending.append((label, item, None, None, Vars()))
                     continue
-                tree = self.view(label, item.view)
-                inputs = self.resolver(label, item.view).for_ks(item.ks.path, item.ks.components())
-                fp = self._raw_fingerprint(tree, item.ks, inputs)
-                pending.append((label, item, fp, inputs))
-                if fp in self.raw:
-                    continue
-                if self._may_produce_flux(tree, item.ks, inputs):
-                    requests.setdefault(fp, (tree, item.ks, inputs))
-                else:
-                    self.raw[fp] = Build(inputs=tuple(sorted(tree.repo_path(p) for p in inputs.files)),
-                                         fingerprint=fp, pending=True)
-                    self.requests[fp] = (tree, item.ks, inputs)
-            self._build(requests)
-            wave = []
-            for label, item, raw_fp, _ in pending:
-                rev = models[label]
                 knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
-                if raw_fp is None:
-                    rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
-                                                  external=True, why_external=item.why, view="")
-                    continue
                 variables = resolve(item.ks, lookup(knows, self.repo_values[label]))
                 if item.ks.substitute_from:
                     self.questions.append(Question(label, item.root.cluster, item.ks, variables))
-                self.made_of[(label, item.ks.ref)] = (raw_fp, variables)
-                build = self._substituted(self.raw[raw_fp], variables)
+                pending.append((label, item, self._key(item.ks, variables), self.view(label, item.view), variables))
+            # base first: most of head's builds are base's, which head then shows the same
+            for label in sorted(self.trees, key=lambda lab: lab != "base"):
+                self._build({key: (tree, item.ks, variables) for lab, item, key, tree, variables in pending
+                             if lab == label and key is not None and tree is not None})
+            wave = []
+            for label, item, key, tree, variables in pending:
+                rev = models[label]
+                knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
+                if key is None or tree is None:
+                    rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
+                                                  external=True, why_external=item.why, view="")
+                    continue
+                build = self._known(key, tree)
+                assert build is not None, "every requested build was made"
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
                             unresolved=variables.unresolved)
                 rev.nodes[item.ks.ref] = node
@@ -306,8 +291,6 @@ class Discovery:
                     node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
         if "head" in models:
             self.unreached = self._find_unreached(models["head"])
-        if self._repo is not None and _count(self._recalled) != self._recall_count:
-            recall_cache.save(self.cache.directory, self._repo, self._recalled)
         return models
 
     def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
@@ -347,8 +330,8 @@ class Discovery:
         return sorted({c.file for c in found if c.file})
 
     def finish(self, models: dict[str, Revision]) -> set[str]:
-        """Build what the judgement needs: every Kustomization of every cluster the change
-        touches (a fingerprint, the set of Kustomizations, or a root differs). Returns them."""
+        """The clusters the change touches: a build (its key or what it saw), the set of
+        Kustomizations, or a root differs. Every Kustomization is built already."""
         base, head = models["base"], models["head"]
         prints: dict[str, tuple[dict[KsRef, str | None], dict[KsRef, str | None]]] = {}
         for r in list(base.roots) + list(head.roots):
@@ -357,40 +340,22 @@ class Discovery:
             for ref, node in rev.nodes.items():
                 marker = node.build.fingerprint if not node.external else f"external:{node.why_external}"
                 prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
-        touched = {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
-        requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}
-        pending = [(rev.label, ref, node) for rev in (base, head) for ref, node in rev.nodes.items()
-                   if node.build.pending and (rev.label, ref) in self.made_of]
-        for label, ref, _ in pending:
-            raw = self.made_of[(label, ref)][0]
-            if ref.cluster in touched and raw in self.requests:
-                requests[raw] = self.requests[raw]
-        self._build(requests)
-        for label, ref, node in pending:
-            raw, variables = self.made_of[(label, ref)]
-            if not self.raw[raw].pending:
-                node.build = self._substituted(self.raw[raw], variables)
-        return touched
+        return {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
 
 
-def _files_digest(tree: Tree, inputs: Inputs) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(inputs.files):
-        digest.update(f"{path}\0{tree.blobs[path]}\n".encode())
-    for path in sorted(inputs.missing):
-        digest.update(f"missing\0{path}\n".encode())
-    return digest.hexdigest()
-
-
-def _count(recalled: Recalled) -> int:
-    return sum(len(found) for found in recalled.values())
-
-
-def _digest(raw: str, variables: Vars) -> str:
-    if not variables.enabled:
-        return raw
-    text = json.dumps([raw, list(variables.values), list(variables.unresolved)], separators=(",", ":"))
-    return f"{raw}+{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+def _for_flux(ks: FluxKs, variables: Vars) -> dict[str, Any]:
+    """The Kustomization as the helper is sent it: a substituteFrom source that cannot be read
+    here (a SOPS-encrypted Secret) is marked optional, so Flux's substitution runs without it
+    (its variables empty) instead of failing as it would in a cluster without the object; the
+    node lists it as not fully judged."""
+    obj: dict[str, Any] = json.loads(ks.build_id()) if ks.build_spec else {}
+    found = {(kind, name) for kind, name, _ in variables.found}
+    post = (obj.get("spec") or {}).get("postBuild")
+    if isinstance(post, dict) and isinstance(post.get("substituteFrom"), list):
+        post["substituteFrom"] = [dict(ref, optional=True) if isinstance(ref, dict) and
+                                  (str(ref.get("kind")), str(ref.get("name"))) not in found else ref
+                                  for ref in post["substituteFrom"]]
+    return obj
 
 
 def _keyed(objects: list[dict[str, Any]], inputs: tuple[str, ...], fp: str) -> Build:

@@ -92,18 +92,17 @@ class FluxKs:
     substitute_from: tuple[tuple[str, str, bool], ...] = ()  # (kind, name, optional) of postBuild.substituteFrom
     annotations: tuple[tuple[str, str], ...] = ()
     suspended: bool = False
+    # The object as Flux's generator and postBuild read it (JSON): what the helper is sent.
+    build_spec: str = ""
 
     def spec_id(self) -> str:
         """Everything about this object that changes its build, as one stable string."""
         return repr((self.path, self.target_namespace, self.transforms, self.substitute, self.substitute_from))
 
     def build_id(self) -> str:
-        """The part of the spec kustomize sees (substitution happens after the build)."""
-        return self._build_id
-
-    @functools.cached_property
-    def _build_id(self) -> str:  # asked per node at both revisions: computed once
-        return repr((self.path, self.target_namespace, self.transforms))
+        """Everything of the object that Flux's build reads: its generator and postBuild."""
+        return self.build_spec or repr((self.path, self.target_namespace, self.transforms, self.substitute,
+                                        self.substitute_from))
 
     def components(self) -> tuple[str, ...]:
         """`spec.components`, as folders of the artifact (relative to `spec.path`, like Flux)."""
@@ -121,9 +120,10 @@ class Build:
 
     objects: dict[ObjKey, dict[str, Any]] = field(default_factory=dict)
     error: str | None = None
-    inputs: tuple[str, ...] = ()  # repo-relative files the build reads
-    fingerprint: str | None = None
-    pending: bool = False  # not built: its cluster is unchanged and it produces no Kustomization
+    inputs: tuple[str, ...] = ()  # repo-relative files the build read (kustomize says which)
+    fingerprint: str | None = None  # the build's identity: its key and what it saw
+    pending: bool = False  # never set since every build is run: kept for result files of older runs
+    seen: tuple[tuple[str, str, str], ...] = ()  # what it saw of its artifact (gen/guard/build/seen.py)
 
 
 @dataclass

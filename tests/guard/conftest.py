@@ -160,7 +160,7 @@ def guard(tmp_path: Path) -> Callable[..., GuardResult]:
 @pytest.fixture
 def batch_bin() -> Path:
     """coredns-gen-helper (tools/helper), needed by tests of the batch engine."""
-    from gen.guard.build.engine import batch_binary
+    from gen.guard.build.engine import helper_binary as batch_binary
 
     found = batch_binary()
     if found is None:

@@ -114,18 +114,12 @@ def test_exit_2_outside_git(tmp_path):
     assert code == 2 and "not inside a git repository" in err
 
 
-def test_exit_3_when_kustomize_is_missing(flux_repo, monkeypatch):
+def test_exit_3_when_the_helper_is_missing(flux_repo, monkeypatch, tmp_path):
+    """No model of Flux's build stands in for it: nothing is judged, exit 3 with the fix."""
     root = flux_repo(PLATFORM, DROP)
-    monkeypatch.setenv("COREDNS_GEN_HELPER", "off")
-    import gen.guard.build.engine as engine
-    from gen.errors import ToolError
-
-    def missing() -> list[str]:
-        raise ToolError("kustomize not found", hint="install it")
-
-    monkeypatch.setattr(engine, "kustomize_command", missing)
-    code, _, err = invoke(root, "--no-cache")
-    assert code == 3 and "kustomize not found" in err
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(tmp_path / "not-there"))
+    code, out, err = invoke(root, "--no-cache")
+    assert code == 3 and out == "" and "coredns-gen-helper is not installed" in err and "go build" in err
 
 
 def test_exit_3_when_git_is_missing(flux_repo, monkeypatch):

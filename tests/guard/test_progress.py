@@ -72,27 +72,3 @@ def test_a_pipe_gets_only_the_summary(flux_repo, tmp_path, batch_bin):
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("guard ")
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
-
-
-def test_missing_kustomize_batch_is_said_with_the_command_that_builds_it(flux_repo, tmp_path):
-    root = flux_repo(BASE, HEAD)
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
-                           if p and not (Path(p) / "coredns-gen-helper").exists())
-    env = _env(tmp_path, COREDNS_GEN_BIN=str(empty), PATH=path)
-    env.pop("COREDNS_GEN_HELPER", None)
-    proc = subprocess.run(_guard(root), env=env, capture_output=True, text=True)
-    assert proc.returncode == 1  # the slow path still judges
-    note = proc.stderr.splitlines()[0]
-    assert note.startswith("note: coredns-gen-helper is not installed: building with one `kubectl kustomize` per build")
-    assert "(cd tools/helper && go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)" in note
-
-
-def test_a_batch_path_that_is_not_there_is_said_and_off_is_silent(flux_repo, tmp_path):
-    root = flux_repo(BASE, HEAD)
-    missing = subprocess.run(_guard(root), env=_env(tmp_path, COREDNS_GEN_HELPER=str(tmp_path / "nope")),
-                             capture_output=True, text=True)
-    assert missing.stderr.startswith(f"note: COREDNS_GEN_HELPER={tmp_path / 'nope'} is not a file")
-    off = subprocess.run(_guard(root), env=_env(tmp_path, COREDNS_GEN_HELPER="off"), capture_output=True, text=True)
-    assert off.returncode == 1 and off.stderr.count("\n") == 1 and "note:" not in off.stderr

@@ -27,7 +27,7 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def test_a_run_with_builds_and_wrappers_leaves_nothing(flux_repo, guard, scratch: Path, batch_bin) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_with_builds_leaves_nothing(flux_repo, guard, scratch: Path, batch_bin) -> None:  # type: ignore[no-untyped-def]
     result = guard(flux_repo(BASE, HEAD))
     assert "configmap-pruned" in [f.rule for f in result.findings] and result.stats["builds"] >= 2
     assert list(scratch.iterdir()) == []
@@ -35,7 +35,8 @@ def test_a_run_with_builds_and_wrappers_leaves_nothing(flux_repo, guard, scratch
 
 def test_a_run_that_fails_leaves_nothing(flux_repo, guard, scratch: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     broken = tmp_path / "broken-batch"
-    broken.write_text("#!/bin/sh\ncat >/dev/null\necho 'fatal: broken' >&2\nexit 3\n")
+    broken.write_text("#!/bin/sh\nif [ \"$2\" = -version ]; then echo 'build 4 (stand-in)'; exit 0; fi\n"
+                      "cat >/dev/null\necho 'fatal: broken' >&2\nexit 3\n")
     broken.chmod(0o755)
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(broken))
     with pytest.raises(ToolError, match="failed"):

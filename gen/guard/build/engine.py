@@ -1,62 +1,40 @@
-"""Run real kustomize for many Flux Kustomizations at once, in parallel.
+"""Build Flux Kustomizations with Flux's own code, many at once, and learn what each read.
 
-One `kubectl kustomize` costs ~90 ms, most of it process start-up, so a fleet is built by
-`coredns-gen-helper` (tools/helper: the kustomize library kubectl bundles, one process,
-many builds, several at a time) when it is installed, and by one `kubectl kustomize` per build
-on a thread pool otherwise. Both use kustomize-controller's options: no load restrictions. A
-build whose inputs are all known is built by coredns-gen-helper from memory: its files are sent,
-not written to disk (tools/helper/memory.go).
+Every build goes to `coredns-gen-helper build` (tools/helper/build): the library
+kustomize-controller calls (github.com/fluxcd/pkg/kustomize: its generator, its build on Flux's
+secure file system, its postBuild substitution), with worker processes side by side. Each result
+carries every path kustomize asked about while it built (tools/helper/build/readfs.go), which
+gen/guard/build/seen.py turns into what the build saw of its artifact. There is no fallback: a
+guard that cannot build as Flux builds says so (exit 3) instead of guessing.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import yaml
-
 from gen.errors import ToolError
-from gen.guard.flux.fluxspec import needs_wrapper, wrapper
-from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree
-from gen.tools import cache_bin, kustomize_command
+from gen.tools import cache_bin
 
-BATCH_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper, or "off"
+HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper
 HELPER_NAME = "coredns-gen-helper"  # tools/helper
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# A file sent to coredns-gen-helper's memory is one base64 line, which it reads up to 64 MiB: a job
-# with a larger file is built on disk.
-_MEMORY_FILE_LIMIT = 32 << 20
+PROTOCOL = 4  # tools/helper/build/batch.go Protocol
+BUILD_HINT = "(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)"
+Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
 
 
-# The names kustomize's in-memory file system makes (kyaml filesys/fsnode.go
-# isLegalFileNameForCreation): a file named `jetstack copy.yaml` or `extra+1.yaml` is built on disk.
-_MEMORY_NAME = re.compile(r"[a-zA-Z0-9-_.:]+")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _memory_path(path: str) -> bool:
-    return all(part != "." and ".." not in part and _MEMORY_NAME.fullmatch(part) is not None
-               for part in path.strip("/").split("/"))
-
-
-def batch_binary() -> Path | None:
-    """The coredns-gen-helper program if installed (env var, the coredns-gen cache bin, PATH)."""
-    explicit = os.environ.get(BATCH_ENV)
-    if explicit == "off":
-        return None
+def helper_binary() -> Path | None:
+    """coredns-gen-helper: $COREDNS_GEN_HELPER, else the coredns-gen cache bin, else PATH."""
+    explicit = os.environ.get(HELPER_ENV)
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
     cached = cache_bin() / HELPER_NAME
@@ -69,128 +47,93 @@ def batch_binary() -> Path | None:
 @dataclass(frozen=True)
 class Job:
     key: str
-    tree: Tree
-    ks: FluxKs
-    files: tuple[str, ...] | None = None  # all it reads (exact inputs): only these are sent or put on disk
-
-    def root(self) -> Path:
-        """The tree's root, with what this build reads on disk."""
-        return self.tree.on_disk() if self.files is None else self.tree.place(self.files)
+    tree: Tree  # the artifact (view) the Kustomization's spec.path is read in
+    path: str  # spec.path in that artifact
+    kustomization: dict[str, Any]  # the Flux Kustomization as Flux's generator reads it
+    objects: tuple[dict[str, Any], ...] = ()  # ConfigMaps/Secrets postBuild.substituteFrom may name
+    cluster: str = ""  # for progress reports
 
 
 @dataclass
 class Outcome:
     objects: list[dict[str, Any]] | None
     error: str | None = None
+    looks: list[Look] = field(default_factory=list)
 
 
 class Engine:
-    """Builds jobs; `workdir` holds the wrapper kustomizations Flux's extra fields need."""
+    """Builds jobs with coredns-gen-helper; `parallel` worker processes."""
 
     def __init__(self, workdir: Path, parallel: int | None = None) -> None:
         self.workdir = workdir
-        self.wrappers = workdir / "wrap"  # the kustomizations written for Flux's extra fields
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
-        self.batch = batch_binary()
+        self.helper = helper_binary()
         self.builds = 0
-        self._wrappers = 0
-        self._batch_protocol: int | None = None
         self.identity = self._identity()
 
     def _identity(self) -> str:
-        if self.batch is not None:
-            return f"batch:{self.batch.stat().st_size}:{int(self.batch.stat().st_mtime)}"
-        argv = kustomize_command()
-        exe = Path(argv[0])
-        return f"cli:{exe}:{exe.stat().st_size if exe.exists() else 0}"
-
-    def _directory(self, job: Job) -> Path:
-        """The folder kustomize builds for `job`, with what it reads put on disk."""
-        if not needs_wrapper(job.ks, job.tree):
-            return job.root() / job.ks.path
-        wrap = self._next_wrapper()
-        wrap.mkdir(parents=True)
-        (wrap / "kustomization.yaml").write_text(wrapper(job.ks, job.tree, os.path.relpath(job.root(), wrap)))
-        return wrap
-
-    def _next_wrapper(self) -> Path:
-        self._wrappers += 1
-        return self.wrappers / str(self._wrappers)
-
-    def _protocol(self, batch: Path) -> int:
-        """coredns-gen-helper's protocol (`-version`), asked once per run that builds."""
-        if self._batch_protocol is None:
-            try:
-                said = subprocess.run([str(batch), "build", "-version"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                      timeout=30, check=False).stdout
-                self._batch_protocol = int(said.split()[1]) if said.startswith("build ") else 2
-            except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
-                self._batch_protocol = 2
-        return self._batch_protocol
-
-    def in_memory(self, job: Job) -> bool:
-        """Whether coredns-gen-helper can build `job` from memory: every file it reads is known, none
-        is a symlink, the revision is read from git (a copied view is only on disk), and every
-        path is one kustomize's in-memory file system can make."""
-        return job.files is not None and job.tree.checkout is not None and \
-            not (job.tree.links and any(p in job.tree.links for p in job.files)) and \
-            _memory_path(str(job.tree.root)) and _memory_path(str(self.wrappers)) and \
-            all(_memory_path(p) for p in job.files)
-
-    def _memory_request(self, job: Job, put: Callable[[str, bytes], None]) -> str | None:
-        """Put what `job` reads in coredns-gen-helper's memory (at the paths it would have on disk);
-        the folder to build, or None when a file is too large for one request line."""
-        assert job.files is not None
-        contents = [(f"{job.tree.root}/{path}", job.tree.read(path)) for path in job.files]
-        if any(len(data) > _MEMORY_FILE_LIMIT for _, data in contents):
-            return None
-        for where, data in contents:
-            put(where, data)
-        if not needs_wrapper(job.ks, job.tree):
-            return str(job.tree.root / job.ks.path)
-        wrap = self._next_wrapper()
-        put(str(wrap / "kustomization.yaml"), wrapper(job.ks, job.tree, os.path.relpath(job.tree.root, wrap)).encode())
-        return str(wrap)
+        """What built: the helper's protocol and the Flux and kustomize library versions it links
+        (a cached build made by another version is never reused). Asked lazily at the first build
+        when no helper is installed, so a run with nothing to build needs none."""
+        if self.helper is None:
+            return "no-helper"
+        try:
+            said = subprocess.run([str(self.helper), "build", "-version"], stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=60, check=False).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise ToolError(f"cannot run {self.helper}: {err}", hint=f"rebuild it: {BUILD_HINT}") from err
+        if not said.startswith(f"build {PROTOCOL} "):
+            raise ToolError(f"{self.helper} speaks {said or 'no'} build protocol; this coredns-gen needs {PROTOCOL}",
+                            hint=f"rebuild it from this checkout: {BUILD_HINT}")
+        return said
 
     def run(self, jobs: list[Job]) -> Iterator[tuple[str, Outcome]]:
         """Build every job, each outcome as soon as it is done; a build that fails is an Outcome
         with an error, not an exception.
 
         Raises (while iterating):
-            ToolError: kustomize itself is missing or crashed.
+            ToolError: the helper is missing or crashed.
         """
         if not jobs:
             return iter(())
+        if self.helper is None:
+            raise ToolError("coredns-gen-helper is not installed: the guard builds every Flux Kustomization "
+                            "with Flux's own code through it, and judges nothing without it",
+                            hint=f"install coredns-gen from its wheel, or build it: {BUILD_HINT}; "
+                                 f"or point {HELPER_ENV} at it")
         self.builds += len(jobs)
-        if self.batch is not None:
-            return self._stream(jobs, self.batch)
-        return self._run_cli({job.key: self._directory(job) for job in jobs})
+        return self._stream(jobs, self.helper)
 
-    def _stream(self, jobs: list[Job], batch: Path) -> Iterator[tuple[str, Outcome]]:
-        """One coredns-gen-helper for the jobs, overlapped with this process's own work: a thread
-        sends each job's files (or puts them on disk) and hands it over while kustomize builds the
-        ones before, and each result is read as it is printed, while kustomize builds the ones
-        after. On a fleet, Python's part (placing, reading results, caching) was a third of the
-        run, done while kustomize waited. coredns-gen-helper reads nothing outside each job's
-        revision (its `root`) and its wrapper dir, or its memory."""
+    def _stream(self, jobs: list[Job], helper: Path) -> Iterator[tuple[str, Outcome]]:
+        """One helper for the jobs, overlapped with this process's own work: a thread puts each
+        job's artifact on disk and sends it while the workers build the ones before, and each
+        result is read as it is printed."""
         with tempfile.TemporaryFile() as errors:
             try:
-                proc = subprocess.Popen([str(batch), "build", "-j", str(self.parallel)], stdin=subprocess.PIPE,
+                proc = subprocess.Popen([str(helper), "build", "-j", str(self.parallel)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=errors)
             except OSError as err:
-                raise ToolError(f"cannot run {batch}: {err}") from err
+                raise ToolError(f"cannot run {helper}: {err}") from err
             assert proc.stdin is not None and proc.stdout is not None
             failed: list[BaseException] = []
-            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed, self._protocol(batch) >= 3),
-                                      daemon=True, name="coredns-gen-helper feed")
+            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed), daemon=True,
+                                      name="coredns-gen-helper feed")
             feeder.start()
             left = {job.key for job in jobs}
             finished = False
             try:
                 for line in proc.stdout:
-                    data = json.loads(line)
-                    left.discard(data["id"])
-                    yield data["id"], Outcome(data.get("objects"), data.get("error") or None)
+                    try:
+                        data = json.loads(line)
+                        key = str(data["id"])
+                        looks = [(str(k["k"]), str(k["p"])) for k in data.get("looks") or []]
+                        objects = data.get("objects")
+                    except (ValueError, KeyError, TypeError) as err:
+                        proc.kill()
+                        raise ToolError(f"{helper} printed a line that is not a build result: {err}",
+                                        stderr=line[:300].decode(errors="replace")) from err
+                    left.discard(key)
+                    yield key, Outcome(objects if isinstance(objects, list) else None, data.get("error") or None, looks)
                 finished = True
             finally:
                 if not finished:  # the caller stopped early (an error of its own): stop building
@@ -198,34 +141,23 @@ class Engine:
                 feeder.join()
                 proc.wait()
             if failed and not (isinstance(failed[0], BrokenPipeError) and proc.returncode != 0):
-                raise failed[0]  # placing a job's files failed (a full disk): the run stops with it
+                raise failed[0]  # placing an artifact failed (a full disk): the run stops with it
             errors.seek(0)
             if proc.returncode != 0:
-                raise ToolError(f"{batch} failed", stderr=errors.read().decode(errors="replace"),
-                                hint=f"rebuild it (see docs/guard.md) or set {BATCH_ENV}=off")
+                raise ToolError(f"{helper} failed", stderr=errors.read().decode(errors="replace"),
+                                hint=f"rebuild it: {BUILD_HINT}")
             if left:
-                raise ToolError(f"{batch} returned no result for {len(left)} builds",
+                raise ToolError(f"{helper} returned no result for {len(left)} builds",
                                 stderr=errors.read().decode(errors="replace"))
 
-    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException], memory: bool) -> None:
-        """Put each job's files in coredns-gen-helper's memory (`memory`, for the jobs that allow
-        it) or on disk, and send it; what goes wrong is kept for `_stream` to raise."""
-        sent: set[str] = set()
-
-        def put(path: str, data: bytes) -> None:
-            if path not in sent:
-                sent.add(path)
-                into.write(b'{"put":%s,"data":"%s"}\n' % (json.dumps(path).encode(), base64.b64encode(data)))
-
+    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException]) -> None:
+        """Put each job's artifact on disk (once per artifact) and send the job."""
         try:
             for job in jobs:
-                request: dict[str, str | bool]
-                folder = self._memory_request(job, put) if memory and self.in_memory(job) else None
-                if folder is not None:
-                    request = {"id": job.key, "dir": folder, "root": str(job.tree.root), "memory": True}
-                else:
-                    request = {"id": job.key, "dir": str(self._directory(job)), "root": str(job.tree.root)}
-                into.write(json.dumps(request).encode() + b"\n")
+                root = job.tree.on_disk()
+                request = {"id": job.key, "root": str(root), "dir": str(root / job.path) if job.path else str(root),
+                           "kustomization": job.kustomization, "objects": list(job.objects)}
+                into.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")
                 into.flush()
         except BaseException as err:  # noqa: BLE001 - handed to the caller's thread, which raises it
             failed.append(err)
@@ -234,27 +166,3 @@ class Engine:
                 into.close()
             except OSError:
                 pass
-
-    def _run_cli(self, dirs: dict[str, Path]) -> Iterator[tuple[str, Outcome]]:
-        argv = [*kustomize_command(), "--load-restrictor", "LoadRestrictionsNone"]
-
-        def one(key: str) -> tuple[str, Outcome]:
-            path = dirs[key]
-            try:
-                proc = subprocess.run([*argv, str(path)], capture_output=True, text=True, check=False)
-            except OSError as err:
-                raise ToolError(f"cannot run {argv[0]}: {err}") from err
-            if proc.returncode != 0:
-                return key, Outcome(None, proc.stderr.strip() or f"exit {proc.returncode}")
-            try:
-                docs = [d for d in yaml.load_all(proc.stdout, Loader=_Loader) if isinstance(d, dict)]
-            except yaml.YAMLError as err:
-                return key, Outcome(None, f"kustomize printed unreadable YAML: {err}")
-            return key, Outcome(docs)
-
-        pool = ThreadPoolExecutor(max_workers=self.parallel)
-        try:
-            for done in as_completed([pool.submit(one, key) for key in dirs]):
-                yield done.result()
-        finally:  # the caller stopped early: the builds not started never start
-            pool.shutdown(wait=True, cancel_futures=True)

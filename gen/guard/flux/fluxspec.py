@@ -1,11 +1,9 @@
-"""Read Flux Kustomization objects and reproduce what kustomize-controller adds to a build.
+"""Read Flux Kustomization objects: what each applies, prunes, and hands Flux's build.
 
-kustomize-controller does not build `spec.path` verbatim: it generates a kustomization.yaml
-where the path has none, applies `spec.targetNamespace`, `patches`, `images`, `components`,
-`namePrefix`/`nameSuffix`, then substitutes `spec.postBuild.substitute` variables in every object
-not marked `kustomize.toolkit.fluxcd.io/substitute: disabled`. We express the first part as a
-wrapper kustomization around the path (kustomize itself does the work); the substitution is
-gen/guard/flux/substitution.py.
+What kustomize-controller adds to a build (its generated kustomization, targetNamespace,
+patches, images, components, name prefix and suffix, postBuild) is done by Flux's own library in
+the helper (tools/helper/build/flux.go); this module only keeps the object as Flux reads it
+(`FluxKs.build_spec`) so the helper gets it whole.
 """
 
 from __future__ import annotations
@@ -15,9 +13,13 @@ import posixpath
 from typing import Any
 
 from gen.guard.model import FLUX_GROUP, FLUX_VERSIONS, FluxKs, KsRef
-from gen.guard.repo.revision import Tree, flux_scan
 
 _TRANSFORM_KEYS = ("patches", "images", "components", "namePrefix", "nameSuffix")
+# Fields of spec that say when and how to apply, never what the build makes: left out of what the
+# helper is sent so that changing them does not rebuild (everything else goes, known or not).
+_NOT_BUILD = frozenset({"interval", "retryInterval", "timeout", "suspend", "wait", "healthChecks",
+                        "healthCheckExprs", "dependsOn", "force", "prune", "serviceAccountName", "kubeConfig",
+                        "decryption", "commonMetadata", "sourceRef", "deletionPolicy"})
 
 
 def is_flux_kustomization(obj: Any) -> bool:
@@ -64,6 +66,10 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: s
         substitute_from=substitute_from,
         annotations=tuple(sorted((str(k), str(v)) for k, v in annotations.items())) if isinstance(annotations, dict) else (),
         suspended=spec.get("suspend") is True,
+        build_spec=json.dumps({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
+                               "metadata": {"name": str(meta.get("name") or ""), "namespace": namespace},
+                               "spec": {k: v for k, v in spec.items() if k not in _NOT_BUILD}},
+                              sort_keys=True, separators=(",", ":"), default=str),
     )
 
 
@@ -71,31 +77,3 @@ def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def needs_wrapper(ks: FluxKs, tree: Tree) -> bool:
-    return bool(ks.target_namespace or ks.transforms or tree.kustomization_file(ks.path) is None)
-
-
-def wrapper(ks: FluxKs, tree: Tree, rel_to_root: str) -> str:
-    """kustomization.yaml text for a wrapper dir whose path back to the tree root is `rel_to_root`."""
-    def rel(path: str) -> str:
-        return posixpath.join(rel_to_root, path) if path else rel_to_root
-
-    if tree.kustomization_file(ks.path):
-        resources = [rel(ks.path)]
-    else:
-        resources = [rel(p) for p in flux_scan(tree, ks.path)]
-    doc: dict[str, Any] = {
-        "apiVersion": "kustomize.config.k8s.io/v1beta1",
-        "kind": "Kustomization",
-        "resources": resources,
-    }
-    if ks.target_namespace:
-        doc["namespace"] = ks.target_namespace
-    for key, raw in ks.transforms:
-        value = json.loads(raw)
-        if key == "components":
-            value = [rel(posixpath.normpath(posixpath.join(ks.path, c))) for c in value]
-        doc[key] = value
-    return json.dumps(doc, indent=1) + "\n"  # JSON is YAML, and much faster to write

@@ -13,6 +13,7 @@ repository file behind every one, so builds, fingerprints and findings all stay 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import re
@@ -27,7 +28,11 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tree | None:
-    """The artifact of `tree` (a revision) rooted at folder `prefix`; None if no such folder."""
+    """The artifact of `tree` (a revision) rooted at folder `prefix`; None if no such folder.
+
+    On disk it is the revision's own folder where nothing is ignored; where something is, it is
+    a folder of its own holding exactly its files (kustomize must not read an ignored file that
+    the revision's folder still has)."""
     prefix = prefix.strip("/")
     if prefix and not tree.is_dir(prefix):
         return None
@@ -35,9 +40,58 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
     lead = prefix + "/" if prefix else ""
     blobs = {p[len(lead):]: b for p, b in tree.blobs.items() if p.startswith(lead) and not ignored(p)}
     links = {p[len(lead):]: t for p, t in tree.links.items() if p[len(lead):] in blobs}  # a link out of the folder escapes
-    whole = not prefix and len(blobs) == len(tree.blobs)  # nothing ignored: the revision's folders as they are
-    return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
-                tree.entries if whole else index_entries(blobs), links, prefix=prefix, checkout=tree.checkout)
+    under = sum(1 for p in tree.blobs if p.startswith(lead)) if prefix else len(tree.blobs)
+    if len(blobs) == under:  # nothing ignored: the revision's folders as they are
+        return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
+                    tree.entries if not prefix else index_entries(blobs), links, prefix=prefix,
+                    checkout=tree.checkout)
+    name = hashlib.sha256(f"{prefix}\0{spec_ignore}".encode()).hexdigest()[:16]
+    view = Tree(tree.commit, tree.root.with_name(f"{tree.root.name}.view-{name}"), blobs, index_entries(blobs), links,
+                prefix=prefix)
+    view.checkout = _ViewFiles(tree, view)
+    return view
+
+
+class _ViewFiles:
+    """An artifact's files on disk: the revision unpacked, then each of the artifact's files linked
+    (a hard link: no copy) into the artifact's own folder; symlinks made again as they were."""
+
+    def __init__(self, revision: Tree, view: Tree) -> None:
+        self.revision = revision
+        self.view = view
+        self.unpacked = False
+
+    def unpack(self) -> None:
+        if self.unpacked:
+            return
+        source = self.revision.on_disk()
+        made: set[str] = set()
+        for path in sorted(self.view.blobs):
+            target = self.view.root / path
+            folder = os.path.dirname(target)
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            origin = source / self.view.repo_path(path)
+            if path in self.view.links:
+                if os.path.islink(origin):
+                    os.symlink(os.readlink(origin), target)
+            else:
+                os.link(origin, target)
+        self.view.root.mkdir(parents=True, exist_ok=True)
+        self.unpacked = True
+
+    def place(self, paths: list[str]) -> None:
+        self.unpack()
+
+    def blob(self, blob: str) -> bytes:
+        if self.revision.checkout is not None:
+            return self.revision.checkout.blob(blob)
+        path = next(p for p, b in self.view.blobs.items() if b == blob)  # a revision on disk: by its path
+        return self.revision.read(self.view.repo_path(path))
+
+    def close(self) -> None:
+        pass
 
 
 def _matches(pattern: str) -> Callable[[str], bool]:

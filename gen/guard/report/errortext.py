@@ -18,7 +18,9 @@ from typing import Iterable
 
 MAX_MESSAGE = 300  # characters of a finding's message; the whole text goes to details.error
 WRAPPER = "<Flux spec>"  # what a wrapper dir stands for: the kustomization Flux generates
-_LEFTOVER = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+/(?:(?:base|head)/repo/?|wrap/\d+/?)")
+_LEFTOVER = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+/(?:(?:base|head)/repo(?:\.view-[0-9a-f]+)?/?|wrap/\d+/?)")
+# the scratch folder itself, above an artifact: a path there was outside the repository
+_OUTSIDE = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+(?:/(?:base|head))?(?=/)")
 _REMOTE = re.compile(r"accumulating resources from '(?P<url>(?:https?|ssh|git)://[^']+|git@[^']+|[\w.-]+\.[a-z]{2,}/[^']+)'")
 _GIT_FATAL = re.compile(r"fatal: (?P<why>[^\n']+(?:'[^'\n]*'[^\n']*)*)")
 _UNRESOLVED = ("Could not resolve host", "no such host", "Name or service not known",
@@ -32,8 +34,9 @@ _RECURSED = re.compile(r"^recursed accumulation of path '[^']*': (?P<rest>.*)$",
 def clean_error(text: str, trees: Iterable[Path], workdir: Path | None) -> str:
     """`text` with every temporary path made repository-relative, on one line."""
     out = text.strip()
-    if out.startswith("error: "):
-        out = out[len("error: "):]
+    for lead in ("error: ", "kustomize build failed: "):  # kubectl's, kustomize-controller's
+        if out.startswith(lead):
+            out = out[len(lead):]
     prefixes: list[tuple[str, str]] = []
     for root in trees:
         for form in {str(root), os.path.realpath(root)}:
@@ -49,6 +52,7 @@ def clean_error(text: str, trees: Iterable[Path], workdir: Path | None) -> str:
     for prefix, replacement in sorted(prefixes, key=lambda p: -len(p[0])):
         out = out.replace(prefix, replacement)
     out = _LEFTOVER.sub("", out)
+    out = _OUTSIDE.sub("<outside the repository>", out)
     out = " ".join(line.strip() for line in out.splitlines() if line.strip()).replace(" : ", ": ")
     return re.sub(r"^accumulating resources: (?=accumulating resources from)", "", out)
 

@@ -1,4 +1,4 @@
-"""What a long guard run is doing, for a person watching a terminal, and the slow path said aloud.
+"""What a long guard run is doing, for a person watching a terminal.
 
 A fleet of thousands of Kustomizations takes seconds to minutes. `run_guard` reports each stage
 and, while building, how many of how many builds are done, to a `Report` callback; cli.py prints
@@ -8,31 +8,14 @@ engine's outcomes arrive; only a watched run is counted, so an unwatched one pay
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from collections.abc import Iterator
 from typing import Callable
 
-from gen.guard.build.engine import BATCH_ENV, Engine, Job, Outcome, batch_binary
+from gen.guard.build.engine import Engine, Job, Outcome
 
 # (what is happening, done, total); total 0 means a stage without a count
 Report = Callable[[str, int, int], None]
-
-BUILD_HINT = "(cd tools/helper && go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)"
-
-
-def slow_path_notice() -> str | None:
-    """One stderr line when builds will fall back to one `kubectl kustomize` each (~11x slower
-    on a fleet) although nobody asked for that; None when coredns-gen-helper is used or turned off."""
-    explicit = os.environ.get(BATCH_ENV)
-    if explicit == "off" or batch_binary() is not None:
-        return None
-    if explicit:
-        return (f"note: {BATCH_ENV}={explicit} is not a file: building with one `kubectl kustomize` per build "
-                f"(about 11x slower on a fleet); point it at coredns-gen-helper, or build it: {BUILD_HINT}")
-    return ("note: coredns-gen-helper is not installed: building with one `kubectl kustomize` per build "
-            f"(about 11x slower on a fleet); build it from a coredns-gen checkout: {BUILD_HINT}")
-
 
 class ReportingEngine(Engine):
     """An Engine that reports `building <what>: done/total` between slices of each batch."""
@@ -59,7 +42,7 @@ class ReportingEngine(Engine):
 
 def _what(jobs: list[Job]) -> str:
     """`Kustomizations of clusters/c042/flux-system/gotk-sync.yaml …` for the slice at hand."""
-    clusters = sorted({job.ks.ref.cluster for job in jobs})
+    clusters = sorted({job.cluster for job in jobs})
     first = clusters[0] if clusters else ""
     more = f" and {len(clusters) - 1} more clusters" if len(clusters) > 1 else ""
     return f"Kustomizations of {first}{more}" if first else "Kustomizations"

@@ -1,15 +1,11 @@
-// Package build builds many kustomizations in one process with the real kustomize library.
+// Package build builds Flux Kustomizations as kustomize-controller does, many per run.
 //
-// Why: `kubectl kustomize` costs ~90 ms a build, 76 ms of it process start-up; coredns-gen guard
-// builds thousands of Flux Kustomizations per pull request. This program reads one JSON request
-// per line on stdin ({"id": "...", "dir": "/abs/dir", "root": "/abs/revision"}, with "memory": true
-// to build from files put in memory by earlier {"put": "/abs/path", "data": "<base64>"} lines:
-// memory.go), builds each with
-// krusty (the library inside kubectl kustomize, pinned to the version kubectl v1.37.1 bundles)
-// using the options kustomize-controller uses (no load restrictions, plugins disabled) on a file
-// system fenced to root (fence.go), and writes one JSON line per request on stdout:
-// {"id": "...", "objects": [...]} or {"id": "...", "error": "..."}.
-// Results arrive in completion order; -j sets the number of concurrent builds.
+// Why: coredns-gen guard builds thousands of Flux Kustomizations per pull request, and must
+// build each exactly as Flux will (flux.go). `coredns-gen-helper build` reads one JSON request
+// per line on stdin (flux.go's request) and writes one JSON result per line on stdout, in
+// completion order, each as soon as it is done, with every path the build read (readfs.go).
+// Flux's library builds one Kustomization at a time per process (kustomize keeps global
+// state), so -j worker processes (`build -worker`) build side by side.
 package build
 
 import (
@@ -17,137 +13,174 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sync"
-
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-type request struct {
-	ID     string `json:"id"`
-	Dir    string `json:"dir"`
-	Root   string `json:"root"`   // the revision's root: nothing outside it (or dir) is read
-	Memory bool   `json:"memory"` // protocol 3: build from the files put in memory (memory.go)
-	Put    string `json:"put"`    // protocol 3: not a build but a file to put in memory, with Data
-	Data   []byte `json:"data"`   // (base64 in the JSON line)
-}
-
-type result struct {
-	ID      string                   `json:"id"`
-	Objects []map[string]interface{} `json:"objects"`
-	Error   string                   `json:"error,omitempty"`
-}
-
-func build(fs filesys.FileSystem, mem *memoryFS, req request) (res result) {
-	res.ID = req.ID
-	res.Objects = []map[string]interface{}{}
-	defer func() {
-		if r := recover(); r != nil {
-			res.Objects = nil
-			res.Error = fmt.Sprintf("kustomize panicked: %v", r)
-		}
-	}()
-	var fenced filesys.FileSystem = mem // it holds only the revision's files coredns-gen put
-	if !req.Memory {
-		var err error
-		if fenced, err = newFenced(fs, req.Root, req.Dir); err != nil {
-			res.Objects = nil
-			res.Error = err.Error()
-			return res
-		}
-	}
-	opts := krusty.MakeDefaultOptions()
-	opts.LoadRestrictions = types.LoadRestrictionsNone
-	opts.PluginConfig = types.DisabledPluginConfig()
-	m, err := krusty.MakeKustomizer(opts).Run(fenced, req.Dir)
-	if err != nil {
-		res.Objects = nil
-		res.Error = err.Error()
-		return res
-	}
-	for _, r := range m.Resources() {
-		obj, err := r.Map()
-		if err != nil {
-			res.Objects = nil
-			res.Error = err.Error()
-			return res
-		}
-		res.Objects = append(res.Objects, obj)
-	}
-	return res
-}
+// Protocol is the request/result format version, printed by -version.
+const Protocol = 4
 
 // Main serves `coredns-gen-helper build [-j N] [-version]`.
 func Main(args []string) {
 	flags := flag.NewFlagSet("build", flag.ExitOnError)
-	jobs := flags.Int("j", runtime.NumCPU(), "concurrent builds")
-	version := flags.Bool("version", false, "print the protocol version and exit")
+	jobs := flags.Int("j", runtime.NumCPU(), "worker processes")
+	worker := flags.Bool("worker", false, "build requests one at a time (started by build -j)")
+	version := flags.Bool("version", false, "print the protocol and library versions and exit")
 	_ = flags.Parse(args)
-	if os.Getenv("GOGC") == "" {
-		// Builds are short-lived garbage: collecting at 5x the live heap instead of 2x saves about
-		// a quarter of a fleet's CPU for ~90 MB of memory (2,000 builds in one process).
-		debug.SetGCPercent(400)
-	}
 	if *version {
-		fmt.Println("build 3 (sigs.k8s.io/kustomize/api v0.21.1)")
+		fmt.Printf("build %d (%s)\n", Protocol, libraries())
 		return
 	}
-	// A "remote" base is cloned by git: let git fetch only over the network, never from this
-	// machine's disk (file://, a local path), which is outside every repository built here.
+	if os.Getenv("GOGC") == "" {
+		// Builds are short-lived garbage: collecting at 5x the live heap instead of 2x saves about
+		// a quarter of a fleet's CPU for ~90 MB of memory.
+		debug.SetGCPercent(400)
+	}
+	// A remote base is cloned by git: only over the network, never from this machine's disk.
 	if os.Getenv("GIT_ALLOW_PROTOCOL") == "" {
 		os.Setenv("GIT_ALLOW_PROTOCOL", "https:http:ssh:git")
 	}
-	fs := filesys.MakeFsOnDisk()
-	mem := newMemoryFS()
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<26)
-	out := bufio.NewWriterSize(os.Stdout, 1<<20)
-	enc := json.NewEncoder(out)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	queue := make(chan request)
-	for i := 0; i < *jobs; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for req := range queue {
-				res := build(fs, mem, req)
-				mu.Lock()
-				if err := enc.Encode(res); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(3)
-				}
-				mu.Unlock()
-			}
-		}()
+	if *worker || *jobs <= 1 {
+		serve(os.Stdin, os.Stdout)
+		return
 	}
-	for in.Scan() {
+	dispatch(*jobs)
+}
+
+// serve builds each request in turn (one worker).
+func serve(in io.Reader, out io.Writer) {
+	scanner := bufio.NewScanner(in)
+	scanner.Buffer(make([]byte, 1<<20), 1<<28)
+	w := bufio.NewWriterSize(out, 1<<20)
+	enc := json.NewEncoder(w)
+	for scanner.Scan() {
 		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
 			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
 			os.Exit(2)
 		}
-		if req.Put != "" {
-			if err := mem.put(req.Put, req.Data); err != nil {
-				fmt.Fprintf(os.Stderr, "cannot put %s in memory: %v\n", req.Put, err)
-				os.Exit(2)
-			}
-			continue
+		if err := enc.Encode(buildOne(req)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
 		}
-		queue <- req
+		if err := w.Flush(); err != nil { // each result as soon as it is done
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
 	}
-	close(queue)
+	if err := scanner.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// dispatch starts n workers and hands each request to the next idle one.
+func dispatch(n int) {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	lines := make(chan []byte)
+	var outMu sync.Mutex
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	var wg sync.WaitGroup
+	failed := make(chan error, n)
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(self, "build", "-worker")
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results := bufio.NewScanner(stdout)
+			results.Buffer(make([]byte, 1<<20), 1<<30)
+			for line := range lines {
+				if _, err := stdin.Write(line); err != nil {
+					failed <- fmt.Errorf("build worker: %w", err)
+					return
+				}
+				if !results.Scan() {
+					failed <- fmt.Errorf("build worker stopped: %v", results.Err())
+					return
+				}
+				outMu.Lock()
+				out.Write(results.Bytes())
+				out.WriteByte('\n')
+				err := out.Flush()
+				outMu.Unlock()
+				if err != nil {
+					failed <- err
+					return
+				}
+			}
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				failed <- fmt.Errorf("build worker: %w", err)
+			}
+		}()
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<28)
+	for in.Scan() {
+		line := append(append([]byte(nil), in.Bytes()...), '\n')
+		select {
+		case lines <- line:
+		case err := <-failed:
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+	}
+	close(lines)
 	wg.Wait()
+	select {
+	case err := <-failed:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	default:
+	}
 	if err := in.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(3)
+}
+
+// libraries names the versions of Flux's and kustomize's libraries linked in.
+func libraries() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
 	}
+	out := ""
+	for _, dep := range info.Deps {
+		switch dep.Path {
+		case "github.com/fluxcd/pkg/kustomize", "sigs.k8s.io/kustomize/api":
+			v := dep.Version
+			if dep.Replace != nil {
+				v = dep.Replace.Version
+			}
+			if out != "" {
+				out += ", "
+			}
+			out += dep.Path + " " + v
+		}
+	}
+	return out
 }
