@@ -3,6 +3,7 @@ module github.com/coredns-gen/coredns-gen/tools/helper
 go 1.24.0
 
 require (
+	github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495
 	sigs.k8s.io/kustomize/api v0.21.1
 	sigs.k8s.io/kustomize/kyaml v0.21.1
 )
