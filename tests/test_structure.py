@@ -54,7 +54,7 @@ CASES = {
     "a-zone-upstream-with-a-brace": (
         TALOS + "zones:\n  - zone: corp.example\n    upstreams: ['10.0.0.1 }']\n",
         [f"v.yaml:8:17: zones[0].upstreams[0]: the rendered {TALOS_CM} would not mean what the values say: CoreDNS would "
-         "refuse it: unexpected '}' on the same line as a directive (line 35 of the rendered text) — fix: " + HINT],
+         "refuse it: Unexpected '}' because no matching opening brace (line 35 of the rendered text) — fix: " + HINT],
     ),
     "k3s-braces-behind-comments": (
         K3S + "overrides:\n  - name: evil\n    lines: ['# {', '}', 'evil.test:53 {', 'forward . 6.6.6.6', '# }']\n",

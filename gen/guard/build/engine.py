@@ -15,7 +15,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -31,10 +30,9 @@ from gen.errors import ToolError
 from gen.guard.flux.fluxspec import needs_wrapper, wrapper
 from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree
-from gen.tools import cache_bin, kustomize_command
+from gen.tools import HELPER_ENV, helper_binary, kustomize_command
 
-BATCH_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper, or "off"
-HELPER_NAME = "coredns-gen-helper"  # tools/helper
+BATCH_ENV = HELPER_ENV  # path to coredns-gen-helper, or "off"
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A file sent to coredns-gen-helper's memory is one base64 line, which it reads up to 64 MiB: a job
 # with a larger file is built on disk.
@@ -54,16 +52,7 @@ def _memory_path(path: str) -> bool:
 
 def batch_binary() -> Path | None:
     """The coredns-gen-helper program if installed (env var, the coredns-gen cache bin, PATH)."""
-    explicit = os.environ.get(BATCH_ENV)
-    if explicit == "off":
-        return None
-    if explicit:
-        return Path(explicit) if Path(explicit).is_file() else None
-    cached = cache_bin() / HELPER_NAME
-    if cached.is_file() and os.access(cached, os.X_OK):
-        return cached
-    found = shutil.which(HELPER_NAME)
-    return Path(found) if found else None
+    return helper_binary()
 
 
 @dataclass(frozen=True)
