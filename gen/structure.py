@@ -190,12 +190,13 @@ def _lines(want: Sequence[WantBlock] | Sequence[Want]) -> list[tuple[str, ...]]:
     return out
 
 
-# Characters on which a plain `str.split` and CoreDNS's lexer could part ways: a quote (quoted
-# tokens, `\\` pairs), `\r` (CoreDNS drops it, even inside a word), the separators \x1c-\x1f
-# (whitespace to Python, not to Go's unicode.IsSpace) and a byte order mark. Without them the
-# lexer's tokens are each line's words before any `#` (tests/corefile/test_coredns_parser.py
-# proves it against CoreDNS's lexer on random and adversarial text).
-_SPLIT_DIFFERS = re.compile('["\r\x1c-\x1f\ufeff]')
+# Where a plain `str.split` and CoreDNS's lexer part ways: a quote (quoted tokens, `\\` pairs),
+# `\r` (CoreDNS drops it, even inside a word), the separators \x1c-\x1f (whitespace to Python,
+# not to Go's unicode.IsSpace), a byte order mark, and a `#` inside a word (CoreDNS comments out
+# only the rest of that word, then reads on). Without them the lexer's tokens are each line's
+# words before any `#` (tests/corefile/test_coredns_parser.py proves it against CoreDNS's lexer
+# on random and adversarial text).
+_SPLIT_DIFFERS = re.compile('["\r\x1c-\x1f\ufeff]|(?<=\\S)#')
 
 
 def _same_tokens(text: str, want: Sequence[WantBlock] | Sequence[Want]) -> bool:

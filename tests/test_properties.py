@@ -181,3 +181,50 @@ def test_any_text_in_any_field_is_refused_or_means_what_it_says(field: tuple[str
         except CorefileError as err:
             pytest.fail(f"rendered with exit 0, but the Corefile CoreDNS would load does not parse: {err}")
         assert rendered == asked
+
+
+BASES["gardener"] = {"cluster": "g", "platform": "gardener", "platformVersion": "1.34", "corednsVersion": "1.14.7",
+                     "clusterDomain": "cluster.local", "upstream": {"resolvers": ["10.0.0.53"]},
+                     "overrides": [{"name": "log", "lines": ["log"]}]}
+# Measured in CoreDNS 1.13.1 (issue 20): inside a quoted token CoreDNS's lexer takes `\` and the next
+# character as a pair, so `"\\"` ends at its third character; these lines closed the default server
+# block and opened a `com.` block forwarding every .com name to 6.6.6.6, and rendered with exit 0
+# (the last line's `}` is the one our old lexer saw close `com {`; CoreDNS's import closes it).
+INJECTION = ['log "\\\\" " { "\\\\""', "}", "com {", "forward . 6.6.6.6", 'log "\\\\" " } "\\\\""']
+LINE = st.one_of(TEXT, st.sampled_from(INJECTION), st.text(st.sampled_from('a \\"{}#'), max_size=12))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(platform=st.sampled_from(["k3s", "aks", "gardener"]), lines=st.lists(LINE, min_size=1, max_size=5))
+@example(platform="k3s", lines=INJECTION)
+@example(platform="aks", lines=INJECTION)
+@example(platform="gardener", lines=INJECTION)
+@example(platform="k3s", lines=[*INJECTION[:2], "local {", *INJECTION[3:]])
+def test_override_lines_are_refused_or_mean_what_they_say(platform: str, lines: list[str]) -> None:
+    """Whole override line lists (the injection spans several lines): render refuses them, or the
+    Corefile CoreDNS's own parser reads is exactly the structure the values ask for."""
+    data = copy.deepcopy(BASES[platform])
+    data["overrides"] = [{"name": "log", "lines": lines}]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "v.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        result = CliRunner().invoke(app, ["render", "--repo", str(root), str(root / "v.yaml")])
+        assert result.exit_code in (0, 2), (result.exit_code, result.output, result.exception)
+        if result.exit_code == 2:
+            assert all(PROBLEM_LINE.match(p) for p in result.stderr.splitlines()), result.stderr
+            return
+        try:
+            asked, rendered = _asked_and_rendered(load_values(root / "v.yaml", repo=root), root)
+        except CorefileError as err:
+            pytest.fail(f"rendered with exit 0, but the Corefile CoreDNS would load does not parse: {err}")
+        assert rendered == asked
+
+
+@pytest.mark.parametrize("platform", ["k3s", "aks", "gardener"])
+def test_the_measured_injection_is_refused(platform: str, tmp_path: Path) -> None:
+    data = copy.deepcopy(BASES[platform])
+    data["overrides"] = [{"name": "log", "lines": INJECTION}]
+    (tmp_path / "v.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 2, result.output
+    assert "overrides[0].lines" in result.stderr and not (tmp_path / "overlays").exists()

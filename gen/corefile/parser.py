@@ -89,10 +89,11 @@ class _Parser:
             if tok.is_close:
                 raise self._err(tok, "unexpected '}' with no matching '{'", "delete it or add the missing '{'")
             text = tok.text
-            expecting = text.endswith(",")
-            text = text.rstrip(",") if expecting else text
-            if text:
-                keys.append(text)
+            if text:  # (CoreDNS: one trailing comma continues the keys; `a.org,,` keeps `a.org,`; `,` is a key "")
+                expecting = text.endswith(",")
+                keys.append(text[:-1] if expecting else text)
+            else:
+                expecting = False
             prev = tok
             self.i += 1
         if not keys:

@@ -72,7 +72,8 @@ func Parse(t text, dir string) result {
 	name = filepath.Base(name)
 	body, shift := t.Text, 0
 	if t.Inside {
-		body, shift = Inside+" {\n"+t.Text+"\n}\n", 1
+		// An imported file is lexed on its own, so a byte order mark at its start is dropped.
+		body, shift = Inside+" {\n"+strings.TrimPrefix(t.Text, "\ufeff")+"\n}\n", 1
 	}
 	res := result{Tokens: []token{}, Blocks: []block{}}
 	d := caddyfile.NewDispenser(name, strings.NewReader(t.Text))
