@@ -90,3 +90,12 @@ def test_several_files_and_deterministic_order(tmp_path: Path) -> None:
     first = runner.invoke(app, ["lint", a, b]).stdout
     assert first == runner.invoke(app, ["lint", b, a]).stdout
     assert first.index("a.Corefile") < first.index("b.Corefile")
+
+
+def test_a_version_gated_finding_for_a_platform_release_does_not_crash(tmp_path: Path) -> None:
+    """`next` on Talos 1.8 (the README's example): a finding naming the platform's CoreDNS, not KeyError (exit 4)."""
+    path = _file(tmp_path, ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        next SERVFAIL\n    }\n}\n")
+    result = runner.invoke(app, ["lint", path, "--platform", "talos", "--platform-version", "v1.8.0"])
+    assert result.exit_code == 1, result.output
+    assert "CoreDNS 1.11.3 (talos 1.8.0's CoreDNS) refuses it" in result.stdout
+    assert "(forward-next-unsupported)" in result.stdout
