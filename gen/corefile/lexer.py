@@ -87,10 +87,29 @@ def tokenize(text: str, pos: Position) -> list[Token]:
         line = reading.tokens[-1][1] if reading.tokens else 1
         raise pos.error(line, None, "unterminated quoted string", 'close the string with a matching `"`')
     out: list[Token] = []
+    lines = text.removeprefix("\ufeff").split("\n")
+    cursor, lost, at_line = 0, False, 0
     for word, line in reading.tokens:
-        mline, mcol = pos.at(line, None)
+        if line != at_line:
+            cursor, lost, at_line = 0, bool(out) and out[-1].raw_end >= line, line
+        col, cursor, lost = _column(lines[line - 1] if line <= len(lines) else "", word, cursor, lost)
+        mline, mcol = pos.at(line, col)
         out.append(Token(word, mline, mcol, False, line, line + word.count("\n")))
     return out
+
+
+def _column(source: str, word: str, cursor: int, lost: bool) -> tuple[int | None, int, bool]:
+    """Where `word` starts on its line, for messages only (CoreDNS's lexer keeps no columns):
+    found while each token is written as itself; after a quote or a `#` on the line, unknown."""
+    if lost:
+        return None, cursor, True
+    while cursor < len(source) and (source[cursor].isspace() or source[cursor] == "\r"):
+        cursor += 1
+    if source.startswith(word, cursor) and '"' not in word and "#" not in source[cursor:cursor + len(word)] and word:
+        end = cursor + len(word)
+        if end == len(source) or source[end].isspace():
+            return cursor + 1, end, False
+    return (cursor + 1 if source[cursor:cursor + 1] == '"' else None), cursor, True
 
 
 def _shown(tokens: list[Token]) -> str:

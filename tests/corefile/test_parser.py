@@ -30,7 +30,7 @@ def test_server_block_with_several_keys_and_schemes() -> None:
     assert [(k.scheme, k.zone, k.port) for k in block.addresses] == [
         ("dns", "example.org", "1053"), ("dns", "foo.com", None), ("dns", ".", "53")]
     assert block.ports() == [1053, 53, 53]
-    assert (block.line, block.col, block.end_line) == (1, None, 3)  # CoreDNS's lexer keeps lines only
+    assert (block.line, block.col, block.end_line) == (1, 1, 3)
 
 
 def test_keys_continue_after_trailing_comma_and_brace_on_next_line() -> None:
@@ -38,11 +38,11 @@ def test_keys_continue_after_trailing_comma_and_brace_on_next_line() -> None:
     assert cf.server_blocks[0].keys == ["a.org", "b.org:53"]
 
 
-def test_nested_blocks_keep_lines() -> None:
+def test_nested_blocks_keep_lines_and_columns() -> None:
     text = ".:53 {\n    forward . 10.0.0.1 /etc/resolv.conf {\n        policy sequential\n        next SERVFAIL REFUSED\n    }\n    forward . /etc/resolv.conf\n}\n"
     (block,) = parse_corefile(text, filename="C").server_blocks
     first, second = forwards(block)
-    assert (first.line, first.col, first.end_line) == (2, None, 5)
+    assert (first.line, first.col, first.end_line) == (2, 5, 5)
     assert forward_upstreams(first) == ["10.0.0.1", "/etc/resolv.conf"]
     assert first.option("next") is not None and first.option("next").args == ["SERVFAIL", "REFUSED"]  # type: ignore[union-attr]
     assert first.option("next").line == 4  # type: ignore[union-attr]
@@ -79,7 +79,7 @@ def test_env_placeholders_kept_verbatim_and_expandable() -> None:
 def test_snippets_and_their_import() -> None:
     text = "(common) {\n  errors\n  log\n}\n.:53 {\n  import common\n  whoami\n}\n"
     cf = parse_corefile(text, filename="C")
-    assert list(cf.snippets) == ["common"] and (cf.snippets["common"].line, cf.snippets["common"].col) == (1, None)
+    assert list(cf.snippets) == ["common"] and (cf.snippets["common"].line, cf.snippets["common"].col) == (1, 1)
     assert [d.name for d in cf.server_blocks[0].directives] == ["import", "whoami"]
     expanded = expand_imports(cf)
     assert [(d.name, d.line) for d in expanded.server_blocks[0].directives] == [
@@ -98,7 +98,7 @@ def test_import_with_globs_from_a_virtual_filesystem() -> None:
     out = expand_imports(cf, fs)
     first, second = out.server_blocks
     assert [(d.name, d.file, d.line, d.col) for d in first.directives] == [
-        ("whoami", "Corefile", 2, None), ("log", "cm.yaml", 11, None)]
+        ("whoami", "Corefile", 2, 3), ("log", "cm.yaml", 11, 5)]
     assert second.keys == ["b.org:53"] and (second.file, second.line) == ("cm.yaml", 21)
     assert fs("custom/*.nothing") == [] and fs("custom/missing.server") is None
     assert fs("/etc/coredns/custom/*.server") == [fs.files["/etc/coredns/custom/b.server"]]
@@ -129,7 +129,7 @@ def test_override_body_parses_as_directives() -> None:
 def test_offsets_map_into_a_yaml_file() -> None:
     cf = parse_corefile(".:53 {\n  whoami\n}\n", filename="cm.yaml", line_offset=7, col_offset=4)
     d = cf.server_blocks[0].directives[0]
-    assert (d.line, d.col) == (9, None)
+    assert (d.line, d.col) == (9, 7)
     pinned = parse_corefile(".:53 {\n  whoami\n}\n", filename="cm.yaml", fixed_line=3)
     assert pinned.server_blocks[0].directives[0].line == 3
 
@@ -158,20 +158,20 @@ def test_stock_corefiles_parse_and_round_trip(path: Path) -> None:
     assert parse_corefile(cf.render(), filename="r").render() == cf.render()
 
 
-MALFORMED = [  # CoreDNS's own message where its parser refuses; ours where only CoreDNS's setup would
+MALFORMED = [  # CoreDNS's own message (it keeps lines only) where its parser refuses; ours where only its setup would
     ('.:53 {\n  whoami\n', "C:2: corefile: CoreDNS refuses it: Syntax error: Unexpected token 'whoami', expecting '}'"),
     ('.:53 {\n  whoami }\n', "C:2: corefile: CoreDNS refuses it: Unexpected '}' because no matching opening brace"),
-    ('}\n', "C:1: corefile: unexpected '}' with no matching '{'"),
-    ('{\n  whoami\n}\n', 'C:1: corefile: server block has no address'),
-    ('.:53 {\n  forward . 1.1.1.1\n  {\n  }\n}\n', "C:3: corefile: '{' must follow a directive on the same line"),
+    ('}\n', "C:1:1: corefile: unexpected '}' with no matching '{'"),
+    ('{\n  whoami\n}\n', 'C:1:1: corefile: server block has no address'),
+    ('.:53 {\n  forward . 1.1.1.1\n  {\n  }\n}\n', "C:3:3: corefile: '{' must follow a directive on the same line"),
     ('a.org, {\n}\n', "C:1: corefile: CoreDNS refuses it: Expected another address but had '{' - check for extra comma"),
     ('.:53 {\n  log "abc\n}\n', 'C:2: corefile: unterminated quoted string'),
     ('.:53 {\n  import\n}\n', "C:2: corefile: CoreDNS refuses it: Wrong argument count or unexpected line ending after 'import'"),
     ('.:53 {\n  import a b\n}\n', 'C:2: corefile: CoreDNS refuses it: Import takes only one argument (glob pattern or file)'),
     ('(s) {\n}\n(s) {\n}\n', 'C:3: corefile: CoreDNS refuses it: redeclaration of previously declared snippet s'),
     ('(s)\nwhoami\n', "C:2: corefile: CoreDNS refuses it: Syntax error: Unexpected token 'whoami', expecting '{'"),
-    ('.:53 {\n  forward . 1.1.1.1 {\n    policy sequential\n}\n', "C:1: corefile: '{' is never closed"),
-    ('.:53\nwhoami\n}\n', "C:3: corefile: unexpected '}' with no matching '{'"),
+    ('.:53 {\n  forward . 1.1.1.1 {\n    policy sequential\n}\n', "C:1:6: corefile: '{' is never closed"),
+    ('.:53\nwhoami\n}\n', "C:3:1: corefile: unexpected '}' with no matching '{'"),
 ]
 
 
