@@ -68,7 +68,7 @@ CASES = {
     ),
     "k3s-upstream-with-a-space": (
         K3S + "upstream:\n  resolvers: ['10.0.0.1 10.0.0.2']\n",
-        [f"v.yaml:5:15: upstream.resolvers[0]: the rendered coredns-custom key upstream.override ({K3S_CM}) would not mean "
+        [f"v.yaml:5:15: upstream.resolvers[0]: the rendered coredns-custom key zzzz-coredns-gen-upstream.override ({K3S_CM}) would not mean "
          "what the values say: CoreDNS would read `forward . 10.0.0.1 10.0.0.2 /etc/resolv.conf {` where the values ask for "
          f"`forward . \"10.0.0.1 10.0.0.2\" /etc/resolv.conf {{` — fix: {HINT}"],
     ),
@@ -147,7 +147,7 @@ def test_the_proof_is_about_structure_not_bytes() -> None:
 
 
 @pytest.mark.parametrize(("key", "change", "origin"), [
-    ("upstream.override", lambda t: t.replace("192.168.10.54", "192.168.10.55"), ("upstream", "resolvers", 1)),
+    ("zzzz-coredns-gen-upstream.override", lambda t: t.replace("192.168.10.54", "192.168.10.55"), ("upstream", "resolvers", 1)),
     ("lab.example.net.server", lambda t: t.replace("cache 60", "cache 61"), ("zones", 0, "cache")),
     ("log-errors.override", lambda t: t + "}\nevil.test:53 {\n", ("overrides", 0, "lines")),
 ], ids=["upstream-override", "zone-server", "override"])
