@@ -41,6 +41,7 @@ from gen.lint import (
     wiring_mount_subpath,
     wiring_port_53,
     wiring_reload,
+    zone_shadows_kubernetes,
 )
 from gen.lint.context import LintContext, Rule, VersionSource, build_units
 from gen.lint.inputs import Inputs
@@ -76,6 +77,7 @@ RULES: tuple[Rule, ...] = (
     wiring_mount_subpath,
     wiring_reload,
     wiring_port_53,
+    zone_shadows_kubernetes,
 )
 
 
