@@ -121,6 +121,13 @@ def _close(proc: subprocess.Popen[bytes]) -> None:
 _CLIENT = _Client()
 
 
+def close() -> None:
+    """End this process's helper (the next read starts another): for callers that must have no child."""
+    proc, _CLIENT.proc = _CLIENT.proc, None
+    if proc is not None and _CLIENT.pid == os.getpid():
+        _close(proc)
+
+
 def read_many(texts: Sequence[str], *, name: str = "Corefile", inside: bool = False) -> list[Reading]:
     """CoreDNS's reading of each text, in one round trip for all those not yet read.
     inside=True: the text as CoreDNS reads an imported override, spliced into a server block."""
