@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from gen import flux
+from gen.corefile.facts import fqdn, kubernetes_zones, shadowed
 from gen.errors import Problem
 from gen.platforms import PLATFORMS, REFUSED, get
 from gen.platforms.base import At, Platform
@@ -66,9 +67,17 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} is listed twice (also zones[{seen[zone.zone]}])",
                                "merge the two entries"))
         seen.setdefault(zone.zone, i)
-        if zone.zone == values.cluster_domain or zone.zone.endswith("." + values.cluster_domain) or zone.zone in {"in-addr.arpa", "ip6.arpa"}:
-            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records",
-                               f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa"))
+        taken = shadowed(zone.zone, kubernetes_zones(values.cluster_domain))
+        if taken is not None:
+            inside = fqdn(zone.zone) != taken and taken.endswith("." + fqdn(zone.zone))
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records: "
+                               f"{'it contains' if inside else 'it is within'} {taken}, which the kubernetes plugin serves, "
+                               "and CoreDNS would send those queries to this zone's upstreams",
+                               f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa "
+                               "(neither equal to, within, nor containing them)"))
+        if zone.zone.startswith("(") and zone.zone.endswith(")"):
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would be a snippet definition to CoreDNS, not a server block",
+                               "use a domain name, e.g. corp.example.com"))
     for name in PLATFORMS:  # a platform's own block (`rke2:`) means nothing elsewhere
         if name in data and name != values.platform:
             problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))

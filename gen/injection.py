@@ -17,6 +17,7 @@ import functools
 from typing import Any, Iterator, Sequence
 
 from gen.corefile.lexer import CorefileError, Position, one_token_problem, tokenize
+from gen.corefile.model import walk_directives
 from gen.corefile.parser import parse_directives
 from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate
@@ -85,10 +86,19 @@ def override_problems(lines: Sequence[str]) -> Iterator[tuple[int | None, str, s
         yield None, f"leaves {depth} block(s) open{seen}", "close every '{' with a '}' line inside the same override"
         return
     try:
-        parse_directives(text, filename="override")
+        directives = parse_directives(text, filename="override")
     except CorefileError as err:
         problem = err.problems[0]
         yield (problem.line or 1) - 1, problem.problem, problem.hint or "write one directive per line"
+        return
+    for d in walk_directives(directives):
+        if d.name == "import":  # the override glob itself: "maximum file import depth exceeded"; *.server: blocks in a block
+            yield (d.line - 1, f"`import {' '.join(d.args)}` inside an override splices files CoreDNS reads at load time, which "
+                   "the render cannot prove (the override glob imports itself until CoreDNS gives up)",
+                   "write the directives themselves in the override's lines")
+        elif d.name.startswith("(") and d.name.endswith(")"):
+            yield (d.line - 1, f"{d.name} looks like a snippet definition, which CoreDNS does not allow inside a server block "
+                   "(it would read an unknown directive)", "write the directives themselves in the override's lines")
 
 
 def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:

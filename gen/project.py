@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gen import parallel, render_check, templating
-from gen.errors import GenError, Problem, RenderedValuesError, UsageError, ValuesError
+from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
 from gen.render import render_cluster
 from gen.rendered import RenderedFile
 from gen.document import read_document
@@ -65,6 +65,8 @@ def _load_and_render(paths: list[Path], repo: Path) -> Share:
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
         except RenderedValuesError as err:
             problems.extend(render_check.place(err, read_document(path, values.source)))
+        except ToolError:
+            raise  # a tool that cannot judge (the Corefile helper missing) is exit 3 for the run, not bad input
         except GenError as err:
             problems.extend(err.problems)
     return claims, files, problems

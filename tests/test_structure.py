@@ -54,7 +54,7 @@ CASES = {
     "a-zone-upstream-with-a-brace": (
         TALOS + "zones:\n  - zone: corp.example\n    upstreams: ['10.0.0.1 }']\n",
         [f"v.yaml:8:17: zones[0].upstreams[0]: the rendered {TALOS_CM} would not mean what the values say: CoreDNS would "
-         "refuse it: unexpected '}' on the same line as a directive (line 35 of the rendered text) — fix: " + HINT],
+         "refuse it: Unexpected '}' because no matching opening brace (line 35 of the rendered text) — fix: " + HINT],
     ),
     "k3s-braces-behind-comments": (
         K3S + "overrides:\n  - name: evil\n    lines: ['# {', '}', 'evil.test:53 {', 'forward . 6.6.6.6', '# }']\n",
@@ -68,7 +68,7 @@ CASES = {
     ),
     "k3s-upstream-with-a-space": (
         K3S + "upstream:\n  resolvers: ['10.0.0.1 10.0.0.2']\n",
-        [f"v.yaml:5:15: upstream.resolvers[0]: the rendered coredns-custom key upstream.override ({K3S_CM}) would not mean "
+        [f"v.yaml:5:15: upstream.resolvers[0]: the rendered coredns-custom key zzzz-coredns-gen-upstream.override ({K3S_CM}) would not mean "
          "what the values say: CoreDNS would read `forward . 10.0.0.1 10.0.0.2 /etc/resolv.conf {` where the values ask for "
          f"`forward . \"10.0.0.1 10.0.0.2\" /etc/resolv.conf {{` — fix: {HINT}"],
     ),
@@ -147,7 +147,7 @@ def test_the_proof_is_about_structure_not_bytes() -> None:
 
 
 @pytest.mark.parametrize(("key", "change", "origin"), [
-    ("upstream.override", lambda t: t.replace("192.168.10.54", "192.168.10.55"), ("upstream", "resolvers", 1)),
+    ("zzzz-coredns-gen-upstream.override", lambda t: t.replace("192.168.10.54", "192.168.10.55"), ("upstream", "resolvers", 1)),
     ("lab.example.net.server", lambda t: t.replace("cache 60", "cache 61"), ("zones", 0, "cache")),
     ("log-errors.override", lambda t: t + "}\nevil.test:53 {\n", ("overrides", 0, "lines")),
 ], ids=["upstream-override", "zone-server", "override"])

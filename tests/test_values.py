@@ -110,8 +110,9 @@ CASES = {
     ),
     "zone-shadows-cluster-domain": (
         GOOD_TALOS + "zones:\n  - zone: svc.cluster.local\n    upstreams: [10.0.0.1]\n",
-        ["v.yaml:7:11: zones[0].zone: zone svc.cluster.local would shadow the cluster's own records — fix: pick a zone outside "
-         "cluster.local, in-addr.arpa and ip6.arpa"],
+        ["v.yaml:7:11: zones[0].zone: zone svc.cluster.local would shadow the cluster's own records: it is within cluster.local., "
+         "which the kubernetes plugin serves, and CoreDNS would send those queries to this zone's upstreams — fix: pick a zone "
+         "outside cluster.local, in-addr.arpa and ip6.arpa (neither equal to, within, nor containing them)"],
     ),
 }
 

@@ -1,4 +1,5 @@
-"""Our own Corefile parser (CoreDNS's Caddyfile dialect), with positions on every node.
+"""Corefiles as CoreDNS's own Caddyfile lexer and parser read them (through coredns-gen-helper),
+arranged into a tree with positions on every node.
 
 Public API:
     parse_corefile(text, *, filename, line_offset=0, col_offset=0) -> Corefile

@@ -1,19 +1,18 @@
-"""Split Corefile text into tokens the way CoreDNS's Caddyfile lexer does, keeping line and column.
+"""Corefile tokens as CoreDNS's own Caddyfile lexer makes them (through gen.corefile.helper), with lines.
 
-CoreDNS reads its Corefile with coredns/caddy's `caddyfile` lexer: whitespace separates tokens,
-`"…"` quotes a token (with `\\"` as the only escape; other backslashes are kept), `#` starts a
-comment to the end of the line (even in the middle of a word), and braces are tokens only when
-they stand alone. We keep the position of every token because every finding and every parse
-error must point at the line a reviewer has to change.
+CoreDNS reads its Corefile with coredns/caddy's `caddyfile` lexer; its rules (a `\\` in a quoted
+token takes the next character as a pair, `#` starts a comment even mid-word, a brace is a brace
+even when quoted) are not modelled here: the helper runs that lexer. We keep the position of every
+token because every finding and every parse error must point at the line a reviewer has to change.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from gen.corefile.helper import read_many
 from gen.errors import GenError, Problem, quote
 
 
@@ -29,17 +28,17 @@ class Token(NamedTuple):
     text: str
     line: int  # mapped into the user's file (for messages)
     col: int | None
-    quoted: bool = False
+    quoted: bool = False  # (CoreDNS's lexer does not say; kept for callers that build tokens)
     raw_line: int = 0  # line inside the Corefile text itself (for structure: what is "a new line")
     raw_end: int = 0  # last raw line the token spans (a quoted token may contain newlines)
 
     @property
     def is_open(self) -> bool:
-        return self.text == "{" and not self.quoted
+        return self.text == "{"  # CoreDNS's parser looks at the text only: a quoted "{" opens a block too
 
     @property
     def is_close(self) -> bool:
-        return self.text == "}" and not self.quoted
+        return self.text == "}"
 
 
 @dataclass(frozen=True)
@@ -65,43 +64,52 @@ class Position:
         return CorefileError(Problem(problem, file=self.filename, line=mline, col=mcol, key="corefile", hint=hint))
 
 
-# One token per match, in CoreDNS's order of precedence: a comment runs to the end of the line
-# (even from the middle of a word); a `"` that starts a token quotes up to the next unescaped
-# `"` (possessive: a missing close is the end of the text, never a shorter match); a word runs to
-# whitespace or `#` (a `"` inside it is literal). Whitespace matches nothing and is skipped.
-_TOKEN = re.compile(r'#[^\n]*|"((?:\\"|[^"])*+)("?)|[^\s#"][^\s#]*')
+END = "coredns-gen-end-of-text"  # a word after the text: swallowed only by a quote the text leaves open
+
+
+def open_quote(text: str) -> bool:
+    """Whether CoreDNS's lexer is still inside a quoted token at the end of `text` (it would take
+    the rest of the Corefile into that token): a word on the next line is swallowed."""
+    if '"' not in text:
+        return False
+    tokens = read_many([text + "\n" + END])[0].tokens
+    return not tokens or tokens[-1][0] != END
 
 
 def tokenize(text: str, pos: Position) -> list[Token]:
-    """Return every token with its mapped position.
+    """Return every token CoreDNS's lexer makes of `text`, with its mapped position.
 
     Raises:
         CorefileError: an unterminated quoted token (CoreDNS would swallow the rest of the file).
     """
-    tokens: list[Token] = []
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    line, line_start, counted = 1, 0, 0  # line of offset `counted`; offset where that line starts
-    for m in _TOKEN.finditer(text):
-        start = m.start()
-        first = text[start]
-        if first == "#":
-            continue
-        newlines = text.count("\n", counted, start)
-        if newlines:
-            line += newlines
-            line_start = text.rfind("\n", counted, start) + 1
-        counted = start
-        col = start - line_start + 1
+    reading = read_many([text])[0]
+    if open_quote(text):
+        line = reading.tokens[-1][1] if reading.tokens else 1
+        raise pos.error(line, None, "unterminated quoted string", 'close the string with a matching `"`')
+    out: list[Token] = []
+    lines = text.removeprefix("\ufeff").split("\n")
+    cursor, lost, at_line = 0, False, 0
+    for word, line in reading.tokens:
+        if line != at_line:
+            cursor, lost, at_line = 0, bool(out) and out[-1].raw_end >= line, line
+        col, cursor, lost = _column(lines[line - 1] if line <= len(lines) else "", word, cursor, lost)
         mline, mcol = pos.at(line, col)
-        if first != '"':
-            tokens.append(Token(m.group(), mline, mcol, False, line, line))
-            continue
-        if not m.group(2):
-            raise pos.error(line, col, "unterminated quoted string", 'close the string with a matching `"`')
-        body = m.group(1)
-        tokens.append(Token(body.replace('\\"', '"'), mline, mcol, True, line, line + body.count("\n")))
-    return tokens
+        out.append(Token(word, mline, mcol, False, line, line + word.count("\n")))
+    return out
+
+
+def _column(source: str, word: str, cursor: int, lost: bool) -> tuple[int | None, int, bool]:
+    """Where `word` starts on its line, for messages only (CoreDNS's lexer keeps no columns):
+    found while each token is written as itself; after a quote or a `#` on the line, unknown."""
+    if lost:
+        return None, cursor, True
+    while cursor < len(source) and (source[cursor].isspace() or source[cursor] == "\r"):
+        cursor += 1
+    if source.startswith(word, cursor) and '"' not in word and "#" not in source[cursor:cursor + len(word)] and word:
+        end = cursor + len(word)
+        if end == len(source) or source[end].isspace():
+            return cursor + 1, end, False
+    return (cursor + 1 if source[cursor:cursor + 1] == '"' else None), cursor, True
 
 
 def _shown(tokens: list[Token]) -> str:
@@ -119,7 +127,7 @@ def one_token_problem(text: str) -> str | None:
         tokens = tokenize(text, Position("value"))
     except CorefileError:
         return "opens a '\"' it never closes, which would swallow the rest of the Corefile"
-    if len(tokens) == 1 and not tokens[0].quoted and tokens[0].text == text and text not in ("{", "}"):
+    if len(tokens) == 1 and tokens[0].text == text and text not in ("{", "}"):
         return None
     if not tokens:
         return "is blank or a comment to CoreDNS's Corefile lexer"

@@ -1,6 +1,10 @@
 """Parse Corefile text into the tree of gen.corefile.model, refusing what CoreDNS refuses.
 
-The grammar follows coredns/caddy's caddyfile parser (the one CoreDNS links):
+CoreDNS's own lexer and parser decide (gen.corefile.helper): the tokens are its lexer's, a text
+its parser refuses is refused with its own message, and the tree built here is checked against
+the server blocks and directive tokens its parser returned (a difference is a bug here, never a
+verdict). The tree adds what CoreDNS's parser does not keep: directive order, nesting, snippets
+and `import` lines where they were written. Its grammar follows coredns/caddy's caddyfile parser:
 - a server block is one or more keys (space or comma separated; a trailing comma continues
   onto the next line) then `{`, directives, `}`; a file holding a single block may omit the braces;
 - a directive runs to the end of its line; a `{` on that line opens a nested block that ends
@@ -17,6 +21,7 @@ import os
 import re
 from typing import Mapping
 
+from gen.corefile.helper import INSIDE_KEY, Reading, read
 from gen.corefile.lexer import CorefileError, Position, Token, tokenize
 from gen.corefile.model import Corefile, Directive, ServerBlock, Snippet
 from gen.errors import Problem
@@ -84,10 +89,11 @@ class _Parser:
             if tok.is_close:
                 raise self._err(tok, "unexpected '}' with no matching '{'", "delete it or add the missing '{'")
             text = tok.text
-            expecting = text.endswith(",")
-            text = text.rstrip(",") if expecting else text
-            if text:
-                keys.append(text)
+            if text:  # (CoreDNS: one trailing comma continues the keys; `a.org,,` keeps `a.org,`; `,` is a key "")
+                expecting = text.endswith(",")
+                keys.append(text[:-1] if expecting else text)
+            else:
+                expecting = False
             prev = tok
             self.i += 1
         if not keys:
@@ -167,6 +173,63 @@ def _position(filename: str, line_offset: int, col_offset: int, fixed_line: int 
     return Position(filename=filename, line_offset=line_offset, col_offset=col_offset, fixed_line=fixed_line)
 
 
+_MESSAGE = re.compile(r"^(?:.*?):(\d+) - (?:Error during parsing: )?(.*)$", re.S)
+# Errors about files an `import` names: the files are the caller's (gen.corefile.imports reads
+# them from the ConfigMap's keys), not this text's syntax; the helper resolves imports nowhere.
+_ELSEWHERE = ("File to import not found", "Could not import", "Failed to use import pattern")
+_HINTS = (
+    ("no matching opening brace", "delete the '}' or add the missing '{'"),
+    ("Unexpected EOF", "close every '{' with a '}'"),
+    ("expecting '}'", "close every '{' with a '}'"),
+    ("expecting '{'", "open the block with '{' at the end of the keys' line"),
+    ("check for extra comma", "remove the trailing comma"),
+    ("snippet", "rename or remove the snippet"),
+    ("Import", "write `import PATTERN` with exactly one glob or snippet name"),
+    ("import", "write `import PATTERN` with exactly one glob or snippet name"),
+)
+
+
+def _refused(reading: Reading, pos: Position) -> CorefileError | None:
+    """CoreDNS's own verdict on the text: its parse error, mapped to the user's file."""
+    if reading.error is None:
+        return None
+    m = _MESSAGE.match(reading.error)
+    line, message = (int(m.group(1)), m.group(2)) if m else (1, reading.error)
+    if any(x in message for x in _ELSEWHERE):
+        return None
+    hint = next((h for needle, h in _HINTS if needle in message), "fix the Corefile at that line as CoreDNS's message says")
+    return pos.error(max(line, 1), None, f"CoreDNS refuses it: {message}", hint)
+
+
+def _flat(directives: list[Directive], out: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """Each directive's tokens grouped by name, as CoreDNS's parser hands them to the plugins."""
+    out = {} if out is None else out
+    for d in directives:
+        words = out.setdefault(d.name, [])
+
+        def add(x: Directive, words: list[str]) -> None:
+            words.extend([x.name, *x.args])
+            if x.block is not None:
+                words.append("{")
+                for y in x.block:
+                    add(y, words)
+                words.append("}")
+
+        add(d, words)
+    return out
+
+
+def _agree(reading: Reading, blocks: list[tuple[tuple[str, ...], list[Directive]]], where: str) -> None:
+    """The tree built here holds exactly what CoreDNS's parser returned (imports and `{$VAR}`
+    placeholders aside, which it resolves and this tree keeps as written)."""
+    if reading.error is not None or any(w == "import" or "{$" in w or "{%" in w for w, _ in reading.tokens):
+        return
+    ours = [(keys, {d: tuple(ws) for d, ws in _flat(body).items()}) for keys, body in blocks]
+    theirs = [(b.keys, {d: tuple(w for w, _ in ts) for d, ts in b.tokens.items()}) for b in reading.blocks]
+    if ours != theirs:
+        raise AssertionError(f"gen.corefile's tree of {where} differs from CoreDNS's parser: {ours!r} != {theirs!r}")
+
+
 def parse_corefile(text: str, *, filename: str, line_offset: int = 0, col_offset: int = 0,
                    fixed_line: int | None = None) -> Corefile:
     """Parse a whole Corefile (server blocks, snippets, top-level imports).
@@ -175,19 +238,41 @@ def parse_corefile(text: str, *, filename: str, line_offset: int = 0, col_offset
     ConfigMap's literal block); `fixed_line` pins every position to one line (a quoted YAML string).
 
     Raises:
-        CorefileError: malformed input, with the file:line:col of the offending token.
+        CorefileError: a text CoreDNS's parser refuses (its message), or one this grammar refuses.
     """
     pos = _position(filename, line_offset, col_offset, fixed_line)
-    return _Parser(tokenize(text, pos), pos).corefile()
+    tokens = tokenize(text, pos)  # (first: an open quote is told as such, not as what it swallowed)
+    reading = read(text)
+    refused = _refused(reading, pos)
+    if refused is not None:
+        raise refused
+    corefile = _Parser(tokens, pos).corefile()
+    _agree(reading, [(tuple(b.keys), b.directives) for b in corefile.server_blocks], filename)
+    return corefile
 
 
 def parse_directives(text: str, *, filename: str, line_offset: int = 0, col_offset: int = 0,
                      fixed_line: int | None = None) -> list[Directive]:
-    """Parse text that CoreDNS splices *inside* a server block (an `*.override` file, a snippet).
+    """Parse text that CoreDNS splices *inside* a server block (an `*.override` file, a snippet):
+    read by CoreDNS as it reads an imported override, so text that ends the block it is spliced
+    into (and opens server blocks of its own) is refused.
 
     Raises:
         CorefileError: malformed input, with file:line:col.
     """
     pos = _position(filename, line_offset, col_offset, fixed_line)
-    parser = _Parser(tokenize(text, pos), pos)
-    return parser._directives(None, server_level=True)
+    tokens = tokenize(text, pos)
+    reading = read(text, inside=True)
+    refused = _refused(reading, pos)
+    if refused is not None:
+        raise refused
+    parser = _Parser(tokens, pos)
+    if reading.error is None and [b.keys for b in reading.blocks] != [(INSIDE_KEY,)]:
+        parser._directives(None, server_level=True)  # (its own message, where it can tell the line)
+        keys = ", ".join(" ".join(b.keys) for b in reading.blocks if b.keys != (INSIDE_KEY,))
+        raise pos.error(1, None, f"CoreDNS reads it as ending the server block it is spliced into and starting "
+                        f"server block(s) of its own ({keys})", "keep every line a whole directive; braces must balance")
+    directives = parser._directives(None, server_level=True)
+    if reading.blocks:
+        _agree(Reading(reading.tokens, None, reading.blocks[:1]), [((INSIDE_KEY,), directives)], filename)
+    return directives

@@ -10,13 +10,16 @@ a forward after this `next`?) stay silent there rather than guess.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Protocol
+from typing import Iterator, Literal, Protocol
 
 from gen.corefile import Corefile, Directive, ServerBlock, Source, VirtualFS, expand_imports
 from gen.finding import Finding, Severity
 from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
 from gen.versions import Version
 
+
+
+VersionSource = Literal["flag", "image", "platform", "default"]  # where the judged CoreDNS release came from
 
 
 @dataclass
@@ -43,7 +46,7 @@ class LintContext:
     version: Version
     platform: str | None = None
     platform_version: Version | None = None  # --platform-version (--k3s-version)
-    version_source: str = "default"  # "flag" | "image" | "default", said in messages
+    version_source: VersionSource = "default"  # said in messages
     plugins: frozenset[str] = frozenset()  # external plugins of a custom build (--plugin, lint.plugins)
 
     def blocks(self) -> Iterator[tuple[LintUnit, ServerBlock]]:
@@ -60,8 +63,11 @@ class LintContext:
                 yield unit, block
 
     def where(self) -> str:
-        return f"CoreDNS {self.version}" + {"flag": "", "image": " (from the Deployment image)",
-                                            "default": " (newest known; pass --coredns-version)"}[self.version_source]
+        """Which CoreDNS a finding is judged for, and why that one (every VersionSource is said)."""
+        said: dict[VersionSource, str] = {
+            "flag": "", "image": " (from the Deployment image)", "default": " (newest known; pass --coredns-version)",
+            "platform": f" ({self.platform} {self.platform_version}'s CoreDNS)"}
+        return f"CoreDNS {self.version}" + said[self.version_source]
 
 
 def at(rule: str, severity: Severity, node: Directive | ServerBlock, message: str, hint: str) -> Finding:

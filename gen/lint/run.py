@@ -41,8 +41,9 @@ from gen.lint import (
     wiring_mount_subpath,
     wiring_port_53,
     wiring_reload,
+    zone_shadows_kubernetes,
 )
-from gen.lint.context import LintContext, Rule, build_units
+from gen.lint.context import LintContext, Rule, VersionSource, build_units
 from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
 from gen.lint.versions import NEWEST, image_version, parse_version
@@ -76,6 +77,7 @@ RULES: tuple[Rule, ...] = (
     wiring_mount_subpath,
     wiring_reload,
     wiring_port_53,
+    zone_shadows_kubernetes,
 )
 
 
@@ -104,7 +106,7 @@ def _image_version(inputs: Inputs) -> Version | None:
 class LintResult(NamedTuple):
     findings: list[Finding]
     version: Version  # the CoreDNS release the rules judged for
-    version_source: str  # "flag" | "image" | "platform" | "default"
+    version_source: VersionSource
     platform: str | None
     platform_version: Version | None
     loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
@@ -148,7 +150,8 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
                                  hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
     inputs = load_inputs([Path(p) for p in paths])
-    version, source = _version(coredns_version, "--coredns-version"), "flag"
+    source: VersionSource = "flag"
+    version = _version(coredns_version, "--coredns-version")
     if version is None:
         version, source = _image_version(inputs), "image"
     if version is None and chosen is not None and release is not None:

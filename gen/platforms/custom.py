@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 from gen.corefile import CorefileError, is_root_forward, parse_directives
+from gen.corefile.facts import UPSTREAM_KEY, UPSTREAM_NAME
 from gen.errors import Problem
 from gen.platforms.base import At
 from gen.rendered import Obj
@@ -43,6 +44,10 @@ def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Pro
         if o.name in reserved:
             problems.append(at(["overrides", i, "name"], f"override name {o.name} is generated from other values",
                                "pick another name"))
+        elif UPSTREAM_NAME in reserved and f"{o.name}.override".encode() > UPSTREAM_KEY.encode():
+            problems.append(at(["overrides", i, "name"], f"override {o.name} would be imported after {UPSTREAM_KEY}, whose root "
+                               "forward answers every name first: a forward in it would never be reached",
+                               f"pick a name that sorts before {UPSTREAM_NAME} (CoreDNS imports overrides in name order)"))
         seen.add(o.name)
     for i, zone in enumerate(values.zones):
         if len(zone.zone) + len(".server") > MAX_KEY:
@@ -53,10 +58,11 @@ def check_override_names(values: Values, at: At, reserved: set[str]) -> list[Pro
 
 
 def upstream_override(values: Values) -> dict[str, str]:
-    """`upstream:` as the override key that lands before the platform's own forward (k3s, Gardener)."""
+    """`upstream:` as the override key that lands before the platform's own forward (k3s, Gardener)
+    and after every other override (UPSTREAM_KEY)."""
     if values.upstream is None:
         return {}
-    return {"upstream.override": render_macro("common/upstream.override.j2", "upstream_override", upstream=values.upstream)}
+    return {UPSTREAM_KEY: render_macro("common/upstream.override.j2", "upstream_override", upstream=values.upstream)}
 
 
 def custom_data(values: Values, extra_overrides: dict[str, str] | None = None, port: int = 53) -> dict[str, str]:

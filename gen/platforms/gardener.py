@@ -34,6 +34,7 @@ from gen.platforms.base import (
     ObjectRef,
 )
 from gen.platforms.minors import MinorTable
+from gen.corefile.facts import UPSTREAM_NAME
 from gen.platforms.custom import check_override_names, configmap, upstream_override
 from gen.rendered import Obj
 from gen.spec import Values
@@ -102,7 +103,7 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
         if key in data:
             problems.append(at([key], f"'{key}' does not apply to Gardener",
                                "remove it (Gardener manages the coredns Deployment and its autoscaling)", key=key))
-    problems += check_override_names(values, at, reserved={"upstream"} if values.upstream else set())
+    problems += check_override_names(values, at, reserved={UPSTREAM_NAME} if values.upstream else set())
     return problems
 
 

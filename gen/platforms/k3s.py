@@ -23,6 +23,7 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
+from gen.corefile.facts import UPSTREAM_NAME
 from gen.platforms.custom import check_override_names, configmap, upstream_override
 from gen.rendered import Obj
 from gen.spec import Values
@@ -115,7 +116,7 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     if values.autoscaling.max_replicas < values.autoscaling.min_replicas:
         problems.append(at(["autoscaling", "maxReplicas"], f"maxReplicas {values.autoscaling.max_replicas} is below minReplicas "
                            f"{values.autoscaling.min_replicas}", "set maxReplicas ≥ minReplicas"))
-    problems += check_override_names(values, at, reserved={"upstream"} if values.upstream else set())
+    problems += check_override_names(values, at, reserved={UPSTREAM_NAME} if values.upstream else set())
     return problems
 
 

@@ -65,7 +65,8 @@ def test_malformed_corefile_exits_2_with_position(tmp_path: Path) -> None:
     path = _file(tmp_path, ".:53 {\n    errors\n")
     result = runner.invoke(app, ["lint", path])
     assert result.exit_code == 2
-    assert result.stderr.strip() == f"{path}:1:6: corefile: '{{' is never closed — fix: add the matching '}}'"
+    assert result.stderr.strip() == (f"{path}:2: corefile: CoreDNS refuses it: Syntax error: Unexpected token 'errors', expecting '}}' "
+                                     "— fix: close every '{' with a '}'")
 
 
 def test_missing_file_exits_2(tmp_path: Path) -> None:
@@ -90,3 +91,22 @@ def test_several_files_and_deterministic_order(tmp_path: Path) -> None:
     first = runner.invoke(app, ["lint", a, b]).stdout
     assert first == runner.invoke(app, ["lint", b, a]).stdout
     assert first.index("a.Corefile") < first.index("b.Corefile")
+
+
+def test_a_version_gated_finding_for_a_platform_release_does_not_crash(tmp_path: Path) -> None:
+    """`next` on Talos 1.8 (the README's example): a finding naming the platform's CoreDNS, not KeyError (exit 4)."""
+    path = _file(tmp_path, ".:53 {\n    forward . 10.0.0.1 10.0.0.2 {\n        next SERVFAIL\n    }\n}\n")
+    result = runner.invoke(app, ["lint", path, "--platform", "talos", "--platform-version", "v1.8.0"])
+    assert result.exit_code == 1, result.output
+    assert "CoreDNS 1.11.3 (talos 1.8.0's CoreDNS) refuses it" in result.stdout
+    assert "(forward-next-unsupported)" in result.stdout
+
+
+@pytest.mark.parametrize("zone", ["local", "cluster.local", "arpa", "10.in-addr.arpa"])
+def test_a_block_that_takes_cluster_dns_is_an_error(zone: str, tmp_path: Path) -> None:
+    """Measured in CoreDNS 1.13.1: such a block answered kube-dns.kube-system.svc.cluster.local (or reverse names)."""
+    text = (".:53 {\n    kubernetes cluster.local in-addr.arpa ip6.arpa\n    forward . 10.0.0.1\n}\n"
+            f"{zone}:53 {{\n    forward . 10.9.9.9\n}}\n")
+    result = runner.invoke(app, ["lint", _file(tmp_path, text)])
+    assert result.exit_code == 1, result.output
+    assert "(zone-shadows-kubernetes)" in result.stdout and f"`{zone}:53` takes" in result.stdout

@@ -106,7 +106,7 @@ def test_folder_reads_yaml_and_corefiles(tmp_path: Path) -> None:
 
 
 def test_syntax_error_in_configmap_is_bad_input_with_yaml_line(lint_text: Callable[..., list[Finding]]) -> None:
-    with pytest.raises(CorefileError, match=r"cm\.yaml:8:10: corefile: '\{' is never closed"):
+    with pytest.raises(CorefileError, match=r"cm\.yaml:11: corefile: CoreDNS refuses it: Syntax error: Unexpected token 'reload', expecting '\}'"):
         lint_text(MAIN_CM.replace("    }\n    import", "    import"), name="cm.yaml")
 
 

@@ -7,6 +7,7 @@ go 1.27.0
 replace sigs.k8s.io/kustomize/api => sigs.k8s.io/kustomize/api v0.21.1
 
 require (
+	github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495
 	github.com/fluxcd/pkg/kustomize v1.44.0
 	k8s.io/api v0.37.1
 	k8s.io/apimachinery v0.37.1

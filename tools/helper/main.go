@@ -5,6 +5,7 @@
 // links them and answers JSON lines on stdin/stdout. Subcommands:
 //
 //	build     Flux Kustomization builds, many per process (build/)
+//	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
 package main
 
 import (
@@ -12,16 +13,19 @@ import (
 	"os"
 
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
+	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
 	case "build":
 		build.Main(os.Args[2:])
+	case "corefile":
+		corefile.Main(os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "coredns-gen-helper: unknown subcommand %q\n", os.Args[1])
 		os.Exit(2)

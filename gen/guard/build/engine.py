@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -23,25 +22,11 @@ from typing import IO, Any
 
 from gen.errors import ToolError
 from gen.guard.repo.revision import Tree
-from gen.tools import cache_bin
+from gen.tools import HELPER_BUILD_HINT, HELPER_ENV, helper_binary
 
-HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper
-HELPER_NAME = "coredns-gen-helper"  # tools/helper
 PROTOCOL = 4  # tools/helper/build/batch.go Protocol
-BUILD_HINT = "(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)"
+BUILD_HINT = HELPER_BUILD_HINT
 Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
-
-
-def helper_binary() -> Path | None:
-    """coredns-gen-helper: $COREDNS_GEN_HELPER, else the coredns-gen cache bin, else PATH."""
-    explicit = os.environ.get(HELPER_ENV)
-    if explicit:
-        return Path(explicit) if Path(explicit).is_file() else None
-    cached = cache_bin() / HELPER_NAME
-    if cached.is_file() and os.access(cached, os.X_OK):
-        return cached
-    found = shutil.which(HELPER_NAME)
-    return Path(found) if found else None
 
 
 @dataclass(frozen=True)
@@ -99,8 +84,7 @@ class Engine:
         if self.helper is None:
             raise ToolError("coredns-gen-helper is not installed: the guard builds every Flux Kustomization "
                             "with Flux's own code through it, and judges nothing without it",
-                            hint=f"install coredns-gen from its wheel, or build it: {BUILD_HINT}; "
-                                 f"or point {HELPER_ENV} at it")
+                            hint=f"install coredns-gen from its wheel, or {BUILD_HINT}")
         self.builds += len(jobs)
         return self._stream(jobs, self.helper)
 

@@ -1,0 +1,138 @@
+"""CoreDNS's own Corefile lexer and parser, asked through coredns-gen-helper (`corefile`).
+
+Every Corefile text coredns-gen judges (rendered, linted, guarded) is read by the caddyfile
+package CoreDNS links, not by a model of it: the helper answers each text's tokens (text, line),
+the parser's own error, and its server blocks. One helper process serves a whole command run
+(one per forked worker: a pipe cannot be shared across fork), texts are sent in batches, and
+answers are remembered per text, so a fleet pays a pipe round trip per distinct text. Without
+the helper nothing can be judged: ToolError (exit 3) naming the build command, never a model.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import threading
+from dataclasses import dataclass
+from typing import IO, Any, Sequence
+
+from gen.errors import ToolError
+from gen.tools import HELPER_BUILD_HINT, helper_binary
+
+INSIDE_KEY = "coredns-gen-inside"  # the server block an `inside` text is spliced into (tools/helper/corefile)
+_CACHE_LIMIT = 1 << 14
+
+
+@dataclass(frozen=True)
+class Block:
+    """One server block as CoreDNS's parser returns it: keys, and each directive's tokens."""
+
+    keys: tuple[str, ...]
+    tokens: dict[str, tuple[tuple[str, int], ...]]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What CoreDNS makes of one text: its tokens, its parse error (None: accepted), its blocks."""
+
+    tokens: tuple[tuple[str, int], ...]
+    error: str | None
+    blocks: tuple[Block, ...]
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.pid = -1
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lock = threading.Lock()
+        self.cache: dict[tuple[str, str, bool], Reading] = {}
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None:
+            return self.proc
+        binary = helper_binary()
+        if binary is None:
+            raise ToolError("coredns-gen-helper not found: it reads Corefiles with CoreDNS's own parser",
+                            hint=HELPER_BUILD_HINT)
+        try:
+            # An empty environment: `{$VAR}` placeholders read as CoreDNS reads an unset variable,
+            # whatever the machine running coredns-gen has set.
+            proc = subprocess.Popen([str(binary), "corefile"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env={})
+        except OSError as err:
+            raise ToolError(f"cannot run {binary}: {err}", hint=HELPER_BUILD_HINT) from err
+        self.proc, self.pid = proc, os.getpid()
+        atexit.register(_close, proc)
+        return proc
+
+    def read(self, items: Sequence[tuple[str, str, bool]]) -> list[Reading]:
+        with self.lock:
+            todo = list(dict.fromkeys(i for i in items if i not in self.cache))
+            if todo:
+                self._ask(todo)
+            return [self.cache[i] for i in items]
+
+    def _ask(self, todo: list[tuple[str, str, bool]]) -> None:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        line = json.dumps({"texts": [{"text": t, "name": n, "inside": i} for t, n, i in todo]}) + "\n"
+        try:
+            proc.stdin.write(line.encode())
+            proc.stdin.flush()
+            answer = proc.stdout.readline()
+        except OSError:
+            answer = b""
+        if not answer:
+            self.proc = None
+            raise ToolError("coredns-gen-helper corefile gave no answer", stderr=_stderr(proc),
+                            hint="rebuild it (an older helper has no `corefile` subcommand): " + HELPER_BUILD_HINT)
+        results: list[dict[str, Any]] = json.loads(answer)["results"]
+        if len(self.cache) > _CACHE_LIMIT:
+            self.cache.clear()
+        for key, res in zip(todo, results, strict=True):
+            self.cache[key] = Reading(
+                tokens=tuple((t[0], t[1]) for t in res["tokens"]),
+                error=res["error"],
+                blocks=tuple(Block(tuple(b["keys"]), {d: tuple((t[0], t[1]) for t in toks) for d, toks in b["tokens"].items()})
+                             for b in res["blocks"]))
+
+
+def _stderr(proc: subprocess.Popen[bytes]) -> str:
+    try:
+        proc.kill()
+        _, err = proc.communicate(timeout=5)
+        return err.decode(errors="replace")
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    stdin: IO[bytes] | None = proc.stdin
+    try:
+        if stdin is not None:
+            stdin.close()
+        proc.wait(timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        proc.kill()
+
+
+_CLIENT = _Client()
+
+
+def close() -> None:
+    """End this process's helper (the next read starts another): for callers that must have no child."""
+    proc, _CLIENT.proc = _CLIENT.proc, None
+    if proc is not None and _CLIENT.pid == os.getpid():
+        _close(proc)
+
+
+def read_many(texts: Sequence[str], *, name: str = "Corefile", inside: bool = False) -> list[Reading]:
+    """CoreDNS's reading of each text, in one round trip for all those not yet read.
+    inside=True: the text as CoreDNS reads an imported override, spliced into a server block."""
+    return _CLIENT.read([(t, name, inside) for t in texts])
+
+
+def read(text: str, *, name: str = "Corefile", inside: bool = False) -> Reading:
+    return read_many([text], name=name, inside=inside)[0]

@@ -1,0 +1,21 @@
+"""Without coredns-gen-helper nothing is judged by a model: render exits 3 naming the build command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO_ROOT
+
+
+def test_render_without_the_helper_exits_3_naming_the_build(tmp_path: Path) -> None:
+    (tmp_path / "v.yaml").write_text((REPO_ROOT / "examples/k3s.yaml").read_text())
+    env = {**os.environ, "COREDNS_GEN_HELPER": str(tmp_path / "absent"), "COREDNS_GEN_BIN": str(tmp_path / "bin"),
+           "PATH": os.path.dirname(sys.executable)}
+    result = subprocess.run([sys.executable, "-m", "gen", "render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")],
+                            env=env, capture_output=True, text=True, cwd=REPO_ROOT)
+    assert result.returncode == 3, result.stderr
+    assert "coredns-gen-helper not found" in result.stderr and "go build -trimpath" in result.stderr
+    assert not (tmp_path / "overlays").exists()
