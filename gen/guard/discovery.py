@@ -81,7 +81,7 @@ class Discovery:
         # resolutions shared by base and head when nothing they looked at differs, kept between
         # runs in `repo` beside the build cache
         self._repo = repo
-        self._recalled: Recalled = recall_cache.load(cache.directory, repo) if repo else {}
+        self._recalled: Recalled = recall_cache.load(cache.directory, repo, cache.count_rejected) if repo else {}
         self._recall_count = _count(self._recalled)
         self.raw: dict[str, Build] = {}  # raw fingerprint -> unsubstituted build
         self.requests: dict[str, tuple[Tree, FluxKs, Inputs]] = {}  # pending raw builds

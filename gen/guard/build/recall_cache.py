@@ -5,7 +5,9 @@ The file holds every (artifact, spec.path)'s newest resolutions with what each l
 costs a check, never a wrong answer. Its name carries a digest of the resolver's own source
 and of this module (the rows' layout), so a coredns-gen that resolves or keeps them differently
 never reads another's entries: a kept row is made into Inputs only when reused, after `load`. It is marshalled,
-like the compiled validators (gen/codecache.py): a fleet's file loads in milliseconds.
+like the compiled validators (gen/codecache.py): a fleet's file loads in milliseconds. Each
+(artifact, spec.path)'s resolutions are a sealed entry (gen/cachefile.py) keyed by the file's
+name and that pair: one that does not verify is resolved again, and never unmarshalled.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from gen.cachefile import write_entry
+from gen.cachefile import Sealed, seal, write_entry
 from gen.guard.build import inputs
 from gen.guard.build import recall
 from gen.guard.build.inputs import Escape, Inputs, Recalled, Resolution
@@ -29,28 +31,44 @@ def _path(directory: Path, repo: Path) -> Path:
     for source in (inputs.__file__, recall.__file__, __file__):  # the resolver, and the rows' layout here
         code.update(Path(source or "").read_bytes())
     where = hashlib.sha256(str(repo).encode()).hexdigest()[:16]
-    return directory / "recall" / f"{where}-{code.hexdigest()[:16]}.marshal"
+    return directory / "recall" / f"{where}-{code.hexdigest()[:16]}.sealed"
 
 
-def load(directory: Path | None, repo: Path) -> Recalled:
-    """The resolutions a previous run in `repo` kept; empty when there are none or they are unreadable."""
+def load(directory: Path | None, repo: Path, rejected: Callable[[int], None] = lambda count: None) -> Recalled:
+    """The resolutions a previous run in `repo` kept; empty when there are none or they are
+    unreadable. Entries that do not verify are left out, and their count given to `rejected`."""
     if directory is None:
         return {}
-    try:
-        rows = marshal.loads(_path(directory, repo).read_bytes())
-        return {(view, path): [_recalled(seen, row) for seen, row in found] for view, path, found in rows}
-    except (OSError, ValueError, EOFError, TypeError):
-        return {}
+    path = _path(directory, repo)
+    sealed = Sealed.read(path)
+    recalled: Recalled = {}
+    for key in sealed.keys():
+        content = sealed.open(key)
+        if content is None:
+            continue
+        try:
+            name, view, spec_path = key.split("\0")
+            if name != path.name:
+                continue
+            recalled[(view, spec_path)] = [_recalled(seen, row) for seen, row in marshal.loads(content)]
+        except (ValueError, EOFError, TypeError):  # verified, so written by another Python: resolve again
+            continue
+    if sealed.rejected:
+        sealed.drop(path)
+    rejected(sealed.rejected)
+    return recalled
 
 
 def save(directory: Path | None, repo: Path, recalled: Recalled) -> None:
     """Keep the newest resolutions of every key (written whole or not at all)."""
     if directory is None:
         return
-    rows = tuple((view, path, tuple((_seen_row(r.seen), r.kept if r.kept is not None else _inputs_row(r.inputs))
-                                    for r in found[-_KEEP:]))
-                 for (view, path), found in sorted(recalled.items()) if found)
-    write_entry(_path(directory, repo), marshal.dumps(rows))
+    path = _path(directory, repo)
+    entries = ((f"{path.name}\0{view}\0{spec_path}",
+                marshal.dumps(tuple((_seen_row(r.seen), r.kept if r.kept is not None else _inputs_row(r.inputs))
+                                    for r in found[-_KEEP:])))
+               for (view, spec_path), found in sorted(recalled.items()) if found)
+    write_entry(path, seal(entries))
 
 
 def _recalled(seen: tuple[Any, ...], row: tuple[Any, ...]) -> Resolution:
