@@ -344,6 +344,8 @@ def guard(
         finally:
             if ticker:
                 ticker.clear()
+        for note in result.notes:
+            typer.echo(note, err=True)
         if result_file is not None:
             from gen.guard.report.merge import dump_result
 

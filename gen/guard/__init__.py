@@ -104,6 +104,7 @@ class GuardResult:
     commits: dict[str, str] = field(default_factory=dict)  # "base"/"head" -> commit id
     coverage: Coverage = field(default_factory=Coverage)
     shard: Shard | None = None  # set when this result covers one shard of the fleet
+    notes: list[str] = field(default_factory=list)  # said once on stderr (a cache that did not verify)
 
     def summary(self) -> str:
         """One deterministic line for logs: what was judged and what was found."""
@@ -146,7 +147,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         allows = parse_allows(opts.allow, config)
         engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
         cache = BuildCache(opts.cache_dir)
-        parse_cache.load(opts.cache_dir)
+        cache.count_rejected(parse_cache.load(opts.cache_dir))
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
                               build_all=inventory is not None, repo=root)
         revisions = discovery.run(refs)
@@ -194,7 +195,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard)
+    note = cache.note()
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [])
 
 
 def _quiet(what: str, done: int, total: int) -> None:

@@ -7,23 +7,23 @@ output, so entries never need invalidating. A CI job that restores the directory
 
 Entries are kept in packs, one file per run that built something, not one file per build: a
 fleet's cold run makes thousands of entries, and a file each cost ~1 ms of kernel time apiece
-(a third of a full cold run on a CI disk). A pack is written whole or not at all; a reader that
-finds a pack gone or unreadable only misses. Past `MAX_PACKS` the packs are merged into one,
-newest entries first, up to `MAX_BYTES`.
+(a third of a full cold run on a CI disk). A pack is written whole or not at all, sealed
+(gen/cachefile.py): an entry is used only if its digest over fingerprint and content verifies,
+so a reader that finds a pack gone, torn, flipped or edited only misses. Past `MAX_PACKS` the
+packs are merged into one, newest entries first, up to `MAX_BYTES`.
 """
 
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-from gen.cachefile import write_entry
+from gen.cachefile import Sealed, seal, write_entry
 
-PACKS = "builds-1"  # the folder of packs; the number is the format's
+PACKS = "builds-2"  # the folder of packs; the number is the format's (2: sealed, gen/cachefile.py)
 MAX_PACKS = 8
 MAX_BYTES = 256 << 20  # what a merge keeps: a 200-cluster fleet's two revisions take ~6 MiB
 
@@ -34,45 +34,65 @@ def default_dir() -> Path:
     return Path(os.environ.get("COREDNS_GEN_CACHE_DIR") or "~/.cache/coredns-gen/guard").expanduser()
 
 
-def _read_pack(path: Path) -> dict[str, bytes]:
-    """One pack's entries; empty when it is gone, torn or not ours."""
-    try:
-        entries = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return {}
-    return entries if isinstance(entries, dict) else {}
-
-
 class BuildCache:
-    """Build results by fingerprint; `None` dir disables it. `save` keeps what a run added."""
+    """Build results by fingerprint; `None` dir disables it. `save` keeps what a run added.
+
+    Each entry is verified against its digest (over fingerprint and content) when a run asks for
+    it; one that does not verify is a miss, rebuilt, and counted in `rejected` with whatever the
+    run's other caches found (`count_rejected`), for the run to say once. A run that found a pack
+    damaged merges the packs at its end, keeping only entries that verify."""
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
         self.hits = 0
-        self._known: dict[str, bytes] | None = None  # every pack's entries, read at the first get
+        self._sealed: list[Sealed] | None = None  # every pack, newest first, read at the first get
         self._packs: list[Path] = []  # oldest first
         self._added: dict[str, bytes] = {}
+        self._elsewhere = 0  # entries of the run's other caches that did not verify
+
+    @property
+    def rejected(self) -> int:
+        """Cached entries (or damaged cache files) this run found wrong and did not use."""
+        return self._elsewhere + sum(s.rejected for s in self._sealed or ())
+
+    def count_rejected(self, count: int) -> None:
+        """Add what another cache of the run (parsed manifests, resolutions) did not verify."""
+        self._elsewhere += count
+
+    def note(self) -> str | None:
+        """The one line a run says when cached entries did not verify; None when all did."""
+        if not self.rejected:
+            return None
+        return (f"note: {self.rejected} cached entries in {self.directory} did not verify (damaged, torn or "
+                "not their key's) and were built, parsed or resolved again")
 
     def _folder(self) -> Path:
         assert self.directory is not None
         return self.directory / PACKS
 
-    def _load(self) -> dict[str, bytes]:
-        if self._known is None:
-            self._known = {}
+    def _load(self) -> list[Sealed]:
+        if self._sealed is None:
             try:
                 self._packs = sorted(p for p in self._folder().iterdir() if p.suffix == ".pack")
             except OSError:
                 self._packs = []
-            for pack in self._packs:
-                self._known.update(_read_pack(pack))
-        return self._known
+            self._sealed = [Sealed.read(pack) for pack in reversed(self._packs)]
+        return self._sealed
+
+    def _kept(self, fingerprint: str) -> bytes | None:
+        """The newest verified entry of any pack (an older pack may still hold a sound copy)."""
+        for sealed in self._load():
+            if fingerprint in sealed:
+                content = sealed.open(fingerprint)
+                if content is not None:
+                    return content
+        return None
 
     def get(self, fingerprint: str) -> list[dict[str, Any]] | None:
         if self.directory is None:
             return None
-        entry = self._added.get(fingerprint) or self._load().get(fingerprint)
-        if not isinstance(entry, bytes):
+        entry = self._added.get(fingerprint) or self._kept(fingerprint)
+        if entry is None:
             return None
         try:
             data = json.loads(entry)
@@ -90,31 +110,47 @@ class BuildCache:
         self._added[fingerprint] = json.dumps(objects, separators=(",", ":")).encode()  # the C encoder
 
     def save(self) -> None:
-        """Write this run's new entries as one pack; merge the packs when there are too many."""
-        if self.directory is None or not self._added:
+        """Write this run's new entries as one pack; merge the packs when there are too many, or
+        when one was found damaged."""
+        if self.directory is None:
+            return
+        damaged = any(s.rejected for s in self._sealed or ())
+        if not self._added and not damaged:
             return
         folder = self._folder()
-        known = self._load()
-        added = {fp: data for fp, data in sorted(self._added.items()) if known.get(fp) != data}
-        if not added:
-            return
-        written = folder / f"{time.time_ns():020d}-{os.getpid()}.pack"
-        write_entry(written, marshal.dumps(added))
-        if len(self._packs) + 1 > MAX_PACKS:
-            self._merge(folder, added, [*self._packs, written])
+        self._load()
+        added = {fp: data for fp, data in sorted(self._added.items()) if self._kept(fp) != data}
+        packs = list(self._packs)
+        if added:
+            written = folder / f"{time.time_ns():020d}-{os.getpid()}.pack"
+            write_entry(written, seal(added.items()))
+            packs.append(written)
+        if damaged or len(packs) > MAX_PACKS:
+            self._merge(folder, added, packs)
 
     def _merge(self, folder: Path, added: dict[str, bytes], packs: list[Path]) -> None:
-        """One pack for all: this run's entries, then each older pack's, newest first, to MAX_BYTES.
-        Only the packs merged are removed (a racing run's new pack stays); a reader mid-merge misses."""
+        """One pack for all: this run's entries, then each older pack's that verify, newest first,
+        to MAX_BYTES. Only the packs merged are removed (a racing run's new pack stays); a reader
+        mid-merge misses."""
         merged: dict[str, bytes] = {}
         size = 0
-        for entries in [added, *(_read_pack(p) for p in reversed(self._packs))]:
-            for fp, data in entries.items():
-                if fp not in merged and size + len(data) <= MAX_BYTES:
-                    merged[fp] = data
-                    size += len(data)
+
+        def keep(fp: str, data: bytes) -> None:
+            nonlocal size
+            if fp not in merged and size + len(data) <= MAX_BYTES:
+                merged[fp] = data
+                size += len(data)
+
+        for fp, data in added.items():
+            keep(fp, data)
+        for pack in reversed(self._packs):
+            sealed = Sealed.read(pack)  # read again: what this run counted stays as it found it
+            for fp in sealed.keys():
+                content = sealed.open(fp)
+                if content is not None:
+                    keep(fp, content)
         target = folder / f"{time.time_ns():020d}-{os.getpid()}-merged.pack"
-        write_entry(target, marshal.dumps(dict(sorted(merged.items()))))
+        write_entry(target, seal(sorted(merged.items())))
         if not target.is_file():
             return  # not written (a full disk): keep what there is
         for pack in packs:
