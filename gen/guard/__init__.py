@@ -40,7 +40,7 @@ from gen.guard.rules import (
 from gen.guard.allow import apply_allow, parse_allows
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
-from gen.guard.coverage import Coverage, measure
+from gen.guard.coverage import Coverage, judged_nothing, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
 from gen.guard.build.engine import Engine
@@ -158,6 +158,9 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
+        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
+        if nothing is not None:  # the whole fleet, before --shard: every shard agrees
+            raise nothing
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)

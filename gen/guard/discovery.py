@@ -254,7 +254,7 @@ class Discovery:
     def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
         items = []
         for c in roots:
-            if c.not_ours:
+            if c.not_ours and c.ks.source not in self.sources[label].configured:  # guard.sources overrides
                 items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, None, c.not_ours))
                 continue
             known = knowledge.get(c.ks.ref.cluster, Knowledge()).sources

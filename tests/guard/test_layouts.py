@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from gen.errors import UsageError
+
 from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
 from tests.helpers import git
 
@@ -279,10 +281,20 @@ def test_a_flux_instance_sync_is_a_cluster_root(flux_repo, guard):
     assert result.findings[0].details["cluster"] == "clusters/prod/flux-instance.yaml"
 
 
-def test_a_flux_instance_syncing_an_unmapped_oci_artifact_is_not_judged_and_strict_fails(flux_repo, guard):
+def test_a_flux_instance_syncing_an_unmapped_oci_artifact_judges_nothing_which_is_bad_input(flux_repo, guard):
+    """Every cluster judged nothing: a gate that would pass any change is bad input (exit 2)."""
     files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
-    result = guard(flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
-    assert errors(result) == [] and result.coverage.not_judged_count == 1
+    with pytest.raises(UsageError) as caught:
+        guard(flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
+    assert "judged nothing" in str(caught.value) and "OCIRepository flux-system/flux-system is an OCI artifact" in str(caught.value)
+    assert "guard.sources: [{source: OCIRepository/flux-system/flux-system, path: ./}]" in str(caught.value)
+
+
+def test_a_cluster_that_judged_nothing_beside_one_that_judged_is_named(flux_repo, guard):
+    files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
+    result = guard(flux_repo({**files, **PLATFORM}, {"platform/extra.yaml": configmap("extra", namespace="default"),
+                                                      "platform/kustomization.yaml": kustomization("coredns-custom.yaml", "extra.yaml")}))
+    assert errors(result) == []
     assert "judged nothing in cluster clusters/prod/flux-instance.yaml" in result.summary()
 
 
