@@ -31,6 +31,7 @@ from gen.guard.rules import (
     managed_corefile_kept,
     kubeadm_minor_bump,
     next_needs_forward,
+    not_judged_touched,
     object_moved,
     object_moved_deleted,
     object_orphaned,
@@ -49,8 +50,9 @@ from gen.guard.locate import Locator
 from gen.guard.flux.platform_facts import cluster_platforms
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
-from gen.guard.repo.revision import Tree, remote_urls, repo_root, resolve
+from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
 from gen.guard.report.shard import Shard
+from gen.guard.unjudged import find_unjudged, judged_reads
 from gen.parallel import collector_paused
 
 
@@ -69,6 +71,7 @@ _MODULES: tuple[ModuleType, ...] = (
     object_moved,
     object_moved_deleted,
     build_failed,
+    not_judged_touched,
     k3s_hpa_min_replicas,
     talos_corefile_kept,
     next_needs_forward,
@@ -175,8 +178,11 @@ def _judge(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
+        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions))
+                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions),
+                        changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
+                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))

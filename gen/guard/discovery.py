@@ -21,6 +21,7 @@ from typing import Any
 from gen.config import Config
 from gen.guard.build import recall_cache
 from gen.guard.flux import roots as rootsmod
+from gen.guard.flux.applied import applied_before
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.engine import Engine, Job
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
@@ -212,7 +213,7 @@ class Discovery:
                     self.requests[fp] = (tree, item.ks, inputs)
             self._build(requests)
             wave = []
-            for label, item, raw_fp, _ in pending:
+            for label, item, raw_fp, read in pending:
                 rev = models[label]
                 knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
                 if raw_fp is None:
@@ -227,7 +228,8 @@ class Discovery:
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
                             unresolved=variables.unresolved)
                 rev.nodes[item.ks.ref] = node
-                for child in self._children(build, item.ks.ref):
+                for child in self._children(build, item.ks.ref) if build.error is None else \
+                        applied_before(self.view(label, item.view or ""), read.files if read else (), item.ks.ref, self.marked):
                     node.children.append(child.ref)
                     view: str | None
                     root_view = item.root_view if item.parent is not None else item.view
