@@ -31,7 +31,9 @@ from gen.guard.rules import (
     managed_corefile_kept,
     kubeadm_minor_bump,
     next_needs_forward,
+    not_judged_touched,
     object_moved,
+    object_moved_deleted,
     object_orphaned,
     object_pruned,
     talos_corefile_kept,
@@ -39,7 +41,7 @@ from gen.guard.rules import (
 from gen.guard.allow import apply_allow, parse_allows
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
-from gen.guard.coverage import Coverage, measure
+from gen.guard.coverage import Coverage, judged_nothing, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
 from gen.guard.build.engine import Engine
@@ -48,8 +50,9 @@ from gen.guard.locate import Locator
 from gen.guard.flux.platform_facts import cluster_platforms
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
-from gen.guard.repo.revision import Tree, remote_urls, repo_root, resolve
+from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
 from gen.guard.report.shard import Shard
+from gen.guard.unjudged import find_unjudged, judged_reads
 from gen.parallel import collector_paused
 
 
@@ -66,7 +69,9 @@ _MODULES: tuple[ModuleType, ...] = (
     object_pruned,
     object_orphaned,
     object_moved,
+    object_moved_deleted,
     build_failed,
+    not_judged_touched,
     k3s_hpa_min_replicas,
     talos_corefile_kept,
     next_needs_forward,
@@ -157,6 +162,9 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
+        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
+        if nothing is not None:  # the whole fleet, before --shard: every shard agrees
+            raise nothing
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
@@ -171,8 +179,11 @@ def _judge(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
+        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions))
+                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions),
+                        changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
+                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))

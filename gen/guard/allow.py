@@ -3,7 +3,8 @@
 An entry is one of
 - a Flux inventory id (`<namespace>_<name>_<group>_<kind>`): that object, in every cluster;
 - `ks:<namespace>/<name>`: every removal and build failure of that Flux Kustomization (it is
-  being retired or rebuilt on purpose);
+  being retired or rebuilt on purpose), and a change to files it may read when it cannot be
+  judged (not-judged-touched);
 - `cluster:<root file>`: every removal and build failure of that cluster (a decommission or a
   re-bootstrap: its whole `clusters/<name>/` tree goes).
 Shell-style `*` and `?` work in each. A matching error stays in the report with severity
@@ -23,7 +24,7 @@ from gen.config import CONFIG_NAME, Config
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
 
-BUILD_RULE = "build-failed"
+BUILD_RULES = ("build-failed", "not-judged-touched")  # about a whole Kustomization: ks:/cluster: waive them
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Allow:
         if self.scope == "object":
             obj = details.get("object", "")
             return bool(obj) and fnmatch.fnmatchcase(obj, self.pattern)
-        if "fate" not in details and finding.rule != BUILD_RULE:
+        if "fate" not in details and finding.rule not in BUILD_RULES:
             return False  # an invariant finding is not a removal
         field = "kustomization" if self.scope == "ks" else "cluster"
         value = details.get(field, "")

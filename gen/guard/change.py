@@ -16,6 +16,7 @@ from gen.finding import Finding, Severity
 from gen.guard.diff import BuildIssue, Removal
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, ObjKey, Revision
+from gen.guard.unjudged import Unjudged
 
 ClusterObjects = dict[ObjKey, tuple[KsRef, dict[str, Any]]]
 
@@ -47,6 +48,9 @@ class Change:
     fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
     workdir: Path | None = None  # the guard's scratch dir (wrapper kustomizations), for messages
     platforms: dict[str, str | None] = field(default_factory=dict)  # cluster -> platform by fact (platform_facts)
+    changed: frozenset[str] = frozenset()  # repository files that differ between base and head (git diff)
+    unjudged: list[Unjudged] = field(default_factory=list)  # Kustomizations not judged (gen/guard/unjudged.py)
+    judged_reads: dict[str, set[str]] = field(default_factory=dict)  # cluster -> files judged ones read
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:

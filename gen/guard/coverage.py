@@ -7,13 +7,15 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
   folder, an entry commented out): it is in no cluster, so it is never built or refused;
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
   or not in the repository): variables only it sets stay as written.
-A cluster in which no Kustomization could be judged is said so on its own line.
+A cluster in which no Kustomization could be judged is said so on its own line; a run in which
+no cluster could be judged is bad input (exit 2, `judged_nothing`), never a pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard.model import KsRef, Revision
 
@@ -99,3 +101,26 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: str,
         if cluster not in judged:
             cov.empty_clusters.append(cluster)
     return cov
+
+
+def judged_nothing(base: Revision, head: Revision, remotes: set[str]) -> UsageError | None:
+    """The error of a run whose clusters exist but where no Kustomization could be judged (every
+    source is another repository as far as this clone knows: a mirror, a renamed repository), or
+    None. Such a gate would pass every change, so it is bad input with the fix."""
+    revisions = (head, base)
+    if not any(r for rev in revisions for r in rev.roots) or \
+            any(not n.external for rev in revisions for n in rev.nodes.values()):
+        return None
+    unjudged = [n for rev in revisions for _, n in sorted(rev.nodes.items())]
+    reasons = list(dict.fromkeys(n.why_external or "its source is not this repository" for n in unjudged))
+    shown = "; ".join(reasons[:2]) + (f" (+{len(reasons) - 2} more)" if len(reasons) > 2 else "")
+    clusters = len({r.cluster for rev in revisions for r in rev.roots})
+    kind, namespace, name = unjudged[0].ks.source if unjudged else ("GitRepository", "flux-system", "flux-system")
+    known = ", ".join(sorted(remotes)) or "none"
+    return UsageError(
+        f"judged nothing: no Kustomization of the {clusters} cluster{'s' if clusters != 1 else ''} found has a "
+        f"source that is this repository "
+        f"({shown}); this clone's remotes: {known}", key="--repo",
+        hint=f"if that source is this repository under another URL (a mirror, a renamed repository), add the URL "
+             f"as a remote (`git remote add upstream <url>`), or name it in .coredns-gen.yaml guard.sources: "
+             f"[{{source: {kind}/{namespace}/{name}, path: ./}}] (the folder its artifact is)")

@@ -48,6 +48,20 @@ class BuildIssue:
     head_error: str | None
 
 
+def move_deletes(removal: Removal) -> bool:
+    """A ConfigMap or (unsuspended) HelmRelease whose old Kustomization leaves git with prune on:
+    the parent deletes the old Kustomization, whose finalizer deletes every object still
+    labelled as its own (fluxcd/pkg ssa skips only objects whose live labels name another
+    owner), and nothing orders that after the new Kustomization's first apply. For a ConfigMap
+    that is DNS config gone; for a HelmRelease, `helm uninstall` of the whole release."""
+    if removal.fate != MOVED or not removal.ks_gone:
+        return False
+    key = removal.key
+    if key.kind == "HelmRelease" and key.group == "helm.toolkit.fluxcd.io":
+        return (removal.obj.get("spec") or {}).get("suspend") is not True  # helm-controller skips the uninstall
+    return key.kind == "ConfigMap" and not key.group
+
+
 def generators_of(views: Views, revisions: Mapping[str, Revision]) -> Generators:
     """The generator names each Kustomization's build reads, from the input resolution."""
     def names(label: str, ref: KsRef) -> set[tuple[str, str]]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from gen.config import Config
 from gen.guard.flux import roots as rootsmod
+from gen.guard.flux.applied import applied_before
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.engine import Engine, Job
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
@@ -212,7 +213,11 @@ class Discovery:
                 node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
                             unresolved=variables.unresolved)
                 rev.nodes[item.ks.ref] = node
-                for child in self._children(build, item.ks.ref):
+                # a build that fails applies nothing new, but what it applied before is still there:
+                # the Flux Kustomizations in the files it read (gen/guard/flux/applied.py)
+                children = self._children(build, item.ks.ref) if build.error is None else \
+                    applied_before(tree, seenmod.files_read(build.seen), item.ks.ref, self.marked)
+                for child in children:
                     node.children.append(child.ref)
                     view: str | None
                     root_view = item.root_view if item.parent is not None else item.view
@@ -239,7 +244,7 @@ class Discovery:
     def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
         items = []
         for c in roots:
-            if c.not_ours:
+            if c.not_ours and c.ks.source not in self.sources[label].configured:  # guard.sources overrides
                 items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, None, c.not_ours))
                 continue
             known = knowledge.get(c.ks.ref.cluster, Knowledge()).sources

@@ -153,15 +153,15 @@ def test_escaping_link_is_not_even_unpacked(flux_repo, tmp_path):
     assert (tmp_path / "t" / "dns").is_dir() and not os.path.lexists(tmp_path / "t" / "dns" / "host")
 
 
-def test_escape_at_both_revisions_is_not_refused_but_nothing_is_read(flux_repo, guard, tmp_path):
+def test_escape_at_both_revisions_is_not_judged_a_change_to_it_is_refused_and_nothing_is_read(flux_repo, guard, tmp_path):
     secret = tmp_path / "outside"
     secret.write_text("x\n")
     base = {**BASE, "dns/kustomization.yaml": generator("files", str(secret))}
     root = flux_repo(base, {"dns/custom.yaml": configmap("coredns-custom", data="a.override: log")})
     _OPENED.clear()
     findings = guard(root).findings
-    assert [(f.rule, f.severity.value) for f in findings] == [("build-failed", "warning")]
-    assert not blocking(findings) and str(secret) not in _OPENED
+    assert [(f.rule, f.severity.value) for f in findings] == [("build-failed", "warning"), ("not-judged-touched", "error")]
+    assert blocking(findings) and str(secret) not in _OPENED
 
 
 def test_without_the_helper_nothing_is_judged_and_the_run_fails(flux_repo, guard, monkeypatch, tmp_path):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from gen.errors import UsageError
+
 from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
 from tests.helpers import git
 
@@ -241,7 +243,9 @@ def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, g
 
 def test_an_oci_artifact_of_unknown_origin_is_listed_as_not_judged(flux_repo, guard):
     result = guard(flux_repo(_oci_child("oci://ghcr.io/acme/fleet"), DROP_OCI))
-    assert errors(result) == []
+    # which folder the artifact is built from is unknown: ./apps at any depth may be it
+    assert [(f.rule, f.file) for f in result.findings if f.severity.value == "error"] == [
+        ("not-judged-touched", "kubernetes/apps/kustomization.yaml")]
     assert infos(result, "not-judged") == [
         "Kustomization flux-system/apps is not judged: source OCIRepository flux-system/fleet is an OCI artifact; "
         "which folder of this repository it is built from is not known (map it in .coredns-gen.yaml guard.sources, "
@@ -279,10 +283,20 @@ def test_a_flux_instance_sync_is_a_cluster_root(flux_repo, guard):
     assert result.findings[0].details["cluster"] == "clusters/prod/flux-instance.yaml"
 
 
-def test_a_flux_instance_syncing_an_unmapped_oci_artifact_is_not_judged_and_strict_fails(flux_repo, guard):
+def test_a_flux_instance_syncing_an_unmapped_oci_artifact_judges_nothing_which_is_bad_input(flux_repo, guard):
+    """Every cluster judged nothing: a gate that would pass any change is bad input (exit 2)."""
     files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
-    result = guard(flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
-    assert errors(result) == [] and result.coverage.not_judged_count == 1
+    with pytest.raises(UsageError) as caught:
+        guard(flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False))
+    assert "judged nothing" in str(caught.value) and "OCIRepository flux-system/flux-system is an OCI artifact" in str(caught.value)
+    assert "guard.sources: [{source: OCIRepository/flux-system/flux-system, path: ./}]" in str(caught.value)
+
+
+def test_a_cluster_that_judged_nothing_beside_one_that_judged_is_named(flux_repo, guard):
+    files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
+    result = guard(flux_repo({**files, **PLATFORM}, {"platform/extra.yaml": configmap("extra", namespace="default"),
+                                                      "platform/kustomization.yaml": kustomization("coredns-custom.yaml", "extra.yaml")}))
+    assert errors(result) == []
     assert "judged nothing in cluster clusters/prod/flux-instance.yaml" in result.summary()
 
 
@@ -354,9 +368,12 @@ def test_a_git_repository_of_another_repo_is_not_judged(flux_repo, guard):
     drop = {"platform/kustomization.yaml": kustomization()}
     root = _with_remote(flux_repo(_git_child("other", "https://github.com/acme/other"), drop), "git@github.com:acme/fleet")
     result = guard(root)
-    assert errors(result) == []
+    # a renamed repository or a mirror has the same layout: ./platform may be this platform/
+    assert [(f.rule, f.file) for f in result.findings if f.severity.value == "error"] == [
+        ("not-judged-touched", "platform/kustomization.yaml")]
     assert [f.details["reason"] for f in by_rule(result.findings, "not-judged")] == [
         "source GitRepository flux-system/other is not this repository (https://github.com/acme/other)"]
+    assert errors(guard(root, allow=("ks:flux-system/platform",))) == []
 
 
 # -- a placeholder bootstrap and per-cluster ArtifactGenerators (fluxcd/flux2-kustomize-helm-example) --

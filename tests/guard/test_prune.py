@@ -164,12 +164,13 @@ def test_head_that_does_not_build_is_refused(flux_repo, guard):
     assert "missing.yaml" in findings[0].message
 
 
-def test_kustomization_failing_at_both_revisions_is_reported_not_judged(flux_repo, guard):
+def test_kustomization_failing_at_both_revisions_is_not_judged_and_a_change_to_it_is_refused(flux_repo, guard):
     base = {**PLATFORM, "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml", "missing.yaml")}
     root = flux_repo(base, {"platform/coredns/kustomization.yaml": kustomization("missing.yaml")})
     findings = guard(root).findings
-    assert [(f.rule, f.severity) for f in findings] == [("build-failed", Severity.WARNING)]
-    assert not blocking(findings)
+    assert [(f.rule, f.severity) for f in findings] == [("build-failed", Severity.WARNING),
+                                                        ("not-judged-touched", Severity.ERROR)]
+    assert findings[1].file == "platform/coredns/kustomization.yaml" and blocking(findings)
 
 
 def test_spec_path_change_is_refused_at_the_path_line(flux_repo, guard):

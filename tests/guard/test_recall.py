@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gen.guard.build import recall_cache
 from gen.guard.build.inputs import Inputs, Recalled, Resolver
 from gen.guard.repo.revision import Tree, index_entries
 
@@ -96,41 +95,6 @@ def test_a_recalled_resolution_equals_a_fresh_one(tmp_path_factory: pytest.TempP
             again = Resolver(head, recalled, "git").for_ks(path, components)
             fresh = Resolver(head).for_ks(path, components)
             assert _fields(again) == _fields(fresh), path
-
-
-def test_resolutions_kept_between_runs_read_back_equal(tmp_path: Path) -> None:
-    tree = _tree(tmp_path / "t", [("apps/prod/kustomization.yaml", "resources: [../base, cm.yaml, gone.yaml]\n"
-                                   "configMapGenerator: [{name: s, files: [cm.yaml]}]\n"),
-                                  ("apps/prod/cm.yaml", MANIFESTS[0]),
-                                  ("apps/base/kustomization.yaml", "resources: [../../../x.yaml]\n"),
-                                  ("apps/generated/one.yaml", MANIFESTS[1])])
-    recalled: Recalled = {}
-    first = {p: Resolver(tree, recalled, "git").for_ks(p) for p in ("apps/prod", "apps/generated", "nowhere")}
-    recall_cache.save(tmp_path / "cache", tmp_path, recalled)
-    loaded = recall_cache.load(tmp_path / "cache", tmp_path)
-    assert {k: [_fields(r.inputs) for r in v] for k, v in loaded.items()} == \
-        {k: [_fields(r.inputs) for r in v] for k, v in recalled.items()}
-    for path, found in first.items():
-        again = Resolver(tree, loaded, "git").for_ks(path)
-        assert again is loaded[("git", path)][0].inputs  # recalled, not resolved again
-        assert _fields(again) == _fields(found)
-    assert recall_cache.load(tmp_path / "elsewhere", tmp_path) == {}
-
-
-def test_resolutions_a_run_never_reused_are_kept_as_they_were(tmp_path: Path) -> None:
-    """A run that checks kept resolutions and reuses none (another revision's) saves them intact."""
-    tree = _tree(tmp_path / "t", [("apps/prod/kustomization.yaml", "resources: [cm.yaml]\n"), ("apps/prod/cm.yaml", MANIFESTS[0])])
-    recalled: Recalled = {}
-    first = Resolver(tree, recalled, "git").for_ks("apps/prod")
-    first.digest = "d" * 64  # derived later in a run, and kept with the resolution
-    recall_cache.save(tmp_path / "cache", tmp_path, recalled)
-    untouched = recall_cache.load(tmp_path / "cache", tmp_path)
-    other = _tree(tmp_path / "o", [("apps/prod/kustomization.yaml", "resources: [other.yaml]\n")])
-    Resolver(other, untouched, "git").for_ks("apps/prod")  # checks the kept one, resolves afresh
-    recall_cache.save(tmp_path / "cache", tmp_path, untouched)
-    (kept, fresh) = recall_cache.load(tmp_path / "cache", tmp_path)[("git", "apps/prod")]
-    assert _fields(kept.inputs) == _fields(first) and kept.inputs.digest == "d" * 64
-    assert sorted(fresh.inputs.files) == ["apps/prod/kustomization.yaml"] and fresh.inputs.missing == {"apps/prod/other.yaml"}
 
 
 def test_parsed_manifests_kept_between_runs_are_what_the_loader_gives(tmp_path: Path) -> None:

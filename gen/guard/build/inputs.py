@@ -97,7 +97,7 @@ class Resolution:
                  make: Callable[[], Inputs] | None = None) -> None:
         self.seen = seen
         self._inputs = inputs
-        self.kept = kept  # the row it was read from, while it is not made (gen/guard/build/recall_cache.py)
+        self.kept = kept  # the row it was read from, while it is not made (a row of an older format's file)
         self._make = make
 
     @property

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Protocol
 
 from gen.config import CONFIG_NAME, Config, load_config
-from gen.errors import UsageError
+from gen.errors import ToolError, UsageError
 from gen.guard.repo.boundary import real_path
 from gen.tools import git_binary
 
@@ -181,6 +181,20 @@ def remember(blob: str, data: bytes) -> None:
     if len(_READ) >= 200_000:
         _READ.clear()
     _READ[blob] = data
+
+
+def changed_paths(repo: Path, base: str, head: str) -> frozenset[str]:
+    """Every file path that differs between two commits, both sides of a rename (`git diff
+    --name-only --no-renames`): what the change touches, whatever reads it.
+
+    Raises:
+        ToolError: git failed.
+    """
+    proc = subprocess.run([git_binary(), "-C", str(repo), "diff", "--name-only", "--no-renames", "-z", base, head, "--"],
+                          capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise ToolError(f"git diff --name-only {base[:12]} {head[:12]} failed", stderr=proc.stderr.decode(errors="replace"))
+    return frozenset(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
 
 
 def remote_urls(repo: Path) -> set[str]:

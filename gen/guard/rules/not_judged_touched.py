@@ -1,0 +1,65 @@
+"""A change to a file that a Kustomization the guard could not judge may read: refused.
+
+The guard cannot say what Flux would delete through a Kustomization it could not judge: its
+source is not this repository as far as the clone knows (another URL, an OCI artifact of unknown
+origin: it may be a mirror of this one), or it fails to build at both revisions here (a remote
+base the runner cannot fetch, an env file kept out of git), or its parent failed and the guard
+did not find it. In the cluster it keeps reconciling the new revision and pruning, so a change
+to a file it may read fails closed. What "may read" means, conservatively (any file under its
+`spec.path` folder, or under its failed parent's, counts), is gen/guard/unjudged.py. The finding
+names the Kustomization, why it was not judged and what makes it judgeable.
+
+PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
+FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
+      `coredns-custom.yaml` from `dns/kustomization.yaml` -> error at that file.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gen.finding import Finding, Severity
+from gen.guard.change import Change
+from gen.guard.report.errortext import cause, clean_error, shorten
+from gen.guard.unjudged import Unjudged
+
+ID = "not-judged-touched"
+SEVERITY = Severity.ERROR
+_SHOWN = 3
+
+
+def check(change: Change) -> Iterator[Finding]:
+    if not change.changed:
+        return
+    for item in change.unjudged:
+        judged = change.judged_reads.get(item.ks.cluster, set())
+        files = [f for f in sorted(change.changed) if item.may_read(f) and (f in item.reads or f not in judged)]
+        if files:
+            yield _finding(change, item, files)
+
+
+def _finding(change: Change, item: Unjudged, files: list[str]) -> Finding:
+    shown = ", ".join(files[:_SHOWN]) + (f" (+{len(files) - _SHOWN} more)" if len(files) > _SHOWN else "")
+    reason = item.reason
+    if item.error:
+        trees = [tree.root for tree in change.locator.trees.values()]
+        reason += f" ({shorten(cause(clean_error(item.error, trees, change.workdir)), 120)})"
+    message = (f"Kustomization {item.ks} could not be judged: {reason}; this change touches "
+               f"{len(files)} file{'s' if len(files) != 1 else ''} it may read ({shown}), so what Flux would delete "
+               f"through it is unknown: refused") + change.where(item.ks)
+    return Finding(ID, SEVERITY, files[0], 1, message, f"{_fix(item)}; or, if the change is deliberate, allow it with "
+                   f"--allow ks:{item.ks}",
+                   details={"kustomization": str(item.ks), "cluster": item.ks.cluster, "reason": item.reason,
+                            "files": ", ".join(files)})
+
+
+def _fix(item: Unjudged) -> str:
+    """What makes the Kustomization judgeable."""
+    kind, namespace, name = item.source
+    if item.why == "source":
+        return (f"if {kind} {namespace}/{name} is this repository, name it in .coredns-gen.yaml guard.sources "
+                f"([{{source: {kind}/{namespace}/{name}, path: <the folder its artifact is>}}]) or add its URL as a "
+                f"git remote, and the guard judges it")
+    if item.why == "network":
+        return "run the guard where its remote bases can be fetched (network), or vendor them into the repository"
+    return f"make `kubectl kustomize ./{item.path}` succeed at base and head here (commit what it reads)"

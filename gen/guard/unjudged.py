@@ -1,0 +1,107 @@
+"""The Kustomizations the guard could not judge, and which files of this repository each may read.
+
+A Kustomization is not judged when its source is not this repository as far as the guard can
+tell (another URL, an OCI artifact of unknown origin: it may be a mirror of this one), or when it
+fails to build at both revisions here (a remote base the runner cannot fetch, an env file kept
+out of git) while in the cluster it keeps reconciling. Either way the guard does not know what
+Flux would apply, so a change to a file it may read is refused (rules/not_judged_touched.py).
+
+"May read" is conservative, because the guard does not know what such a build reads:
+- the files its last resolution read (kustomization files, resources, generator files) and the
+  file its own spec is written in (a change of its spec changes what it applies);
+- any file under its `spec.path` folder, in the repository path of its artifact; for a source
+  that is not this repository, the same folder at the repository root when the source is a
+  GitRepository (a mirror has the same layout), or at any depth for an OCI artifact or another
+  kind (which folder it is built from is unknown); `spec.path: ./` is the whole repository;
+- except a file under that folder which it was not seen to read and which a Kustomization of the
+  same cluster that was judged reads: that one judged it.
+A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
+build, so it applies and prunes nothing at either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from gen.guard.build.inputs import Views
+from gen.guard.locate import Locator
+from gen.guard.model import KsRef, Node, Revision
+from gen.guard.report.errortext import cause
+
+Why = Literal["source", "build", "network"]
+NO_PATH = "kustomization path not found"  # kustomize-controller's words, decided from the tree
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """One Kustomization the guard could not judge, and what it may read."""
+
+    ks: KsRef
+    why: Why
+    reason: str  # one sentence: why it could not be judged
+    source: tuple[str, str, str]  # kind, namespace, name of its sourceRef
+    path: str  # spec.path as written (artifact path)
+    reads: frozenset[str]  # repository files it is known to read, and where it is written
+    folders: tuple[str, ...]  # repository folders whose files it may read ("" = every file)
+    anywhere: bool = False  # a folder may sit at any depth (an artifact of unknown origin)
+    error: str = ""  # the build's error at head, for a build that failed
+
+    def may_read(self, path: str) -> bool:
+        if path in self.reads:
+            return True
+        for folder in self.folders:
+            if not folder or path.startswith(folder + "/"):
+                return True
+            if self.anywhere and f"/{folder}/" in f"/{path}":
+                return True
+        return False
+
+
+def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator) -> list[Unjudged]:
+    """Every Kustomization not judged at either revision (by ref; head's spec first)."""
+    out: dict[KsRef, Unjudged] = {}
+    for rev in (head, base):
+        other = base if rev is head else head
+        for ref in sorted(rev.nodes):
+            node = rev.nodes[ref]
+            if ref in out:
+                continue
+            written = locator.ks_source(rev.label, ref)
+            own = {written[0]} if written else set()
+            if node.external:
+                kind = node.ks.source[0]
+                out[ref] = Unjudged(ref, "source", node.why_external or "its source is not this repository",
+                                    node.ks.source, node.ks.path, frozenset(own), (node.ks.path,),
+                                    anywhere=kind != "GitRepository")
+                continue
+            twin = other.nodes.get(ref)
+            if node.build.error is None or twin is None or twin.external or twin.build.error is None:
+                continue  # judged, or failing at one revision only (build-failed says so)
+            if all(e.startswith(NO_PATH) for e in (node.build.error, twin.build.error)):
+                continue  # Flux's own first check fails alike at both: it applies nothing either way
+            why: Why = "network" if "no network here" in cause(node.build.error) else "build"
+            reason = ("its build needs the network (a remote base), which it could not reach here" if why == "network"
+                      else "it fails to build at base and at head here")
+            reads = own | set(node.build.inputs) | set(twin.build.inputs)
+            folders = tuple(sorted({_repo_folder(views, r.label, n) for r, n in ((rev, node), (other, twin))}))
+            out[ref] = Unjudged(ref, why, reason, node.ks.source, node.ks.path, frozenset(reads), folders,
+                                error=node.build.error)
+    return [out[ref] for ref in sorted(out)]
+
+
+def judged_reads(base: Revision, head: Revision, clusters: set[str]) -> dict[str, set[str]]:
+    """cluster -> every file a Kustomization judged there reads (built at a revision)."""
+    out: dict[str, set[str]] = {c: set() for c in clusters}
+    for rev in (base, head):
+        for ref, node in rev.nodes.items():
+            if ref.cluster in out and not node.external and node.build.error is None:
+                out[ref.cluster].update(node.build.inputs)
+    return out
+
+
+def _repo_folder(views: Views, label: str, node: Node) -> str:
+    """`spec.path` as a folder of the repository (the artifact may be a folder of it)."""
+    if not node.view:
+        return node.ks.path
+    return views.view(label, node.view).repo_path(node.ks.path)
