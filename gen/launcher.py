@@ -76,7 +76,7 @@ def binary_version(binary: Path) -> str:
     match = re.search(r"CoreDNS-(\d+\.\d+\.\d+)", output)
     if done.returncode != 0 or not match:
         raise ToolError(f"{binary} -version did not report a CoreDNS version", hint=COREDNS_INSTALL_HINT,
-                        stderr=output.encode("ascii", errors="backslashreplace").decode("ascii")[:4000])
+                        stderr=_printable(output[:4000]))
     return match.group(1)
 
 
