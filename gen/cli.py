@@ -280,7 +280,8 @@ def verify(
     Fakes every upstream; stages primary healthy, dead, silent, SERVFAIL
     and REFUSED, a negative control without the second forward stanza,
     and every upstream down; prints what each query got. Exit codes:
-    0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary.
+    0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary,
+    or one that hangs, dies or prints no version.
     """
     from gen.verify.run import run_verify
     from gen.verify.output import FORMATS, format_verify

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gen.boundary import GIT, Boundary, Outside, inside
 from gen.errors import Problem, UsageError, quote
 from gen.document import read_mapping
 
@@ -69,7 +70,9 @@ def load_config(repo: Path) -> Config:
     path = repo / CONFIG_NAME
     if not os.path.lexists(path):
         return Config()
-    data = read_mapping(path, CONFIG_NAME)
+    real = inside(repo, CONFIG_NAME, shown=CONFIG_NAME,
+                  hint=f"make {CONFIG_NAME} a regular file of the repository (not a symlink that leads out of it)")
+    data = read_mapping(Path(real), CONFIG_NAME)
     problems = []
     unknown = sorted(set(data) - {"values", "guard", "lint"})
     for key in unknown:
@@ -169,10 +172,31 @@ def _outside(pattern: str) -> str | None:
 
 
 def values_from_config(repo: Path) -> list[Path]:
-    """Expand the `values:` globs (sorted, de-duplicated) relative to the repo root; a glob that
-    could leave the repository was refused by load_config, so nothing outside is ever read."""
+    """Expand the `values:` globs (sorted, de-duplicated) relative to the repo root. A glob that
+    could leave the repository was refused by load_config; a match under a `.git` folder is
+    not a values file; a match that resolves outside the repository (a symlink, or a folder
+    that is one) or into `.git` is refused (exit 2) before anything reads it.
+
+    Raises:
+        UsageError: a match resolves outside the repository or into `.git`.
+    """
     config = load_config(repo)
+    boundary = Boundary(repo)
     found: set[Path] = set()
-    for pattern in config.values:
-        found.update(p for p in repo.glob(pattern) if p.is_file() and not p.name.startswith("."))
+    problems = []
+    for i, pattern in enumerate(config.values):
+        for match in repo.glob(pattern):
+            rel = match.relative_to(repo)
+            if match.name.startswith(".") or any(part.lower() == GIT for part in rel.parts):
+                continue
+            try:
+                boundary.real(rel)
+            except Outside as why:
+                problems.append(Problem(f"{quote(pattern)} matches {rel.as_posix()}, which {why}", file=CONFIG_NAME, key=f"values[{i}]",
+                                        hint="remove the symlink, or narrow the glob so it matches files of the repository only"))
+                continue
+            if match.is_file():
+                found.add(match)
+    if problems:
+        raise UsageError(problems)
     return sorted(found)

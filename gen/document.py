@@ -11,13 +11,14 @@ validators, the platforms and the renderer, which only `render` and `verify` use
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 import yaml
 
 from gen import yamlio
-from gen.errors import Problem, ValuesError
+from gen.errors import Problem, ValuesError, quote
 from gen.inputfile import read_user_file
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ def read_document(path: Path, shown: str, text: str | None = None) -> Any:
         raise deep
     try:
         docs = list(_yaml().load_all(text))
+    except ValueError as err:  # a scalar Python cannot hold (a 100,000-digit integer, a 13th month)
+        line, col = _unreadable_scalar(text)
+        raise ValuesError(Problem(f"a value YAML reads as a number or date Python cannot hold: {str(err)[:200]}", file=shown,
+                                  line=line, col=col, hint="quote it if it is text; no value of a values file is that large")) from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         what = (err.problem or err.context or "invalid YAML").strip()
@@ -93,7 +98,53 @@ def read_document(path: Path, shown: str, text: str | None = None) -> Any:
     if not isinstance(data, dict):
         raise ValuesError(Problem(f"the document is {kind_of(data)}, not a mapping", file=shown, line=1, col=1,
                                   hint="start with `cluster:`, `platform:` and `platformVersion:` keys"))
+    keys = list(_not_string_keys(data))
+    if keys:
+        raise ValuesError([Problem(f"the key {quote(list(key) if isinstance(key, tuple) else key)} is "
+                                   f"{'a list' if isinstance(key, tuple) else kind_of(key)}, not a string", file=shown, line=line, col=col,
+                                   hint="write keys as plain names (quote one that looks like a number or null)")
+                           for key, line, col in keys])
     return data
+
+
+def _not_string_keys(data: Any) -> Iterator[tuple[Any, int | None, int | None]]:
+    """(key, line, col) of every mapping key that is not a string: YAML allows numbers, null and
+    even lists as keys; every document coredns-gen reads names its keys."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if not isinstance(key, str):
+                    lc = getattr(node, "lc", None)
+                    line, col = lc.key(key) if lc is not None else (None, None)
+                    yield key, None if line is None else line + 1, None if col is None else col + 1
+                stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+_LONG_NUMBER = re.compile(r"[-+]?[0-9][0-9_]{4000,}")
+_DATE = re.compile(r"\b([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})\b")
+
+
+def _unreadable_scalar(text: str) -> tuple[int | None, int | None]:
+    """Where the scalar ruamel could not construct is (its ValueError carries no position): a
+    number too long for Python, else a date that is not one; (None, None) when neither."""
+    import datetime
+
+    found = _LONG_NUMBER.search(text)
+    if found is None:
+        for date in _DATE.finditer(text):
+            try:
+                datetime.date(*map(int, date.groups()))
+            except ValueError:
+                found = date
+                break
+    if found is None:
+        return None, None
+    line = text.count("\n", 0, found.start()) + 1
+    return line, found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
 
 
 def quick_document(text: str) -> dict[str, Any] | None:

@@ -1,8 +1,11 @@
 """Apply a render so that a kill at any moment leaves every cluster all-old or all-new, or
 recorded as interrupted; one render at a time.
 
-Design (a roll-forward journal beside a lock, both in `.git/` when the repo root has a `.git`
-folder, else in the repo root: `coredns-gen.lock`, `coredns-gen.journal`):
+Design (a roll-forward journal beside a lock, both in the git directory of the repository that
+holds the repo root, whether the root is that repository's top or a folder of it, so that no
+change can commit them: `coredns-gen.lock`, and `coredns-gen.journal` for the top, a journal
+named by the folder for a folder; without any git repository, `.coredns-gen.lock` and
+`.coredns-gen.journal` in the repo root):
 
 1. `render` takes an exclusive flock on the lock file (`render --check` a shared one), waiting up
    to LOCK_WAIT seconds, then gives up with "another render is running" (exit 2). The kernel
@@ -16,6 +19,11 @@ folder, else in the repo root: `coredns-gen.lock`, `coredns-gen.journal`):
    removed: the tree is still all old), a `committed` one is rolled forward (the temps still
    there renamed into place). Until then `render --check` reports the interrupted render as
    drift (exit 1). A temp of ours found without a journal is drift too, and `render` removes it.
+5. A journal is input like any other: before anything is done with it, its shape, every path
+   (repo-relative, resolved inside the repository and outside `.git`, see gen.boundary) and the
+   SHA-256 it records of every temp and every file to remove are checked; a file is only ever
+   removed when its bytes are the ones this tool recorded. A journal that fails is refused
+   (exit 2, naming it; the fix is to delete it) and nothing is touched.
 
 SIGTERM, SIGINT and SIGHUP while temps are written roll back and re-raise (no temp survives);
 during the rename phase they are held until it ends (it is short), so they never split it.
@@ -26,18 +34,24 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
+import posixpath
+import re
 import signal
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, Literal, NamedTuple
 
-from gen.errors import GenError, Interrupted, Problem, SystemFailure, UsageError, system_failure
+from gen.boundary import Boundary, Outside
+from gen.errors import Interrupted, Problem, SystemFailure, UsageError, quote, system_failure
 
 LOCK_WAIT = 10.0  # seconds a second render waits for the first (COREDNS_GEN_LOCK_WAIT overrides)
 TEMP_SUFFIX = ".coredns-gen.tmp"
+MAX_JOURNAL = 64 << 20  # a fleet's journal is a few MiB; past this it is not one of ours
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -46,24 +60,52 @@ def temp_of(target: str) -> str:
     return os.path.join(head, f".{name}{TEMP_SUFFIX}")
 
 
+def _git_dir(dot_git: str) -> str | None:
+    """The git directory a `.git` folder is, or a `.git` file (worktree, submodule) points to."""
+    if os.path.isdir(dot_git):
+        return dot_git
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            line = handle.readline(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    found = os.path.join(os.path.dirname(dot_git), line[len("gitdir:"):].strip())
+    return os.path.realpath(found) if os.path.isdir(found) else None
+
+
+def _enclosing(root: str) -> tuple[str, str] | None:
+    """(git directory, repo root relative to its work tree) of the git repository holding the
+    real root, walking up as git does; None outside any."""
+    folder = root
+    while True:
+        git = _git_dir(os.path.join(folder, ".git"))
+        if git is not None:
+            return git, os.path.relpath(root, folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def state_dir(repo: Path) -> Path:
-    """Where the lock and journal live: the git directory keeps them out of `git status`
-    (`.git/`, or where a worktree's or submodule's `.git` file points), else the repo root."""
-    git = repo / ".git"
-    if git.is_file():
-        try:
-            line = git.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            line = ""
-        if line.startswith("gitdir:"):
-            git = (repo / line[len("gitdir:"):].strip()).resolve()
-    return git if git.is_dir() else repo
+    """Where the lock and journal live: the enclosing repository's git directory keeps them out
+    of every commit (`.git/`, or where a worktree's or submodule's `.git` file points), else
+    the repo root."""
+    found = _enclosing(os.path.realpath(repo))
+    return Path(found[0]) if found is not None else repo
 
 
 def _names(repo: Path) -> tuple[Path, Path]:
-    where = state_dir(repo)
-    prefix = "." if where == repo else ""
-    return where / f"{prefix}coredns-gen.lock", where / f"{prefix}coredns-gen.journal"
+    found = _enclosing(os.path.realpath(repo))
+    if found is None:
+        return repo / ".coredns-gen.lock", repo / ".coredns-gen.journal"
+    git, folder = Path(found[0]), found[1]
+    if folder == ".":
+        return git / "coredns-gen.lock", git / "coredns-gen.journal"
+    tag = hashlib.sha256(folder.encode()).hexdigest()[:16]  # one journal per repo root in that work tree
+    return git / "coredns-gen.lock", git / f"coredns-gen.{tag}.journal"
 
 
 def journal_path(repo: Path) -> Path:
@@ -85,7 +127,7 @@ def render_lock(repo: Path, *, shared: bool = False, wait: float | None = None) 
         except ValueError:
             wait = LOCK_WAIT
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as err:
         if shared and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             yield  # a checkout we may not write can still be checked; we cannot write it either
@@ -108,26 +150,118 @@ def render_lock(repo: Path, *, shared: bool = False, wait: float | None = None) 
         os.close(fd)
 
 
-def pending(repo: Path) -> dict[str, object] | None:
-    """The journal of an interrupted render, or None."""
+State = Literal["staging", "committed"]
+VERSION = 2
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+class Entry(NamedTuple):
+    path: str  # repo-relative POSIX, resolved when written
+    sha256: str  # of the temp (writes) or of the file to remove (deletes)
+
+
+class Journal(NamedTuple):
+    state: State
+    writes: tuple[Entry, ...]
+    deletes: tuple[Entry, ...]
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _refused(journal: Path, repo: Path, problem: str) -> UsageError:
+    shown = _shown(repo, str(journal)) or str(journal)
+    return UsageError(Problem(f"refusing the journal of an interrupted render: {problem}; nothing was changed", file=shown,
+                              hint=f"delete it (`rm {journal}`), check `git status` for what the interrupted render "
+                                   "left, and render again"))
+
+
+def pending(repo: Path) -> Journal | None:
+    """The journal of an interrupted render, validated, or None.
+
+    Raises:
+        UsageError: it is not a journal this tool wrote for this repository (shape, a path outside
+            the repository or in `.git`, a duplicate); nothing was touched.
+    """
     _, journal = _names(repo)
     try:
-        with open(journal, encoding="utf-8") as handle:
-            data = json.load(handle)
+        fd = os.open(journal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as err:
-        raise GenError(Problem(f"cannot read the journal of an interrupted render: {err}", file=str(journal),
-                               hint="remove it, then `git checkout -- overlays clusters` and render again")) from None
-    return data if isinstance(data, dict) else None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise _refused(journal, repo, "it is a symlink") from None
+        raise system_failure(err, "read the journal of an interrupted render", str(journal)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _refused(journal, repo, "it is not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_JOURNAL + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_JOURNAL:
+        raise _refused(journal, repo, f"it is larger than {MAX_JOURNAL >> 20} MiB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        raise _refused(journal, repo, f"it is not JSON ({err})") from None
+    return _validate(data, Boundary(repo), lambda why: _refused(journal, repo, why))
 
 
-def _save(repo: Path, state: str, writes: list[str], deletes: list[str]) -> None:
+def _validate(data: object, inside: Boundary, refuse: Callable[[str], UsageError]) -> Journal:
+    if not isinstance(data, dict) or set(data) != {"version", "state", "writes", "deletes"}:
+        raise refuse("expected an object with exactly version, state, writes and deletes")
+    if data["version"] != VERSION or isinstance(data["version"], bool):
+        raise refuse(f"version {quote(data['version'])} is not {VERSION} (written by another coredns-gen)")
+    state = data["state"]
+    if state not in ("staging", "committed"):
+        raise refuse(f"state {quote(state)} is neither staging nor committed")
+    lists: list[tuple[Entry, ...]] = []
+    seen: set[str] = set()
+    for field in ("writes", "deletes"):
+        items = data[field]
+        if not isinstance(items, list):
+            raise refuse(f"{field} is not a list")
+        entries = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or set(item) != {"path", "sha256"} or not isinstance(item["path"], str) \
+                    or not isinstance(item["sha256"], str) or not _DIGEST.fullmatch(item["sha256"]):
+                raise refuse(f"{field}[{i}] is not {{path, sha256}}")
+            rel = item["path"]
+            if rel != posixpath.normpath(rel) or rel.startswith(("/", "../")) or rel in (".", "..") or "\\" in rel \
+                    or "\0" in rel:
+                raise refuse(f"{field}[{i}] {quote(rel)} is not a repo-relative path")
+            try:
+                real = inside.real(rel)
+            except Outside as why:
+                raise refuse(f"{field}[{i}] {quote(rel)} {why}") from None
+            if inside.relative(real) != rel or rel in seen:
+                raise refuse(f"{field}[{i}] {quote(rel)} is not a path this tool records (a symlink, or listed twice)")
+            seen.add(rel)
+            entries.append(Entry(rel, item["sha256"]))
+        lists.append(tuple(entries))
+    return Journal(state, lists[0], lists[1])
+
+
+def _save(repo: Path, state: State, writes: list[Entry], deletes: list[Entry]) -> None:
     _, journal = _names(repo)
-    tmp = journal.with_name(journal.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump({"version": 1, "state": state, "writes": writes, "deletes": deletes}, handle)
+    tmp = str(journal) + ".tmp"
+    _create(tmp, json.dumps({"version": VERSION, "state": state, "writes": [e._asdict() for e in writes],
+                             "deletes": [e._asdict() for e in deletes]}))
     os.replace(tmp, journal)
+
+
+def _create(path: str, text: str) -> None:
+    """Write a new file at `path`, replacing only a file of that name (never following a
+    symlink someone put there)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
 
 
 def _remove_journal(repo: Path) -> None:
@@ -136,31 +270,61 @@ def _remove_journal(repo: Path) -> None:
     journal.with_name(journal.name + ".tmp").unlink(missing_ok=True)
 
 
+def _file_digest(path: str) -> str | None:
+    """SHA-256 of a regular file (None: absent, not a regular file, or a symlink)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return digest(handle.read())
+    finally:
+        os.close(fd)
+
+
 def recover(repo: Path) -> list[str]:
     """Finish (committed) or undo (staging) an interrupted render; the repo-relative paths it
-    renamed into place or removed. Runs under the exclusive lock."""
+    renamed into place or removed. Runs under the exclusive lock.
+
+    Raises:
+        UsageError: the journal fails validation, or a committed one records a temp or a file
+            to remove whose bytes are not the ones it recorded: nothing was touched.
+    """
     state = pending(repo)
     if state is None:
         _remove_journal(repo)
         return []
-    writes = [str(w) for w in state.get("writes", []) if isinstance(w, str)]  # type: ignore[attr-defined]
-    deletes = [str(d) for d in state.get("deletes", []) if isinstance(d, str)]  # type: ignore[attr-defined]
+    _, journal = _names(repo)
+    committed = state.state == "committed"
+    if committed:
+        for entry in state.writes:
+            found = _file_digest(temp_of(os.path.join(repo, entry.path)))
+            if found is not None and found != entry.sha256:
+                raise _refused(journal, repo, f"the temp of {entry.path} is not the file it recorded")
+        for entry in state.deletes:
+            target = os.path.join(repo, entry.path)
+            if os.path.lexists(target) and _file_digest(target) != entry.sha256:
+                raise _refused(journal, repo, f"{entry.path} is not the file it recorded to remove")
     done: list[str] = []
     with held_signals():
-        for rel in writes:
-            tmp = temp_of(os.path.join(repo, rel))
-            if state.get("state") == "committed":
-                try:
-                    os.replace(tmp, os.path.join(repo, rel))
-                    done.append(rel)
-                except FileNotFoundError:
-                    pass  # renamed before the interruption
-            else:
-                Path(tmp).unlink(missing_ok=True)
-        if state.get("state") == "committed":
-            for rel in deletes:
-                Path(repo, rel).unlink(missing_ok=True)
-                done.append(rel)
+        for entry in state.writes:
+            target = os.path.join(repo, entry.path)
+            tmp = temp_of(target)
+            if committed:
+                if _file_digest(tmp) is not None:
+                    os.replace(tmp, target)
+                    done.append(entry.path)
+            elif os.path.lexists(tmp) and not os.path.isdir(tmp):
+                os.unlink(tmp)
+        if committed:
+            for entry in state.deletes:
+                target = os.path.join(repo, entry.path)
+                if os.path.lexists(target):
+                    os.unlink(target)
+                    done.append(entry.path)
         _remove_journal(repo)
     return done
 
@@ -202,13 +366,19 @@ def apply(repo: Path, writes: dict[str, str], deletes: list[str]) -> None:
     """
     targets = [(rel, os.path.join(repo, rel)) for rel in writes]
     _refuse_unreplaceable(repo, [*writes, *deletes])
+    entries = [Entry(rel, digest(text.encode("utf-8"))) for rel, text in writes.items()]
+    removals = []
+    for rel in deletes:
+        found = _file_digest(os.path.join(repo, rel))
+        if found is not None:
+            removals.append(Entry(rel, found))
     staged: list[str] = []
     created: list[str] = []  # folders made for new files, removed again on a rollback
     hold: set[int | signal.Signals] | None = None
     current = str(journal_path(repo))  # what is being written, for an OSError that names no file
     with interruptible():
         try:
-            _save(repo, "staging", list(writes), deletes)
+            _save(repo, "staging", entries, removals)
             made: set[str] = set()
             for rel, target in targets:
                 folder = os.path.dirname(target)
@@ -217,13 +387,11 @@ def apply(repo: Path, writes: dict[str, str], deletes: list[str]) -> None:
                     made.add(folder)
                 tmp = current = temp_of(target)
                 staged.append(tmp)
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(writes[rel])
+                _create(tmp, writes[rel])
                 os.chmod(tmp, 0o644)  # whatever the umask: generated files are the same for everyone
             hold = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
             current = str(journal_path(repo))
-            _save(repo, "committed", list(writes), deletes)
+            _save(repo, "committed", entries, removals)
         except BaseException as err:
             for tmp in staged:
                 Path(tmp).unlink(missing_ok=True)
@@ -238,8 +406,8 @@ def apply(repo: Path, writes: dict[str, str], deletes: list[str]) -> None:
         try:
             for (_, target), tmp in zip(targets, staged, strict=True):
                 os.replace(tmp, target)
-            for rel in deletes:
-                Path(repo, rel).unlink(missing_ok=True)
+            for entry in removals:
+                Path(repo, entry.path).unlink(missing_ok=True)
             _remove_journal(repo)
         except OSError as err:
             raise system_failure(err, "finish the render (run `coredns-gen render` again to complete it)",

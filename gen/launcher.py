@@ -45,20 +45,38 @@ class LoadError(Exception):
         self.output = output
 
 
+VERSION_TIMEOUT = 20.0  # seconds for `coredns -version`
+
+
+def time_limit(default: float) -> float:
+    """A wait on CoreDNS: `default`, or COREDNS_GEN_TOOL_TIMEOUT seconds when set (a slow CI
+    machine raises it; a test of a binary that hangs lowers it)."""
+    try:
+        limit = float(os.environ.get("COREDNS_GEN_TOOL_TIMEOUT", default))
+    except ValueError:
+        return default
+    return limit if limit > 0 else default
+
+
 def binary_version(binary: Path) -> str:
     """`1.13.1` from `coredns -version` (the binary that really ran).
 
     Raises:
-        ToolError: the binary does not run.
+        ToolError: the binary does not run, hangs past the time limit, or prints no version.
     """
+    limit = time_limit(VERSION_TIMEOUT)
     try:
-        done = subprocess.run([str(binary), "-version"], capture_output=True, text=True, timeout=20, check=False)
+        done = subprocess.run([str(binary), "-version"], capture_output=True, timeout=limit, check=False)
     except OSError as err:
         raise ToolError(f"cannot run CoreDNS binary {binary}: {err}", hint=COREDNS_INSTALL_HINT) from None
-    match = re.search(r"CoreDNS-(\d+\.\d+\.\d+)", done.stdout + done.stderr)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"CoreDNS binary {binary}: `-version` did not finish within {limit:g} s",
+                        hint=f"check that {binary} is CoreDNS; {COREDNS_INSTALL_HINT}") from None
+    output = (done.stdout + done.stderr).decode("utf-8", errors="replace")
+    match = re.search(r"CoreDNS-(\d+\.\d+\.\d+)", output)
     if done.returncode != 0 or not match:
         raise ToolError(f"{binary} -version did not report a CoreDNS version", hint=COREDNS_INSTALL_HINT,
-                        stderr=done.stdout + done.stderr)
+                        stderr=_printable(output[:4000]))
     return match.group(1)
 
 
@@ -70,7 +88,7 @@ class CoreDNS:
                  start_timeout: float = 0.0, env: dict[str, str] | None = None) -> None:
         self.binary, self.corefile, self.ports = binary, corefile, ports
         self.ready, self.check = ready, check
-        self.extra_args, self.start_timeout = extra_args, start_timeout or START_TIMEOUT
+        self.extra_args, self.start_timeout = extra_args, start_timeout or time_limit(START_TIMEOUT)
         self.env = None if env is None else {"PATH": os.environ.get("PATH", ""), **env}
         self.log = corefile.parent / "coredns.log"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -105,16 +123,14 @@ class CoreDNS:
         pending = list(self.ports)
         while pending:
             if self.proc.poll() is not None:
-                raise LoadError(f"CoreDNS exited with code {self.proc.returncode} while loading the Corefile",
-                                self.output())
+                self._died("loading the Corefile")
             try:
                 socket.create_connection((LOOPBACK, pending[0]), timeout=0.2).close()
                 pending.pop(0)
             except OSError as err:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise LoadError(f"CoreDNS did not listen on 127.0.0.1:{pending[0]} within {self.start_timeout:.0f}s",
-                                    self.output()) from err
+                    raise self._hung(f"did not listen on 127.0.0.1:{pending[0]}") from err
                 time.sleep(0.02)
         if self.ports:
             self._wait("UDP on 127.0.0.1:" + ",".join(map(str, self.ports)), deadline, lambda: all(map(_udp_bound, self.ports)))
@@ -128,11 +144,33 @@ class CoreDNS:
         assert self.proc is not None
         while not done():
             if self.proc.poll() is not None:
-                raise LoadError(f"CoreDNS exited with code {self.proc.returncode} while starting", self.output())
+                self._died("starting")
             if time.monotonic() > deadline:
                 self.stop()
-                raise LoadError(f"CoreDNS was not ready within {self.start_timeout:.0f}s: no answer from {what}", self.output())
+                raise self._hung(f"was not ready: no answer from {what}")
             time.sleep(0.01)
+
+    def _died(self, doing: str) -> None:
+        """CoreDNS exited before it was ready: refusing the Corefile is an exit with an error
+        (LoadError, the Corefile's finding); killed by a signal or exiting 0 is the tool failing.
+
+        Raises:
+            LoadError, ToolError.
+        """
+        assert self.proc is not None
+        code = self.proc.returncode
+        if code < 0 or code == 0 or code >= 124:  # a signal (`timeout` reports 124-137 for its child)
+            raise ToolError(f"CoreDNS binary {self.binary} {'was killed by a signal' if code < 0 or code > 128 else f'exited with code {code}'} "
+                            f"while {doing}, without refusing the Corefile", hint=f"check that {self.binary} is a working CoreDNS",
+                            stderr=_printable(self.output()[-4000:]))
+        raise LoadError(f"CoreDNS exited with code {code} while {doing}", self.output())
+
+    def _hung(self, what: str) -> ToolError:
+        """Neither ready nor exited within the time limit: the tool hangs (no Corefile keeps a
+        CoreDNS from either listening or exiting)."""
+        return ToolError(f"CoreDNS binary {self.binary} {what} within {self.start_timeout:g} s, and did not exit",
+                         hint=f"check that {self.binary} is a working CoreDNS; on a slow machine raise COREDNS_GEN_TOOL_TIMEOUT",
+                         stderr=_printable(self.output()[-4000:]))
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -149,6 +187,11 @@ class CoreDNS:
             return self.log.read_text(errors="replace")
         except OSError:
             return ""
+
+
+def _printable(text: str) -> str:
+    """A tool's output as a message shows it: control characters (other than line breaks) escaped."""
+    return "".join(c if c.isprintable() or c == "\n" else f"\\x{ord(c):02x}" for c in text)
 
 
 def _udp_bound(port: int) -> bool:

@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 from gen import parallel, render_check, templating
 from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
+from gen.boundary import Boundary
 from gen.render import render_cluster
-from gen.rendered import RenderedFile
+from gen.rendered import RenderedFile, owner_of
 from gen.document import read_document
 from gen.values import load_values, position, preload_schema
 from gen.writer import path_order
@@ -50,18 +51,28 @@ def _collisions(claims: list[Claim]) -> list[Problem]:
     return problems
 
 
+def _claimed_twice(rel: str, source: str | None, other: str | None) -> Problem:
+    """One path two values files render (an overlay file and another cluster's flux.output)."""
+    return Problem(f"renders {rel}, which {other} renders too", file=source, key="flux.output",
+                   hint="give each cluster its own flux.output, outside every overlay folder")
+
+
 Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem]]
 
 
-def _load_and_render(paths: list[Path], repo: Path) -> Share:
+def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share:
     """One worker's share: load and render each file, collecting problems instead of raising."""
     claims: list[Claim] = []
     files: dict[str, RenderedFile] = {}
     problems: list[Problem] = []
     for path in paths:
         try:
-            values = load_values(path, repo=repo)
-            files.update((f.path, f) for f in render_cluster(values))
+            values = load_values(path, repo=repo, boundary=boundary)
+            for f in render_cluster(values):
+                other = files.get(f.path)
+                if other is not None and other.owner is not f.owner:  # (same owner kind: _collisions says it)
+                    problems.append(_claimed_twice(f.path, values.source, owner_of(other.text)))
+                files[f.path] = f
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
         except RenderedValuesError as err:
             problems.extend(render_check.place(err, read_document(path, values.source)))
@@ -88,12 +99,19 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
         preload_schema()
     chunks = parallel.split(paths, min(workers * CHUNKS_PER_WORKER, parallel.MAX_CHUNKS, len(paths)))
     with parallel.collector_paused():  # a render leaves two small garbage cycles per file (closures)
-        parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo), chunks, workers)
+        boundary = Boundary(repo)
+        parts = parallel.fork_map(lambda chunk: _load_and_render(chunk, repo, boundary), chunks, workers)
     claims = [claim for part in parts for claim in part[0]]
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
         raise ValuesError(problems)
     files: dict[str, RenderedFile] = {}
     for part in parts:
-        files.update(part[1])
+        for rel, file in part[1].items():
+            other = files.get(rel)
+            if other is not None and other.owner is not file.owner:
+                problems.append(_claimed_twice(rel, owner_of(file.text), owner_of(other.text)))
+            files[rel] = file
+    if problems:
+        raise ValuesError(problems)
     return {rel: files[rel] for rel in sorted(files, key=path_order)}

@@ -31,8 +31,20 @@ class RenderedFile(NamedTuple):
     objects: tuple[Obj, ...] = ()
 
 
+_HEAD, _TAIL = HEADER.split("{source}")
+
+
 def header(values: Values) -> str:
     return HEADER.format(source=values.source)
+
+
+def owner_of(text: str) -> str | None:
+    """The values file a generated file's first line names (its ownership record), or None: a
+    file coredns-gen did not write (or one without the header, such as EKS's JSON document)."""
+    first = text[:text.find("\n") + 1] if "\n" in text else text + "\n"
+    if first.startswith(_HEAD) and first.endswith(_TAIL) and len(first) > len(_HEAD) + len(_TAIL):
+        return first[len(_HEAD):-len(_TAIL)]
+    return None
 
 
 def configmap_data(files: list[RenderedFile] | tuple[RenderedFile, ...], name: str, namespace: str = "kube-system") -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from gen import addresses, injection, labels, yamlio
+from gen.boundary import Boundary, inside
 from gen.checks import check_values, refused_platform
 from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
@@ -94,18 +95,22 @@ def _check(data: Any, shown: str, *, all_printable: bool = False, schema_valid: 
     return (None, problems) if problems else (values, [])
 
 
-def load_values(path: Path, *, repo: Path) -> Values:
+def load_values(path: Path, *, repo: Path, boundary: Boundary | None = None) -> Values:
     """Load, validate and freeze one values file.
 
     A valid file takes the libyaml fast path. A file libyaml read but that fails a check is
     read again by libyaml with positions; one libyaml cannot read (or that needs ruamel to say
     why) is re-read with ruamel round-trip, so every reported problem carries its line and column.
+    The file is read at its resolved path, after the repository boundary (gen.boundary) let it.
 
     Raises:
         ValuesError: with every problem found in the file (exit 2).
     """
     shown = _shown(path, repo)
-    text = read_text(path, shown)
+    real = inside(boundary or Boundary(repo), path, shown=shown, key="VALUES_FILE", error=ValuesError,
+                  hint="keep values files in the GitOps repository as regular files (not symlinks that lead out "
+                       "of it, not under .git), or pass --repo")
+    text = read_text(Path(real), shown)
     quick = quick_document(text)
     if quick is not None:
         values = _valid(quick, shown)
@@ -113,7 +118,7 @@ def load_values(path: Path, *, repo: Path) -> Values:
             return values
         values, problems = _check(yamlio.load_positioned(text), shown, all_printable=True)
     else:
-        values, problems = _check(read_document(path, shown, text), shown)
+        values, problems = _check(read_document(Path(real), shown, text), shown)
     if problems:
         raise ValuesError(sorted(problems, key=Problem.sort_key))
     assert values is not None
@@ -121,7 +126,9 @@ def load_values(path: Path, *, repo: Path) -> Values:
 
 
 def _shown(path: Path, repo: Path) -> str:
-    """The path users see in messages and headers: always relative to the repo root.
+    """The path users see in messages and headers: always relative to the repo root, as the
+    user spelled it when that spelling is under the root as given (gen.boundary then decides
+    whether the file it resolves to may be read).
 
     A values file outside the repository is refused: its absolute path would land in every
     generated header (a different checkout renders different bytes), and a GitOps repo that

@@ -24,7 +24,8 @@ from typing import Mapping
 
 from gen import journal
 from gen.errors import Problem, UsageError, system_failure
-from gen.rendered import GENERATED_MARK, Owner, RenderedFile
+from gen.boundary import Boundary, Outside, inside as resolved
+from gen.rendered import GENERATED_MARK, Owner, RenderedFile, owner_of
 
 # Temps an earlier coredns-gen left: `.<name>.coredns-gen.tmp`, and the mkstemp names of
 # versions before the journal (`.<name>.<8 random>.tmp`) when <name> is a file rendered there.
@@ -46,12 +47,19 @@ class Plan:
         return not self.writes and not self.deletes and not self.leftovers and not self.interrupted
 
 
-def _generated(path: Path) -> bool:
+def _first_line(path: str) -> str:
+    """The first line of a regular file (never a symlink: open refuses to follow one)."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            return handle.readline().startswith(GENERATED_MARK)
-    except (OSError, UnicodeDecodeError):
-        return False
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        with os.fdopen(fd, encoding="utf-8", errors="replace", closefd=False) as handle:
+            return handle.readline(4096)
+    finally:
+        os.close(fd)
 
 
 def path_order(rel: str) -> list[str]:
@@ -60,76 +68,91 @@ def path_order(rel: str) -> list[str]:
     return rel.split("/")
 
 
-class _Resolver:
-    """Where a repo-relative path really points, and what is there, refusing anything outside
-    the repo. Plain os calls on strings, folders resolved once each: a fleet checks thousands
-    of files in a few hundred folders, and pathlib objects cost more than the disk here."""
+def plan_tree(files: Mapping[str, RenderedFile], repo: Path, *, check: bool = False) -> Plan:
+    """Compare rendered files with the disk. Plan paths are the resolved ones, repo-relative:
+    two spellings of one file (through a symlinked folder) are one path.
 
-    def __init__(self, repo: Path) -> None:
-        self.root = os.path.realpath(repo)
-        self._inside = self.root.rstrip(os.sep) + os.sep
-        self._folders: dict[str, str] = {}
+    With `check`, a foreign file (or another values file's) at a target path is drift like any
+    other difference.
 
-    def __call__(self, rel: str) -> tuple[str, os.stat_result | None]:
-        """(real path, its lstat or None when nothing is there)."""
-        folder, name = posixpath.split(rel)
-        real = self._folders.get(folder)
-        if real is None:
-            real = self._folders[folder] = os.path.realpath(os.path.join(self.root, folder))
-        target = os.path.join(real, name)
+    Raises:
+        UsageError: a target path resolves outside the repository or into `.git`, two rendered
+            paths are one file, or (not `check`) a target holds a file coredns-gen did not
+            write outside the overlay folders, or one another existing values file owns.
+    """
+    plan = Plan()
+    problems: list[Problem] = []
+    inside = Boundary(repo)
+    seen: dict[str, str] = {}  # resolved path -> the rendered path that claimed it
+    for rel in sorted(files, key=path_order):
+        file = files[rel]
+        text = file.text
+        key = "flux.output" if file.owner is Owner.SHARED else "cluster"
+        try:
+            target = inside.real_rel(rel)
+        except Outside as why:
+            problems.append(Problem(f"{rel} {why}", file=owner_of(text), key=key,
+                                    hint="remove the symlink or change the path"))
+            continue
+        if target in seen:
+            problems.append(Problem(f"{rel} and {seen[target]} are one file ({inside.relative(target)}) through a symlink",
+                                    file=owner_of(text), key=key, hint="give each rendered file its own path"))
+            continue
+        seen[target] = rel
+        real = inside.relative(target)
         try:
             info: os.stat_result | None = os.lstat(target)
         except OSError:
             info = None
-        if info is not None and stat.S_ISLNK(info.st_mode):
-            target = os.path.realpath(target)
-            try:
-                info = os.stat(target)
-            except OSError:
-                info = None
-        if target != self.root and not target.startswith(self._inside):
-            raise UsageError(Problem(f"{rel} resolves outside the repository ({target})", hint="remove the symlink or change the path"))
-        return target, info
-
-
-def plan_tree(files: Mapping[str, RenderedFile], repo: Path, *, check: bool = False) -> Plan:
-    """Compare rendered files with the disk.
-
-    With `check`, a foreign file at a target path is drift like any other difference.
-
-    Raises:
-        UsageError: a target path escapes the repo or (not `check`) holds a file coredns-gen
-            did not write outside the overlay folders.
-    """
-    plan = Plan()
-    problems: list[Problem] = []
-    inside = _Resolver(repo)
-    for rel in sorted(files, key=path_order):
-        file = files[rel]
-        text = file.text
-        target, info = inside(rel)
         if info is not None and stat.S_ISREG(info.st_mode):
             with open(target, encoding="utf-8", errors="replace") as handle:
                 current = handle.read()
             if current == text:
-                plan.unchanged.append(rel)
+                plan.unchanged.append(real)
                 continue
-            if not check and file.owner is Owner.SHARED and not _generated(Path(target)):
-                problems.append(Problem(f"{rel} exists and was not generated by coredns-gen; refusing to overwrite it",
-                                        file=str(rel), hint="move your file away, or point the values at another path"))
+            refused = None if check else _not_ours(file, current, inside)
+            if refused is not None:
+                problems.append(Problem(f"{real} {refused[0]}", file=real, hint=refused[1]))
                 continue
         elif info is not None:
-            problems.append(Problem(f"{rel} exists and is not a file", file=str(rel), hint="remove it or choose another path"))
+            problems.append(Problem(f"{real} exists and is not a file", file=real, hint="remove it or choose another path"))
             continue
-        plan.writes[rel] = text
+        plan.writes[real] = text
     if problems:
         raise UsageError(problems)
-    _scan_folders(plan, files, repo)
+    _scan_folders(plan, files, inside)
     if check:
         state = journal.pending(repo)
         if state is not None:
-            plan.interrupted = max(1, len(state.get("writes", [])) + len(state.get("deletes", [])))  # type: ignore[arg-type]
+            plan.interrupted = max(1, len(state.writes) + len(state.deletes))
     return plan
+
+
+def _not_ours(file: RenderedFile, current: str, inside: Boundary) -> tuple[str, str] | None:
+    """(why, fix) when the file on disk is not this values file's to overwrite, else None.
+
+    Its first line is the ownership record (`# Generated by coredns-gen from <values>`). A file
+    without one is a user's at a shared path (refused) and ours, rewritten by hand, in an
+    overlay folder (drift). A file another values file owns is refused while that values file
+    exists (a renamed or deleted values file leaves its files to whoever renders them next).
+    """
+    owner, mine = owner_of(current), owner_of(file.text)
+    if owner is None:
+        if file.owner is Owner.SHARED:
+            return ("exists and was not generated by coredns-gen; refusing to overwrite it",
+                    "move your file away, or point the values at another path")
+        return None
+    if mine is None or owner == mine:
+        return None
+    try:
+        theirs = inside.real(owner)
+        same = theirs == inside.real(mine)
+    except Outside:
+        return None  # a header naming no file of this repository owns nothing here
+    if same or not os.path.isfile(theirs):
+        return None
+    return (f"was generated from {owner}, which still exists; {mine} would overwrite it",
+            f"give each cluster its own name and flux.output (or delete {owner} and the files it rendered first)")
 
 
 def _ours_temp(name: str, rendered: set[str]) -> bool:
@@ -139,28 +162,34 @@ def _ours_temp(name: str, rendered: set[str]) -> bool:
     return old is not None and old[1] in rendered
 
 
-def _scan_folders(plan: Plan, files: Mapping[str, RenderedFile], repo: Path) -> None:
-    """One listing per rendered folder: temps of ours left there, and (overlay folders) files an
-    earlier render generated that this one does not."""
+def _scan_folders(plan: Plan, files: Mapping[str, RenderedFile], inside: Boundary) -> None:
+    """One listing per rendered folder: temps of ours left there, and (overlay folders) files the
+    same values file rendered earlier and this render does not (its own, by their first line;
+    regular files only, never through a symlink)."""
     by_folder: dict[str, set[str]] = {}
-    overlay: set[str] = set()
+    overlay: dict[str, str | None] = {}  # overlay folder -> the values file that renders it
     for rel, rendered_file in files.items():
         folder, name = posixpath.split(rel)
         by_folder.setdefault(folder, set()).add(name)
         if rendered_file.owner is Owner.OVERLAY:
-            overlay.add(folder)
+            overlay[folder] = overlay.get(folder) or owner_of(rendered_file.text)
     for folder in sorted(by_folder, key=path_order):
         try:
-            entries = sorted(os.scandir(os.path.join(repo, folder)), key=lambda e: e.name)
-        except OSError:
-            continue  # not there yet (or not a folder: plan_tree reported the files in it)
+            real = inside.real(folder)
+            entries = sorted(os.scandir(real), key=lambda e: e.name)
+        except (Outside, OSError):
+            continue  # not there yet (or not a folder, or outside: plan_tree reported the files in it)
         rendered = by_folder[folder]
+        shown = inside.relative(real)
+        prefix = "" if shown == "." else f"{shown}/"
+        mark = f"{GENERATED_MARK} from {overlay[folder]}. " if overlay.get(folder) else None
         for entry in entries:
-            rel = f"{folder}/{entry.name}"
+            rel = f"{prefix}{entry.name}"
             if _ours_temp(entry.name, rendered):
                 if entry.is_file(follow_symlinks=False):
                     plan.leftovers.append(rel)
-            elif folder in overlay and entry.name not in rendered and entry.is_file() and _generated(Path(entry.path)):
+            elif mark is not None and entry.name not in rendered and entry.is_file(follow_symlinks=False) \
+                    and _first_line(entry.path).startswith(mark):
                 plan.deletes.append(rel)
 
 
@@ -183,16 +212,17 @@ def write_new(path: Path, text: str, repo: Path) -> str:
         UsageError: the path is outside the repository or already exists.
         SystemFailure: the system refused the write.
     """
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
     root = os.path.realpath(repo)
-    target = os.path.join(folder, os.path.basename(path))
-    if not (folder + os.sep).startswith(root.rstrip(os.sep) + os.sep):
-        raise UsageError(Problem(f"{os.path.abspath(path)} is outside the repository {root}", key="--output",
+    absolute = os.path.abspath(path)
+    if not (os.path.realpath(absolute) + os.sep).startswith(root.rstrip(os.sep) + os.sep):
+        raise UsageError(Problem(f"{absolute} is outside the repository {root}", key="--output",
                                  hint="write the values file inside the GitOps repository, e.g. -o dns/<cluster>.yaml (or pass --repo)"))
+    target = resolved(repo, absolute, shown=absolute, key="--output",
+                      hint="write the values file inside the GitOps repository, e.g. -o dns/<cluster>.yaml (or pass --repo)")
     rel = os.path.relpath(target, root)
     try:
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except FileExistsError:
         raise UsageError(Problem(f"{rel} already exists", key="--output", hint="choose another --output or remove the file")) from None
     except OSError as err:

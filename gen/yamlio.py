@@ -269,6 +269,11 @@ class AliasError(ValueError):
     """A collection reached twice: YAML anchors and aliases (and alias bombs) are not followed."""
 
 
+class KeyTypeError(ValueError):
+    """A mapping key that is not a string (a number, null, a list): every document we read keys
+    by name, so the fast path refuses and ruamel's path says where."""
+
+
 class UnprintableScalarError(ValueError):
     """A string holding a line break, tab or other non-printable character: values files take
     the ruamel path then, which checks them and can say where they are."""
@@ -301,6 +306,8 @@ def _construct(node: yaml.Node, seen: set[int]) -> Any:
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = _construct(key_node, seen)
+            if key.__class__ is not str:
+                raise KeyTypeError(key_node.start_mark)
             if key in mapping:
                 raise DuplicateKeyError(key_node.start_mark)
             mapping[key] = _construct(value_node, seen)

@@ -1,9 +1,10 @@
 """A real fleet render killed at random moments (seeded): every cluster's files stay all old or
 all new, or the interrupted render is reported as drift and the next render finishes it.
 
-The fleet: FLEET k3s clusters rendered from dns1/ (old), then re-rendered from dns2/ (new), whose
-files differ in every generated file (the header names the values file) and drop one file per
-cluster (the PrometheusRule), so writes and removals are both interrupted. A third of the kills
+The fleet: FLEET k3s clusters rendered from dns/ -> dns1/ (old), then re-rendered from dns/ -> dns2/
+(new: the symlink swapped, so one values file owns each cluster's files throughout), whose values
+differ for every cluster and drop one file per cluster (the PrometheusRule), so writes and
+removals are both interrupted. A third of the kills
 land at a uniform moment of a whole render, a third while temps are written (a random delay
 after the journal appears), a third while they are renamed (after it says `committed`). KILLS (env COREDNS_GEN_KILLS) kills; the figures are printed (-s shows them).
 """
@@ -38,7 +39,12 @@ def _values(name: str, new: bool) -> str:
 
 
 def _cmd(repo: Path, version: int, *extra: str) -> list[str]:
-    files = [str(p.relative_to(repo)) for p in sorted((repo / f"dns{version}").glob("*.yaml"))]
+    """The command that renders `version`, with dns/ pointed at its folder now."""
+    link = repo / "dns.tmp"
+    link.unlink(missing_ok=True)
+    link.symlink_to(f"dns{version}")
+    os.replace(link, repo / "dns")
+    files = [f"dns/{p.name}" for p in sorted((repo / f"dns{version}").glob("*.yaml"))]
     return [sys.executable, "-m", "gen", "render", *extra, *files]
 
 
@@ -75,8 +81,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dic
         for i in range(FLEET):
             (repo / f"dns{version}/c{i:04d}.yaml").write_text(_values(f"c{i:04d}", version == 2))
     for version in (2, 1):
-        proc = subprocess.run([sys.executable, "-m", "gen", "render", *map(str, sorted((repo / f"dns{version}").glob("*.yaml")))],
-                              cwd=repo, env=ENV, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(_cmd(repo, version), cwd=repo, env=ENV, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         if version == 2:
             new = _by_cluster(_generated(repo))
