@@ -50,7 +50,7 @@ def _collisions(claims: list[Claim]) -> list[Problem]:
     return problems
 
 
-Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem]]
+Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem], list[str]]
 
 
 def _load_and_render(paths: list[Path], repo: Path) -> Share:
@@ -58,21 +58,24 @@ def _load_and_render(paths: list[Path], repo: Path) -> Share:
     claims: list[Claim] = []
     files: dict[str, RenderedFile] = {}
     problems: list[Problem] = []
+    notices: list[str] = []
     for path in paths:
         try:
             values = load_values(path, repo=repo)
+            notices += values.notices
             files.update((f.path, f) for f in render_cluster(values))
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
         except RenderedValuesError as err:
             problems.extend(render_check.place(err, read_document(path, values.source)))
         except GenError as err:
             problems.extend(err.problems)
-    return claims, files, problems
+    return claims, files, problems, notices
 
 
-def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
+def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None) -> dict[str, RenderedFile]:
     """Every file the values render, keyed by repo-relative POSIX path, in path order, in
-    memory, validated; nothing is written here.
+    memory, validated; nothing is written here. `notices` (when given) receives the warnings
+    for stderr, in argument order: what was assumed for releases newer than the tables.
 
     A fleet (PARALLEL_FROM files or more) is cut into chunks in argument order that the
     machine's cores render, merged back in that order: the output does not depend on the split.
@@ -91,6 +94,8 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
         raise ValuesError(problems)
+    if notices is not None:
+        notices += [notice for part in parts for notice in part[3]]
     files: dict[str, RenderedFile] = {}
     for part in parts:
         files.update(part[1])

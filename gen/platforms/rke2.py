@@ -23,7 +23,7 @@ from gen import yamlio
 from gen.corefile import Directive, parse_corefile, parse_directives
 from gen.corefile.model import quote
 from gen.errors import Problem
-from gen.platforms import rke2_chart
+from gen.platforms import newer, rke2_chart
 from gen.platforms.base import At, ImportPoint, ObjectRef, keys_not_applicable
 from gen.rendered import Obj
 from gen.spec import Values
@@ -71,8 +71,26 @@ def _release(text: str) -> str:
     return text if text.startswith("v") else "v" + text
 
 
+def _order(release: str) -> tuple[int, ...]:
+    """Release order: the Kubernetes patch, then the rke2rN revision."""
+    revision = release.rsplit("rke2r", 1)[1] if "rke2r" in release else "0"
+    return (*parse_version(release), int(revision) if revision.isdigit() else 0)
+
+
+def stand_in(release: str) -> str | None:
+    if _release(release) in CHARTS:
+        return release
+    return newer.stand_in(_release(release), CHARTS, _order)
+
+
+def newest_release() -> str:
+    return max(CHARTS, key=_order)
+
+
 def chart_of(release: str) -> str | None:
-    return CHARTS.get(_release(release))
+    """The chart the release pins (a later patch: its stand-in's, gen/platforms/newer.py)."""
+    chosen = stand_in(release)
+    return CHARTS[_release(chosen)] if chosen else None
 
 
 @functools.lru_cache(maxsize=None)
