@@ -70,7 +70,7 @@ def assumed(platform: str, release: str, pinned: bool) -> str | None:
         return None
     if stood_in is None or stood_in == release:
         return None
-    return newer.assumption(platform, release, stood_in, None if pinned else chosen.coredns_for(stood_in))
+    return newer.assumption(platform, release, stood_in, None if pinned else chosen.coredns_for(release))
 
 
 def beyond_tables(platform: str, release: str) -> tuple[str, str] | None:
