@@ -6,7 +6,8 @@ JSON schema that differs per add-on version (additional properties refused). So 
 whole Corefile EKS ships (eksctl's copy of the add-on manifests: the same in EKS 1.28–1.36) with
 the seed-000 forward pair and the extra zones, merge the user's other configurationValues, and
 validate the result against the add-on's own schema for `platformVersion` (vendored in
-gen/data/eks/; an add-on version we hold no schema for is refused, never guessed). The JSON is
+gen/data/eks/; a later build of a CoreDNS minor we hold takes the newest held schema of that
+minor, with a warning, gen/platforms/newer.py; any other add-on version is refused). The JSON is
 written for `aws eks update-addon --configuration-values file://…`, eksctl or Terraform, and,
 when `eks.ack` asks, carried by an ACK `Addon` so Flux can deliver it. The add-on version is the
 CoreDNS version (v1.11.1-eksbuild.8 runs CoreDNS 1.11.1).
