@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from gen import flux
 from gen.corefile.facts import fqdn, kubernetes_zones, shadowed
 from gen.errors import Problem
-from gen.platforms import PLATFORMS, REFUSED, get
+from gen.platforms import PLATFORMS, REFUSED, beyond_tables, get
 from gen.platforms.base import At, Platform
 from gen.platforms.custom import root_forward_overrides
 from gen.platforms.stock import overrides_after_root_forward
@@ -42,7 +42,7 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         line, col = locate(data, path)
         return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
 
-    version_problem = platform.check_version(values)
+    version_problem = beyond_tables(values.platform, values.platform_version) or platform.check_version(values)
     if version_problem:
         problems.append(at(["platformVersion"], *version_problem))
         return problems  # everything below depends on knowing the release

@@ -140,7 +140,10 @@ def render(
         root = _repo(repo)
         cwd = Path.cwd()
         paths = [cwd / p for p in values] if values else values_from_config(root)  # cwd / an absolute path is that path
-        files = render_files(paths, root)
+        notices: list[str] = []
+        files = render_files(paths, root, notices)
+        for notice in notices:  # before the writes: an assumption is read even when nothing changed
+            typer.echo(f"warning: {notice}", err=True)
         with render_lock(root, shared=check):
             if not check:
                 finished = recover(root)

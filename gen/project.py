@@ -57,7 +57,7 @@ def _claimed_twice(rel: str, source: str | None, other: str | None) -> Problem:
                    hint="give each cluster its own flux.output, outside every overlay folder")
 
 
-Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem]]
+Share = tuple[list[Claim], dict[str, RenderedFile], list[Problem], list[str]]
 
 
 def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share:
@@ -65,9 +65,11 @@ def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share
     claims: list[Claim] = []
     files: dict[str, RenderedFile] = {}
     problems: list[Problem] = []
+    notices: list[str] = []
     for path in paths:
         try:
             values = load_values(path, repo=repo, boundary=boundary)
+            notices += values.notices
             for f in render_cluster(values):
                 other = files.get(f.path)
                 if other is not None and other.owner is not f.owner:  # (same owner kind: _collisions says it)
@@ -80,12 +82,13 @@ def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share
             raise  # a tool that cannot judge (the Corefile helper missing) is exit 3 for the run, not bad input
         except GenError as err:
             problems.extend(err.problems)
-    return claims, files, problems
+    return claims, files, problems, notices
 
 
-def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
+def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None) -> dict[str, RenderedFile]:
     """Every file the values render, keyed by repo-relative POSIX path, in path order, in
-    memory, validated; nothing is written here.
+    memory, validated; nothing is written here. `notices` (when given) receives the warnings
+    for stderr, in argument order: what was assumed for releases newer than the tables.
 
     A fleet (PARALLEL_FROM files or more) is cut into chunks in argument order that the
     machine's cores render, merged back in that order: the output does not depend on the split.
@@ -105,6 +108,8 @@ def render_files(paths: list[Path], repo: Path) -> dict[str, RenderedFile]:
     problems = [p for part in parts for p in part[2]] + _collisions(claims)
     if problems:
         raise ValuesError(problems)
+    if notices is not None:
+        notices += [notice for part in parts for notice in part[3]]
     files: dict[str, RenderedFile] = {}
     for part in parts:
         for rel, file in part[1].items():

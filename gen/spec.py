@@ -109,6 +109,8 @@ class Values(NamedTuple):
     alert: Alert = Alert()
     rke2: Rke2 = Rke2()
     eks: Eks = Eks()
+    # Warnings for stderr: what was assumed for a release newer than the tables (gen/platforms/newer.py).
+    notices: tuple[str, ...] = ()
 
     @property
     def overlay_dir(self) -> str:

@@ -19,7 +19,7 @@ from gen.boundary import Boundary, inside
 from gen.checks import check_values, refused_platform
 from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
-from gen.platforms import default_coredns_version
+from gen.platforms import assumed, default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
 from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
 
@@ -217,9 +217,10 @@ def _freeze(d: Any, shown: str) -> Values:
               if ack is not None else None)
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))
+    notice = assumed(platform, str(d["platformVersion"]), pinned=bool(version))
     return Values(
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
-        rke2=rke2, eks=eks,
+        rke2=rke2, eks=eks, notices=(f"{shown}: {notice}",) if notice else (),
     )

@@ -67,9 +67,10 @@ def test_only_the_resolv_conf_forward_changes(tmp_path: Path) -> None:
 
 
 def test_unknown_add_on_version_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    (line,) = render_refused(tmp_path, EXAMPLE.replace("v1.10.1-eksbuild.11", "v1.12.1-eksbuild.2"))
+    """CoreDNS 1.9: a minor below the newest, with no schema of its own to borrow from."""
+    (line,) = render_refused(tmp_path, EXAMPLE.replace("v1.10.1-eksbuild.11", "v1.9.3-eksbuild.2"))
     assert line.startswith("v.yaml:7:18: platformVersion: no configuration schema vendored for EKS CoreDNS add-on version "
-                           "v1.12.1-eksbuild.2 — fix: use one of v1.8.7-eksbuild.2, v1.10.1-eksbuild.11, v1.11.1-eksbuild.8, ")
+                           "v1.9.3-eksbuild.2 — fix: use one of v1.8.7-eksbuild.2, v1.10.1-eksbuild.11, v1.11.1-eksbuild.8, ")
 
 
 def test_a_key_that_versions_schema_lacks_is_refused_at_its_line(tmp_path: Path) -> None:

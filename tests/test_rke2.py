@@ -51,9 +51,10 @@ def test_main_corefile_names_the_cluster_domain_as_the_chart_does(tmp_path: Path
 
 
 def test_unknown_release_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    (line,) = render_refused(tmp_path, EXAMPLE.replace("v1.34.10+rke2r1", "v1.34.11+rke2r1"))
-    assert line.startswith("v.yaml:6:18: platformVersion: unknown RKE2 release v1.34.11+rke2r1 — fix: write it as `rke2 --version` prints it; known: v1.32: ")
-    assert "v1.34.10+rke2r1" in line
+    """v1.34.0+rke2r1 was never tagged: older than every known 1.34 release, so no stand-in."""
+    (line,) = render_refused(tmp_path, EXAMPLE.replace("v1.34.10+rke2r1", "v1.34.0+rke2r1"))
+    assert line.startswith("v.yaml:6:18: platformVersion: unknown RKE2 release v1.34.0+rke2r1 — fix: write it as `rke2 --version` prints it; known: v1.32.0+rke2r1 … v1.32.13+rke2r2, ")
+    assert "v1.34.1+rke2r1 … v1.34.10+rke2r1" in line
 
 
 def test_nodelocal_cannot_carry_the_upstream_forwards(tmp_path: Path) -> None:

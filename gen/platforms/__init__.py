@@ -7,7 +7,7 @@ what to do instead (asked for by name, they are refused rather than called unkno
 from __future__ import annotations
 
 from gen.errors import Problem, UsageError
-from gen.platforms import aks, eks, gardener, k3s, kubeadm, rke2, talos
+from gen.platforms import aks, eks, gardener, k3s, kubeadm, newer, rke2, talos
 from gen.platforms.base import Platform, Refused
 
 PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks, "kubeadm": kubeadm,
@@ -56,3 +56,27 @@ def default_coredns_version(platform: str, platform_version: str) -> str | None:
     except (KeyError, ValueError):
         return None
     return str(found) if found else None
+
+
+def assumed(platform: str, release: str, pinned: bool) -> str | None:
+    """The warning for a release that takes a known release's facts (None: it is known, or not
+    served); `pinned` when the values set `corednsVersion:` (only the layout is assumed then)."""
+    chosen = PLATFORMS.get(platform)
+    if chosen is None:
+        return None
+    try:
+        stood_in = chosen.stand_in(release)
+    except ValueError:  # not a version: check_version reports it
+        return None
+    if stood_in is None or stood_in == release:
+        return None
+    return newer.assumption(platform, release, stood_in, None if pinned else chosen.coredns_for(release))
+
+
+def beyond_tables(platform: str, release: str) -> tuple[str, str] | None:
+    """(problem, hint) for a minor newer than every one the platform's tables hold."""
+    chosen = PLATFORMS[platform]
+    try:
+        return newer.beyond(platform, release, chosen.releases(), chosen.newest_release())
+    except ValueError:  # not a version: check_version reports it
+        return None

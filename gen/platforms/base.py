@@ -82,6 +82,16 @@ class Platform(Protocol):
         source says. A string, not a Version: RKE2's v1.33.13+rke2r1 and +rke2r2 differ."""
         ...
 
+    def stand_in(self, release: str) -> str | None:
+        """The known release whose facts `release` takes: itself when the tables hold it, the
+        newest known release of its minor below it for a later patch (gen/platforms/newer.py),
+        None when the tables hold no release of its minor at or below it."""
+        ...
+
+    def newest_release(self) -> str:
+        """The newest release the tables hold, as a user writes it (for the refusal of a newer minor)."""
+        ...
+
     def check_version(self, values: Values) -> tuple[str, str] | None:
         """(problem, hint) when the release is not one we hold facts for."""
         ...

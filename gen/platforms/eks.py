@@ -6,7 +6,8 @@ JSON schema that differs per add-on version (additional properties refused). So 
 whole Corefile EKS ships (eksctl's copy of the add-on manifests: the same in EKS 1.28–1.36) with
 the seed-000 forward pair and the extra zones, merge the user's other configurationValues, and
 validate the result against the add-on's own schema for `platformVersion` (vendored in
-gen/data/eks/; an add-on version we hold no schema for is refused, never guessed). The JSON is
+gen/data/eks/; a later build of a CoreDNS minor we hold takes the newest held schema of that
+minor, with a warning, gen/platforms/newer.py; any other add-on version is refused). The JSON is
 written for `aws eks update-addon --configuration-values file://…`, eksctl or Terraform, and,
 when `eks.ack` asks, carried by an ACK `Addon` so Flux can deliver it. The add-on version is the
 CoreDNS version (v1.11.1-eksbuild.8 runs CoreDNS 1.11.1).
@@ -21,6 +22,7 @@ from importlib import resources
 from typing import Any, Mapping
 
 from gen.errors import Problem
+from gen.platforms import newer
 from gen.platforms.base import COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT, At, ImportPoint, ObjectRef, keys_not_applicable
 from gen.platforms.stock_edit import with_forward_pair
 from gen.rendered import Obj
@@ -62,9 +64,27 @@ def _release(text: str) -> str:
     return text if text.startswith("v") else "v" + text
 
 
+def _order(release: str) -> tuple[int, ...]:
+    """Add-on order: the CoreDNS version, then the eksbuild number."""
+    build = release.rsplit(".", 1)[1] if "-eksbuild." in release else "0"
+    return (*parse_version(release), int(build) if build.isdigit() else 0)
+
+
+def stand_in(release: str) -> str | None:
+    """A later add-on build (or CoreDNS patch) of a known minor takes the newest known schema below it."""
+    if _release(release) in KNOWN:
+        return release
+    return newer.stand_in(_release(release), KNOWN, _order)
+
+
+def newest_release() -> str:
+    return max(KNOWN, key=_order)
+
+
 @functools.lru_cache(maxsize=None)
 def schema(release: str) -> Mapping[str, Any]:
-    text = resources.files("gen").joinpath(f"data/eks/{KNOWN[_release(release)]}").read_text(encoding="utf-8")
+    """The add-on's configuration schema (a later build: its stand-in's)."""
+    text = resources.files("gen").joinpath(f"data/eks/{KNOWN[_release(str(stand_in(release)))]}").read_text(encoding="utf-8")
     return dict(json.loads(text))
 
 
@@ -77,7 +97,8 @@ def releases() -> tuple[Version, ...]:
 
 
 def coredns_for(release: str) -> Version | None:
-    return parse_version(release) if _release(release) in KNOWN else None
+    """The add-on version names the CoreDNS it runs (v1.11.4-eksbuild.28 runs 1.11.4)."""
+    return parse_version(release) if stand_in(release) else None
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -85,7 +106,7 @@ def kubernetes_version(values: Values) -> str | None:
 
 
 def check_version(values: Values) -> tuple[str, str] | None:
-    if _release(values.platform_version) not in KNOWN:
+    if stand_in(values.platform_version) is None:
         return (f"no configuration schema vendored for EKS CoreDNS add-on version {values.platform_version}",
                 f"use one of {known_releases()}, or vendor the schema of yours (`aws eks describe-addon-configuration "
                 "--addon-name coredns --addon-version V --query configurationSchema --output text`) into gen/data/eks/")

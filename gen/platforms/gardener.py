@@ -8,8 +8,9 @@ Gardener documents (gardener/gardener docs/usage/networking/custom-dns-config.md
   `.server` block must bind `zone:8053` to answer the pods' ordinary queries;
 - `import custom/*.override` comes *before* Gardener's `forward . /etc/resolv.conf` (AKS:
   after), so `upstream:` works as on k3s: an override forward with `next` into Gardener's own;
-- with NodeLocalDNS, non-cluster queries bypass CoreDNS unless the Shoot sets
-  `spec.systemComponents.nodeLocalDNS.disableForwardToUpstreamDNS: true`;
+- with NodeLocalDNS before Gardener v1.128, non-cluster queries bypass CoreDNS unless the Shoot
+  sets `spec.systemComponents.nodeLocalDNS.disableForwardToUpstreamDNS: true`; from v1.128
+  node-local-dns imports `custom/*.override` itself (nodelocaldns/resources.go at v1.128.0);
 - upstreams must listen on 53 (the shoot's network policies), other ports need extra policies.
 Gardener's resource manager reconciles the coredns ConfigMap and Deployment, so the repo merges
 its keys into coredns-custom with `ssa: Merge` and never prunes it.
@@ -63,6 +64,8 @@ TABLE = MinorTable({minor: None for minor in KUBERNETES})  # CoreDNS follows the
 known_releases = TABLE.known
 releases = TABLE.releases
 coredns_for = TABLE.coredns_for
+stand_in = TABLE.stand_in
+newest_release = TABLE.newest_release
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from gen import yamlio
 from gen.errors import Problem
+from gen.platforms import newer
 from gen.platforms.base import (
     COREDNS_CONFIGMAP,
     COREDNS_DEPLOYMENT,
@@ -67,8 +68,20 @@ def releases() -> tuple[Version, ...]:
     return tuple(COREDNS)
 
 
+def stand_in(release: str) -> str | None:
+    """k3s's tables are keyed by the Kubernetes patch (`+k3sN` does not change CoreDNS)."""
+    if parse_version(release) in COREDNS:
+        return release
+    return newer.stand_in(release, (f"v{v}+k3s1" for v in COREDNS), lambda r: tuple(parse_version(r)))
+
+
+def newest_release() -> str:
+    return f"v{max(COREDNS)}+k3s1"
+
+
 def coredns_for(release: str) -> Version | None:
-    return COREDNS.get(parse_version(release))
+    chosen = stand_in(release)
+    return COREDNS[parse_version(chosen)] if chosen else None
 
 
 def override_after_forward(release: Version) -> bool | None:

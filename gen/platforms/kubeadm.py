@@ -72,6 +72,8 @@ TABLE = MinorTable(COREDNS, "v", ".x")
 known_releases = TABLE.known
 releases = TABLE.releases
 coredns_for = TABLE.coredns_for
+stand_in = TABLE.stand_in
+newest_release = TABLE.newest_release
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -22,6 +22,15 @@ class MinorTable(NamedTuple):
     def releases(self) -> tuple[Version, ...]:
         return tuple(Version(a, b, 0) for a, b in sorted(self.coredns))
 
+    def stand_in(self, release: str) -> str | None:
+        """A row is a whole minor: any patch of a known minor is known."""
+        v = parse_version(release)
+        return release if (v.major, v.minor) in self.coredns else None
+
+    def newest_release(self) -> str:
+        a, b = max(self.coredns)
+        return f"{self.prefix}{a}.{b}{self.suffix}"
+
     def coredns_for(self, release: str) -> Version | None:
         v = parse_version(release)
         return self.coredns.get((v.major, v.minor))

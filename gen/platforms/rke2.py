@@ -23,7 +23,7 @@ from gen import yamlio
 from gen.corefile import Directive, parse_corefile, parse_directives
 from gen.corefile.model import quote
 from gen.errors import Problem
-from gen.platforms import rke2_chart
+from gen.platforms import newer, rke2_chart
 from gen.platforms.base import At, ImportPoint, ObjectRef, keys_not_applicable
 from gen.rendered import Obj
 from gen.spec import Values
@@ -42,21 +42,31 @@ NEVER_TOUCH: tuple[ObjectRef, ...] = (
 )
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 SERVER_PORT = 53
-NEXT_HINT = "upgrade RKE2 (every release we know ships CoreDNS ≥ 1.14.1), or set `corednsVersion:` to the image tag it runs"
+NEXT_HINT = "upgrade RKE2 (every release we know ships CoreDNS ≥ 1.12.0), or set `corednsVersion:` to the image tag it runs"
 
 # RKE2 release -> the rke2-coredns chart it pins (rancher/rke2 · charts/chart_versions.yaml at
-# each release tag, read 2026-12-01 from rancher/rke2@6ce1a801). The CoreDNS it runs is the
+# each release tag: every non-rc tag of minors 1.32 and later in rancher/rke2@6ce1a801). The CoreDNS it runs is the
 # chart's image.tag (rancher/hardened-coredns:vX.Y.Z-buildN), read from the vendored values.
 CHARTS: dict[str, str] = {
-    "v1.32.12+rke2r1": "1.45.201", "v1.32.13+rke2r1": "1.45.201", "v1.32.13+rke2r2": "1.45.205",
-    "v1.33.8+rke2r1": "1.45.201", "v1.33.9+rke2r1": "1.45.201", "v1.33.10+rke2r1": "1.45.205",
-    "v1.33.10+rke2r2": "1.45.205", "v1.33.10+rke2r3": "1.45.205", "v1.33.11+rke2r1": "1.45.209",
-    "v1.33.12+rke2r1": "1.45.212", "v1.33.12+rke2r2": "1.45.212", "v1.33.13+rke2r1": "1.46.002",
-    "v1.33.13+rke2r2": "1.46.201",
-    "v1.34.4+rke2r1": "1.45.201", "v1.34.5+rke2r1": "1.45.201", "v1.34.6+rke2r1": "1.45.205",
-    "v1.34.6+rke2r2": "1.45.205", "v1.34.6+rke2r3": "1.45.205", "v1.34.7+rke2r1": "1.45.209",
-    "v1.34.8+rke2r1": "1.45.212", "v1.34.8+rke2r2": "1.45.212", "v1.34.9+rke2r1": "1.46.002",
-    "v1.34.10+rke2r1": "1.46.201",
+    "v1.32.0+rke2r1": "1.36.102", "v1.32.1+rke2r1": "1.36.102", "v1.32.2+rke2r1": "1.36.102",
+    "v1.32.3+rke2r1": "1.39.100", "v1.32.4+rke2r1": "1.39.201", "v1.32.5+rke2r1": "1.42.000",
+    "v1.32.6+rke2r1": "1.42.302", "v1.32.7+rke2r1": "1.42.302", "v1.32.8+rke2r1": "1.43.101",
+    "v1.32.9+rke2r1": "1.43.302", "v1.32.10+rke2r1": "1.44.300", "v1.32.11+rke2r1": "1.45.003",
+    "v1.32.11+rke2r2": "1.45.008", "v1.32.11+rke2r3": "1.45.008", "v1.32.12+rke2r1": "1.45.201",
+    "v1.32.13+rke2r1": "1.45.201", "v1.32.13+rke2r2": "1.45.205",
+    "v1.33.0+rke2r1": "1.39.201", "v1.33.1+rke2r1": "1.42.000", "v1.33.2+rke2r1": "1.42.302",
+    "v1.33.3+rke2r1": "1.42.302", "v1.33.4+rke2r1": "1.43.101", "v1.33.5+rke2r1": "1.43.302",
+    "v1.33.6+rke2r1": "1.44.300", "v1.33.7+rke2r1": "1.45.003", "v1.33.7+rke2r2": "1.45.008",
+    "v1.33.7+rke2r3": "1.45.008", "v1.33.8+rke2r1": "1.45.201", "v1.33.9+rke2r1": "1.45.201",
+    "v1.33.10+rke2r1": "1.45.205", "v1.33.10+rke2r2": "1.45.205", "v1.33.10+rke2r3": "1.45.205",
+    "v1.33.11+rke2r1": "1.45.209", "v1.33.12+rke2r1": "1.45.212", "v1.33.12+rke2r2": "1.45.212",
+    "v1.33.13+rke2r1": "1.46.002", "v1.33.13+rke2r2": "1.46.201",
+    "v1.34.1+rke2r1": "1.43.302", "v1.34.2+rke2r1": "1.44.300", "v1.34.3+rke2r1": "1.45.003",
+    "v1.34.3+rke2r2": "1.45.008", "v1.34.3+rke2r3": "1.45.008", "v1.34.4+rke2r1": "1.45.201",
+    "v1.34.5+rke2r1": "1.45.201", "v1.34.6+rke2r1": "1.45.205", "v1.34.6+rke2r2": "1.45.205",
+    "v1.34.6+rke2r3": "1.45.205", "v1.34.7+rke2r1": "1.45.209", "v1.34.8+rke2r1": "1.45.212",
+    "v1.34.8+rke2r2": "1.45.212", "v1.34.9+rke2r1": "1.46.002", "v1.34.10+rke2r1": "1.46.201",
+    "v1.35.0+rke2r1": "1.45.003", "v1.35.0+rke2r2": "1.45.008", "v1.35.0+rke2r3": "1.45.008",
     "v1.35.1+rke2r1": "1.45.201", "v1.35.2+rke2r1": "1.45.201", "v1.35.3+rke2r1": "1.45.205",
     "v1.35.3+rke2r2": "1.45.205", "v1.35.3+rke2r3": "1.45.205", "v1.35.4+rke2r1": "1.45.209",
     "v1.35.5+rke2r1": "1.45.212", "v1.35.5+rke2r2": "1.45.212", "v1.35.6+rke2r1": "1.46.002",
@@ -71,8 +81,26 @@ def _release(text: str) -> str:
     return text if text.startswith("v") else "v" + text
 
 
+def _order(release: str) -> tuple[int, ...]:
+    """Release order: the Kubernetes patch, then the rke2rN revision."""
+    revision = release.rsplit("rke2r", 1)[1] if "rke2r" in release else "0"
+    return (*parse_version(release), int(revision) if revision.isdigit() else 0)
+
+
+def stand_in(release: str) -> str | None:
+    if _release(release) in CHARTS:
+        return release
+    return newer.stand_in(_release(release), CHARTS, _order)
+
+
+def newest_release() -> str:
+    return max(CHARTS, key=_order)
+
+
 def chart_of(release: str) -> str | None:
-    return CHARTS.get(_release(release))
+    """The chart the release pins (a later patch: its stand-in's, gen/platforms/newer.py)."""
+    chosen = stand_in(release)
+    return CHARTS[_release(chosen)] if chosen else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -83,8 +111,13 @@ def chart_values(chart: str) -> Mapping[str, Any]:
 
 
 def known_releases() -> str:
+    """Per minor, the first and the last release the tables hold (every tag between is a row)."""
     minors = sorted({parse_version(r)[:2] for r in CHARTS})
-    return "; ".join(f"v{a}.{b}: " + ", ".join(r for r in CHARTS if parse_version(r)[:2] == (a, b)) for a, b in minors)
+    spans = []
+    for a, b in minors:
+        mine = sorted((r for r in CHARTS if parse_version(r)[:2] == (a, b)), key=_order)
+        spans.append(f"{mine[0]} … {mine[-1]}" if len(mine) > 1 else mine[0])
+    return ", ".join(spans)
 
 
 def releases() -> tuple[Version, ...]:

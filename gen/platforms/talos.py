@@ -65,13 +65,27 @@ def releases() -> tuple[Version, ...]:
     return tuple(Version(a, b, 0) for a, b in KNOWN)
 
 
-def coredns_for(release: str) -> Version | None:
-    """CoreDNS that a Talos release deploys by default, or None when FACTS.md has no figure."""
+def stand_in(release: str) -> str | None:
+    """A patch after the newest one the tables cover takes that one's CoreDNS."""
     v = parse_version(release)
     minor = (v.major, v.minor)
-    table = COREDNS.get(minor)
-    if table is None or v.patch > LAST_KNOWN_PATCH[minor]:
+    if minor not in COREDNS:
         return None
+    return release if v.patch <= LAST_KNOWN_PATCH[minor] else f"v{v.major}.{v.minor}.{LAST_KNOWN_PATCH[minor]}"
+
+
+def newest_release() -> str:
+    a, b = max(LAST_KNOWN_PATCH)
+    return f"v{a}.{b}.{LAST_KNOWN_PATCH[(a, b)]}"
+
+
+def coredns_for(release: str) -> Version | None:
+    """CoreDNS that a Talos release deploys by default (a later patch: the newest known one's)."""
+    known = stand_in(release)
+    if known is None:
+        return None
+    v = parse_version(known)
+    table = COREDNS[(v.major, v.minor)]
     chosen = table[0][1]
     for first_patch, coredns in table:
         if v.patch >= first_patch:
