@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from gen.errors import ToolError
 from gen.guard.repo.revision import Tree
-from gen.tools import HELPER_BUILD_HINT, HELPER_ENV, helper_binary
+from gen.tools import HELPER_BUILD_HINT, helper_binary
 
 PROTOCOL = 4  # tools/helper/build/batch.go Protocol
 BUILD_HINT = HELPER_BUILD_HINT
