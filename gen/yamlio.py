@@ -422,6 +422,13 @@ def _first_too_deep(events: Iterable[Any], limit: int, start: tuple[type[Any], .
     return None, None
 
 
+def past_parser_limit(err: BaseException) -> bool:
+    """A reader's own depth limit, not a syntax error: libyaml's (PyYAML >= 6.0.4 stops at 1000
+    levels: "exceeded maximum nesting depth") or Python's recursion limit (ruamel's composer,
+    PyYAML's pure-Python loader, json) a few hundred levels down. Either means "too deep"."""
+    return isinstance(err, RecursionError) or "maximum nesting depth" in str(getattr(err, "problem", None) or "")
+
+
 def deepest(text: str, limit: int) -> tuple[int | None, int | None]:
     """1-based line and column of the first collection nested deeper than `limit`, found from
     an event stream (flat, no recursion), or (None, None).

@@ -247,7 +247,7 @@ class Engine:
                 return key, Outcome(None, proc.stderr.strip() or f"exit {proc.returncode}")
             try:
                 docs = [d for d in yaml.load_all(proc.stdout, Loader=_Loader) if isinstance(d, dict)]
-            except yaml.YAMLError as err:
+            except (yaml.YAMLError, RecursionError) as err:  # RecursionError: PyYAML's pure-Python loader
                 return key, Outcome(None, f"kustomize printed unreadable YAML: {err}")
             return key, Outcome(docs)
 

@@ -94,7 +94,7 @@ def substitute(objects: list[dict[str, Any]], variables: Vars) -> list[dict[str,
                 # `replicas: ${N}` becomes a number, as in Flux's YAML-level substitution
                 try:
                     parsed = yaml.safe_load(text)
-                except yaml.YAMLError:
+                except (yaml.YAMLError, RecursionError):  # (safe_load is PyYAML's pure-Python loader: it recurses)
                     return text
                 return parsed if isinstance(parsed, (int, float, bool)) else text
             return text
