@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 
 from gen import yamlio
 from gen.cli import app
-from gen.guard import manifests
-from gen.guard.substitution import Vars, substitute
+from gen.guard.repo import manifests
 from tests.conftest import REPO_ROOT
 
 runner = CliRunner()
@@ -152,15 +151,6 @@ def test_the_guards_readers_say_unreadable_and_never_raise(monkeypatch: pytest.M
     assert manifests.generator_line(text, "x") is None
 
 
-@pytest.mark.parametrize("n", DEPTHS)
-def test_a_deep_substituted_value_stays_text(n: int) -> None:
-    """`replicas: ${N}` becomes a number only when N reads as one; PyYAML's pure-Python loader
-    recursing on a deep N means it does not."""
-    deep = "[" * n + "]" * n
-    objects = [{"kind": "Deployment", "spec": {"replicas": "${N}"}}]
-    assert substitute(objects, Vars(values=(("N", deep),), enabled=True)) == [{"kind": "Deployment", "spec": {"replicas": deep}}]
-
-
 def test_every_yaml_reader_is_covered_here() -> None:
     """A new reader of YAML (or JSON inside YAML) is added to the tests above, and then here."""
     readers = sorted(str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "gen").rglob("*.py")
@@ -170,9 +160,7 @@ def test_every_yaml_reader_is_covered_here() -> None:
     assert readers == [
         "gen/config.py",  # read_mapping: test_a_deep_config_file_is_bad_input
         "gen/document.py",  # the values and config files' reader: the tests above
-        "gen/guard/engine.py",  # kustomize's output: kustomize refuses deep input first; RecursionError caught
-        "gen/guard/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
-        "gen/guard/substitution.py",  # test_a_deep_substituted_value_stays_text
+        "gen/guard/repo/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
         "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
         "gen/platforms/k3s.py",  # our own vendored manifest only
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
