@@ -77,7 +77,8 @@ class _ViewFiles:
     def unpack(self) -> None:
         if self.unpacked:
             return
-        source = self.revision.on_disk()
+        # only the artifact's files of the revision are written (not its ignored images and archives)
+        source = self.revision.place([self.view.repo_path(p) for p in self.view.blobs])
         made: set[str] = set()
         for folder in self.view.entries:  # folders too: one may hold no file of the artifact
             os.makedirs(self.view.root / folder, exist_ok=True)
