@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
+from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
 
 _SHOWN = 5
@@ -28,7 +29,7 @@ class Coverage:
     unreached: list[str] = field(default_factory=list)
     unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
     empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
-    roots_how: str = "bootstrap"
+    roots_how: How = "bootstrap"
 
     @property
     def not_judged_count(self) -> int:
@@ -64,8 +65,9 @@ class Coverage:
         """Summary lines after the verdict line (none when everything was judged)."""
         out = []
         if self.roots_how == "fallback":
-            out.append("  roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found: every Kustomization "
-                       "no build produces is taken as a cluster root; name them in .coredns-gen.yaml guard.clusters")
+            out.append("  roots: no flux bootstrap (flux-system Kustomization), FluxInstance or bootstrap script found: "
+                       "every Kustomization no build produces is taken as a cluster root; `coredns-gen guard discover` "
+                       "shows them with the evidence, `--write` names them in .coredns-gen.yaml guard.clusters")
         if self.not_judged:
             shown = "; ".join(f"{ref} [{ref.cluster}]: {why}" for ref, why, _, _ in self.not_judged[:_SHOWN])
             more = f" (+{len(self.not_judged) - _SHOWN} more in --format json)" if len(self.not_judged) > _SHOWN else ""
@@ -84,7 +86,7 @@ class Coverage:
         return out
 
 
-def measure(head: Revision, base: Revision, unreached: list[str], how: str,
+def measure(head: Revision, base: Revision, unreached: list[str], how: How,
             where: dict[KsRef, tuple[str, int]]) -> Coverage:
     """Coverage of one run; `where` gives the file and line each Kustomization is written at."""
     cov = Coverage(unreached=list(unreached), roots_how=how)
