@@ -115,7 +115,7 @@ class GuardResult:
         """One deterministic line for logs: what was judged and what was found."""
         count = {s: sum(1 for f in self.findings if f.severity is s) for s in Severity}
         s = self.stats
-        guessed = ("roots guessed, no bootstrap found (confirm the clusters once: coredns-gen guard discover "
+        guessed = ("roots guessed, no bootstrap found (confirm the clusters once: coredns-gen guard --discover "
                    "--write); " if self.coverage.roots_how == "fallback" else "")
         return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: {guessed}"
                 f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "

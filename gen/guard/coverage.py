@@ -66,7 +66,7 @@ class Coverage:
         out = []
         if self.roots_how == "fallback":
             out.append("  roots: no flux bootstrap (flux-system Kustomization), FluxInstance or bootstrap script found: "
-                       "every Kustomization no build produces is taken as a cluster root; `coredns-gen guard discover` "
+                       "every Kustomization no build produces is taken as a cluster root; `coredns-gen guard --discover` "
                        "shows them with the evidence, `--write` names them in .coredns-gen.yaml guard.clusters")
         if self.not_judged:
             shown = "; ".join(f"{ref} [{ref.cluster}]: {why}" for ref, why, _, _ in self.not_judged[:_SHOWN])

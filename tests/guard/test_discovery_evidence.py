@@ -169,7 +169,7 @@ def test_a_guessed_root_on_another_repository_is_not_built_and_poisons_nothing(f
         ("networking/gateway-api-crd",
          "source GitRepository networking/gateway-api-crd is not this repository (https://github.com/kubernetes-sigs/gateway-api)")]
     first = result.summary().splitlines()[0]
-    assert "roots guessed" in first and "coredns-gen guard discover --write" in first
+    assert "roots guessed" in first and "coredns-gen guard --discover --write" in first
 
 
 # -- archives and entries commented out are never roots ------------------------------------------
@@ -271,3 +271,62 @@ def test_a_flux_instance_installed_by_a_tool_is_the_clusters_root(flux_repo, gua
     assert errors(result) == PRUNED
     assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
     assert result.coverage.unreached == ["kubernetes/attic/ks.yaml"]
+
+
+# -- guard --discover: what the guard believes, with its evidence; --write confirms it once --------
+def _cli(*args: str) -> tuple[int, str, str]:
+    from typer.testing import CliRunner
+
+    from gen.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_discover_names_each_cluster_with_its_evidence_and_what_is_not_judged(flux_repo):
+    import json
+
+    base = {**multi_tenancy("v1beta1"),
+            "clusters/staging/operator.yaml": """
+                apiVersion: fluxcd.controlplane.io/v1
+                kind: ResourceSet
+                metadata:
+                  name: tenants
+                  namespace: flux-system
+                spec:
+                  resources: []
+            """}
+    repo = flux_repo(base, {}, standard=False)
+    code, out, _ = _cli("guard", "--discover", "--repo", str(repo))
+    assert code == 0
+    assert ("  cluster staging: flux create kustomization (a script) — .github/workflows/e2e.yaml:12: "
+            "flux create kustomization --path clusters/staging; syncs ./clusters/staging") in out
+    assert "  Kustomization apps/dev-team [clusters/staging]: source GitRepository apps/dev-team is not this repository" in out
+    assert "  ResourceSet flux-system/tenants (clusters/staging/operator.yaml): not rendered here" in out
+    assert "  Kustomization flux-system/infrastructure: kustomize.toolkit.fluxcd.io/v1beta1" in out
+    code, out, _ = _cli("guard", "--discover", "--repo", str(repo), "--format", "json")
+    top = json.loads(out)
+    assert [(c["name"], c["path"], c["form"]) for c in top["clusters"]] == [
+        ("staging", "clusters/staging", "flux create kustomization (a script)")]
+    assert top["unreached"] == []  # the patch is read by the tenants' build
+    assert top["operator"] == [{"kind": "ResourceSet", "name": "flux-system/tenants", "file": "clusters/staging/operator.yaml",
+                                "why": "not rendered here: what it creates is not judged"}]
+
+
+def test_discover_write_records_guessed_clusters_and_the_guard_stops_guessing(flux_repo, guard):
+    config = "# our repository's settings\nvalues:\n  - dns/*.yaml  # rendered by CI\nguard:\n  allow: []\n"
+    base = {**HOMELAB, ".coredns-gen.yaml": config}
+    repo = flux_repo(base, {"kubernetes/main/apps/dns/kustomization.yaml": kustomization()}, standard=False)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/homelab.git")
+    code, out, err = _cli("guard", "--discover", "--repo", str(repo), "--write", "--head", "base")
+    assert code == 0, err
+    assert "guessed" in out
+    written = (repo / ".coredns-gen.yaml").read_text()
+    assert written.startswith("# our repository's settings\nvalues:\n  - dns/*.yaml  # rendered by CI\nguard:\n  allow: []\n")
+    assert "  clusters:\n    - name: main\n      root: kubernetes/main/cluster/config/cluster.yaml  # guess" in written
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "confirm the clusters")
+    result = guard(repo)
+    assert result.coverage.roots_how == "config"
+    assert "roots guessed" not in result.summary()
+    assert PRUNED[0] in errors(result)

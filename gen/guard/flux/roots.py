@@ -182,9 +182,12 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
     """The roots: the user's clusters, else every bootstrap (in git or in the repository's
     scripts), else (said so) the old reading, less what evidence says is never applied."""
     if configured:
-        files = {c.root for c in configured}
-        picked = [c for c in candidates + instances if c.file in files and (is_bootstrap(c) or c.source_object
-                                                                           or _only_one(c, candidates))]
+        files = {c.root for c in configured if c.path is None}
+        found = [c for c in candidates + instances if c.file in files]
+        boots = {c.file for c in found if is_bootstrap(c) or c.source_object}
+        # a root file's bootstrap, or, in a file without one, every Kustomization written there
+        picked = [c for c in found if c.file not in boots or is_bootstrap(c) or c.source_object]
+        picked += [configured_root(e) for e in configured if e.path is not None]
         return Roots(picked, "config")
     if under:
         def inside(c: Candidate) -> bool:
@@ -203,9 +206,14 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
     return Roots(guesses, "fallback", drop_produced=True)
 
 
-def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
-    """A configured root file holding a single Kustomization: that one is the root."""
-    return sum(1 for o in candidates if o.file == c.file) == 1
+def configured_root(entry: ClusterEntry) -> Candidate:
+    """The root of a cluster `.coredns-gen.yaml` names by the folder its bootstrap applies."""
+    folder = entry.path or ""
+    if entry.apply == "kubectl":
+        ks = _bootstrap_ks("kubectl-apply", folder, "flux-system", prune=False)
+    else:
+        ks = _bootstrap_ks("flux-system", folder, "flux-system", prune=True)
+    return Candidate(parse_ks(ks, "flux-system", cluster=folder or "."), None, True)
 
 
 def flux_files(tree: Tree, marked: Marked) -> list[str]:
