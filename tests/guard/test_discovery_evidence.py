@@ -330,3 +330,36 @@ def test_discover_write_records_guessed_clusters_and_the_guard_stops_guessing(fl
     assert result.coverage.roots_how == "config"
     assert "roots guessed" not in result.summary()
     assert PRUNED[0] in errors(result)
+
+
+# -- the flux-instance chart's values from a configMapGenerator (szinn/k8s-homelab's main cluster) --
+def test_a_flux_instance_whose_sync_comes_from_a_values_generator_is_the_clusters_root(flux_repo, guard):
+    base = {
+        "kubernetes/main/apps/flux-system/flux-instance/app/helmrelease.yaml": """
+            apiVersion: helm.toolkit.fluxcd.io/v2
+            kind: HelmRelease
+            metadata:
+              name: flux-instance
+              namespace: flux-system
+            spec:
+              interval: 1h
+              chartRef:
+                kind: OCIRepository
+                name: flux-instance
+              valuesFrom:
+                - kind: ConfigMap
+                  name: flux-instance-helm-values
+        """,
+        "kubernetes/main/apps/flux-system/flux-instance/app/kustomization.yaml": kustomization(
+            "helmrelease.yaml", extra="configMapGenerator:\n  - name: flux-instance-helm-values\n"
+                                      "    files:\n      - values.yaml=./helm-values.yaml"),
+        "kubernetes/main/apps/flux-system/flux-instance/app/helm-values.yaml": HELMFILE_VALUES,
+        "kubernetes/main/flux/cluster/ks.yaml": ks("apps", "./kubernetes/main/apps/dns"),
+        "kubernetes/main/apps/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "kubernetes/main/apps/dns/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    repo = flux_repo(base, {"kubernetes/main/apps/dns/kustomization.yaml": kustomization()}, standard=False)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/homelab")
+    result = guard(repo)
+    assert errors(result) == PRUNED
+    assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)

@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal
 from gen.config import ClusterEntry
 from gen.guard.flux.bootstraps import Evidence
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.repo.manifests import file_docs
+from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
@@ -65,9 +65,11 @@ def is_bootstrap(c: Candidate) -> bool:
         name in ("gotk-sync.yaml", "gotk-sync.yml")
 
 
-def instance_sync(doc: Any) -> tuple[str, dict[str, Any]] | None:
+def instance_sync(doc: Any, tree: Tree | None = None, file: str = "") -> tuple[str, dict[str, Any]] | None:
     """(namespace, spec.sync) of a FluxInstance, or of a HelmRelease of the flux-instance chart
-    with inline `values.instance.sync`."""
+    with `instance.sync` in its values: its `valuesFrom` ConfigMaps (written beside it, or made by
+    a configMapGenerator of its folder's kustomization) in order, then its inline values on top,
+    as helm-controller merges them."""
     if not isinstance(doc, dict):
         return None
     api = str(doc.get("apiVersion") or "").rsplit("/", 1)[0]
@@ -78,15 +80,60 @@ def instance_sync(doc: Any) -> tuple[str, dict[str, Any]] | None:
         return (str(meta.get("namespace") or "flux-system"), sync) if isinstance(sync, dict) else None
     if doc.get("kind") == "HelmRelease" and api == "helm.toolkit.fluxcd.io":
         chart = ((spec.get("chart") or {}).get("spec") or {}).get("chart") or (spec.get("chartRef") or {}).get("name")
-        sync = ((spec.get("values") or {}).get("instance") or {}).get("sync")
-        if str(chart or "").endswith("flux-instance") and isinstance(sync, dict):
+        if not str(chart or "").endswith("flux-instance"):
+            return None
+        merged: dict[str, Any] = {}
+        for ref in spec.get("valuesFrom") or [] if tree is not None else []:
+            if isinstance(ref, dict) and ref.get("kind") == "ConfigMap" and tree is not None:
+                merged.update(_values_from(tree, file, str(ref.get("name") or ""), str(ref.get("valuesKey") or "values.yaml")))
+        inline = ((spec.get("values") or {}).get("instance") or {}).get("sync")
+        merged.update(inline if isinstance(inline, dict) else {})
+        sync = merged or None
+        if isinstance(sync, dict):
             return str(spec.get("targetNamespace") or meta.get("namespace") or "flux-system"), sync
     return None
 
 
-def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "") -> Candidate | None:
+def _values_from(tree: Tree, file: str, name: str, key: str) -> dict[str, Any]:
+    """`instance.sync` of the values a ConfigMap `name` holds under `key`, for a HelmRelease in
+    `file`: a configMapGenerator of its folder's (or a parent's) kustomization, or a ConfigMap
+    written in its folder."""
+    folder = posixpath.dirname(file)
+    for depth in range(3):
+        own = tree.kustomization_file(folder)
+        for doc in (file_docs(tree, own) or []) if own else []:
+            for gen in (doc.get("configMapGenerator") or []) if isinstance(doc, dict) else []:
+                if not isinstance(gen, dict) or gen.get("name") != name:
+                    continue
+                for entry in gen.get("files") or []:
+                    entry_key, _, rel = str(entry).rpartition("=")
+                    if (entry_key or posixpath.basename(rel)) == key:
+                        target = posixpath.normpath(posixpath.join(folder, rel))
+                        if tree.is_file(target):
+                            return _sync_in(try_docs(tree.read(target).decode("utf-8", "replace")) or [])
+        for path in tree.walk(folder) if depth == 0 else []:
+            if posixpath.dirname(path) == folder and path.endswith((".yaml", ".yml")) and path != file:
+                for doc in file_docs(tree, path) or []:
+                    if isinstance(doc, dict) and doc.get("kind") == "ConfigMap" and \
+                            (doc.get("metadata") or {}).get("name") == name:
+                        return _sync_in(try_docs(str((doc.get("data") or {}).get(key) or "")) or [])
+        if not folder:
+            break
+        folder = posixpath.dirname(folder)
+    return {}
+
+
+def _sync_in(docs: list[Any]) -> dict[str, Any]:
+    for doc in docs:
+        sync = ((doc.get("instance") or {}) if isinstance(doc, dict) else {}).get("sync")
+        if isinstance(sync, dict):
+            return sync
+    return {}
+
+
+def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None) -> Candidate | None:
     """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object."""
-    found = instance_sync(doc)
+    found = instance_sync(doc, tree, file)
     if found is None:
         return None
     namespace, sync = found
@@ -253,7 +300,7 @@ def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[li
                 # A root's file names its cluster: every cluster has its own flux-system.
                 found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
             else:
-                made = instance_root(doc, path, remotes)
+                made = instance_root(doc, path, remotes, tree=tree)
                 if made is not None:
                     instances.append(made)
     return found, instances
