@@ -363,3 +363,34 @@ def test_a_flux_instance_whose_sync_comes_from_a_values_generator_is_the_cluster
     result = guard(repo)
     assert errors(result) == PRUNED
     assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
+
+
+# -- ResourceSets (controlplaneio-fluxcd/d2-fleet): named as not judged, never a silent pass -------
+def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard):
+    from tests.guard.conftest import flux_ks
+
+    resourceset = """
+        apiVersion: fluxcd.controlplane.io/v1
+        kind: ResourceSet
+        metadata:
+          name: tenants
+          namespace: flux-system
+        spec:
+          inputs:
+            - tenant: team-{n}
+          resources:
+            - apiVersion: v1
+              kind: ConfigMap
+              metadata:
+                name: << inputs.tenant >>
+                namespace: flux-system
+    """
+    base = {"clusters/prod/tenants.yaml": flux_ks("tenants", "./tenants"),
+            "tenants/kustomization.yaml": kustomization("resourceset.yaml"),
+            "tenants/resourceset.yaml": resourceset.format(n=1)}
+    result = guard(flux_repo(base, {"tenants/resourceset.yaml": resourceset.format(n=2)}))
+    assert [(f.rule, f.message) for f in result.findings if f.rule == "operator-not-judged"] == [
+        ("operator-not-judged", "ResourceSet flux-system/tenants (applied by Kustomization flux-system/tenants "
+                                "[clusters/prod/flux-system/gotk-sync.yaml]) is not judged: what it creates is not rendered here")]
+    assert "  not judged: 1 Flux Operator objects whose output is not rendered here: ResourceSet flux-system/tenants" \
+        in result.summary()
