@@ -394,3 +394,52 @@ def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard
                                 "[clusters/prod/flux-system/gotk-sync.yaml]) is not judged: what it creates is not rendered here")]
     assert "  not judged: 1 Flux Operator objects whose output is not rendered here: ResourceSet flux-system/tenants" \
         in result.summary()
+
+
+# -- xunholy/k8s-gitops: ExternalArtifacts copied from the FluxInstance's own OCIRepository ----------
+def test_an_external_artifact_copied_from_the_flux_instances_oci_source_is_this_repository(flux_repo, guard):
+    base = {
+        ".github/workflows/push.yaml": """
+            on: push
+            jobs:
+              push:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: flux push artifact oci://ghcr.io/acme/fleet:$(git rev-parse --short HEAD) --path=./kubernetes
+        """,
+        "kubernetes/clusters/prod/flux-instance.yaml": """
+            apiVersion: fluxcd.controlplane.io/v1
+            kind: FluxInstance
+            metadata: {name: flux, namespace: flux-system}
+            spec:
+              distribution: {version: 2.x, registry: ghcr.io/fluxcd}
+              sync: {kind: OCIRepository, url: "oci://ghcr.io/acme/fleet", ref: latest, path: clusters/prod}
+        """,
+        "kubernetes/clusters/prod/kustomization.yaml": kustomization("apps.yaml"),
+        "kubernetes/clusters/prod/apps.yaml": docs("""
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata: {name: apps, namespace: flux-system}
+            spec:
+              sources:
+                - {alias: repo, kind: OCIRepository, name: flux-system}
+              artifacts:
+                - name: dns
+                  copy:
+                    - {from: "@repo/apps/dns/**", to: "@artifact/"}
+        """, """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: dns, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./
+              prune: true
+              sourceRef: {kind: ExternalArtifact, name: dns}
+        """),
+        "kubernetes/apps/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "kubernetes/apps/dns/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"kubernetes/apps/dns/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == PRUNED
+    assert result.coverage.not_judged == []
