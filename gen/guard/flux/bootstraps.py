@@ -21,7 +21,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Iterator, Literal
 
 from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
@@ -64,7 +64,7 @@ class Evidence:
 def scan(tree: Tree) -> list[Evidence]:
     """Every bootstrap the repository's scripts and tools run, in path and line order."""
     found: list[Evidence] = []
-    folders = _folders(tree)
+    folders = _Folders(tree)
     for path in sorted(tree.blobs):
         if not SCRIPTS.search(path):
             continue
@@ -96,16 +96,28 @@ def scan(tree: Tree) -> list[Evidence]:
     return list(unique.values())
 
 
-def _folders(tree: Tree) -> list[str]:
-    out = {""}
-    for path in tree.blobs:
-        parts = path.split("/")[:-1]
-        for i in range(1, len(parts) + 1):
-            out.add("/".join(parts[:i]))
-    return sorted(out)
+class _Folders:
+    """Every folder of a revision, listed only when a script names one (a fleet has 10^4 files)."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._all: list[str] | None = None
+
+    def __contains__(self, folder: str) -> bool:
+        return folder == "" or self.tree.is_dir(folder)
+
+    def __iter__(self) -> Iterator[str]:
+        if self._all is None:
+            out = {""}
+            for path in self.tree.blobs:
+                parts = path.split("/")[:-1]
+                for i in range(1, len(parts) + 1):
+                    out.add("/".join(parts[:i]))
+            self._all = sorted(out)
+        return iter(self._all)
 
 
-def _at(file: str, line: int, form: Form, raw_path: str, folders: list[str], name: str = "flux-system",
+def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name: str = "flux-system",
         source: str = "flux-system", relative_to: str = "") -> list[Evidence]:
     """Evidence for each existing folder `raw_path` names (a templated path: every fitting one)."""
     text = raw_path.strip().rstrip("/")
