@@ -443,3 +443,37 @@ def test_an_external_artifact_copied_from_the_flux_instances_oci_source_is_this_
     result = guard(flux_repo(base, {"kubernetes/apps/dns/kustomization.yaml": kustomization()}, standard=False))
     assert errors(result) == PRUNED
     assert result.coverage.not_judged == []
+
+
+def test_an_artifact_generator_copying_a_folder_without_a_glob_copies_it_as_cp_r(flux_repo, guard):
+    """xunholy/k8s-gitops: `from: "@repo/apps/base/<app>/app/"` (no glob) copies the folder itself
+    into `to`, under its own name, as source-watcher's builder does (cp -r)."""
+    base = {
+        "clusters/prod/dns.yaml": docs("""
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata: {name: split, namespace: flux-system}
+            spec:
+              sources:
+                - {alias: repo, kind: GitRepository, name: flux-system}
+              artifacts:
+                - name: dns
+                  originRevision: "@repo"
+                  copy:
+                    - {from: "@repo/deploy/dns/app/", to: "@artifact/deploy/dns/"}
+        """, """
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {name: dns, namespace: flux-system}
+            spec:
+              interval: 10m
+              path: ./deploy/dns/app
+              prune: true
+              sourceRef: {kind: ExternalArtifact, name: dns}
+        """),
+        "deploy/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "deploy/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": kustomization()}))
+    assert errors(result) == PRUNED
+    assert result.findings[0].file == "deploy/dns/app/kustomization.yaml"
