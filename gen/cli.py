@@ -311,7 +311,7 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="A Kustomization th
 
 @app.command()
 def guard(
-    base: Annotated[str, typer.Option("--base", help="Revision in place today (e.g. origin/main).", show_default=False)],
+    base: Annotated[Optional[str], typer.Option("--base", help="Revision in place today (e.g. origin/main); required but with --discover.", show_default=False)] = None,
     head: Annotated[str, typer.Option("--head", help="Revision to judge (a commit: commit or stash work first).")] = "HEAD",
     repo: RepoOption = ".",
     path: Annotated[Optional[list[str]], typer.Option("--path", help="Seek root Kustomizations only under this folder (repeatable).", show_default=False)] = None,
@@ -322,20 +322,33 @@ def guard(
     strict: StrictOption = False,
     shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only the clusters of shard K of N (stable by root file); merge the shards' --result files with guard-merge.", show_default=False)] = None,
     result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
+    discover: Annotated[bool, typer.Option("--discover", help="Judge nothing: print what the guard believes about the repository at --head (clusters, bootstrap forms, sources, what is not judged, files no cluster reaches), each with its evidence; --format text or json.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="With --discover: record the clusters (and OCI sources recognised from CI) in .coredns-gen.yaml guard.clusters/guard.sources, keeping the file's comments.")] = False,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
     Builds every Flux Kustomization reached from the roots at --base and
     --head with Flux's own build (the coredns-gen-helper), as kustomize-controller would, and reports
     what Flux would delete, orphan or move, plus the DNS invariants on head.
+    With --discover it judges nothing and prints what it believes about the
+    repository (clusters with their bootstrap evidence, sources, what is not
+    judged); --write records the clusters in .coredns-gen.yaml.
     Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize missing or
     broken. See docs/guard.md.
     """
     from gen.guard import GuardOptions, run_guard
     from gen.guard.report.shard import Shard
 
+    if discover or write:
+        raise typer.Exit(_run(lambda: _discover(repo, head, fmt, write, no_cache)))
+
     def run() -> int:
         chosen = _guard_format(fmt)
+        if base is None:
+            from gen.errors import UsageError
+
+            raise UsageError("missing --base", key="--base", hint="pass the revision in place today, e.g. --base origin/main "
+                             "(or --discover to see what the guard believes about the repository)")
         opts = GuardOptions(repo=Path(repo), base=base, head=head, paths=tuple(path or ()), allow=tuple(allow or ()),
                             inventory=Path(inventory) if inventory is not None else None,
                             shard=Shard.parse(shard) if shard is not None else None)
@@ -357,6 +370,22 @@ def guard(
         return _verdict(result, chosen, strict)
 
     raise typer.Exit(_run(run))
+
+
+def _discover(repo: str, head: str, fmt: str | None, write: bool, no_cache: bool) -> int:
+    """`guard --discover`: the topology with its evidence; `--write` records it."""
+    from gen.errors import UsageError
+    from gen.guard.build.cache import default_dir
+    from gen.guard.topology import discover, write_config
+
+    if fmt not in (None, "text", "json"):
+        raise UsageError(f"--discover prints text or json, not `{fmt}`", key="--format", hint="use --format text or json")
+    top = discover(Path(repo), head, None if no_cache else default_dir())
+    _out(top.as_json() if fmt == "json" else top.text())
+    if write:
+        target = write_config(Path(repo), top)
+        typer.echo(f"wrote guard.clusters ({len(top.clusters)}) to {target.name}: review it and commit it", err=True)
+    return 0
 
 
 @app.command("guard-merge")

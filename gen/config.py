@@ -8,6 +8,8 @@
         - name: prod
           root: clusters/prod/flux-system/gotk-sync.yaml   # file with its root Flux Kustomization
           platform: talos                                   # optional: what the cluster runs
+        - name: lab                # or: the folder a bootstrap outside git applies (flux bootstrap
+          path: clusters/lab       # --path=clusters/lab; `apply: kubectl` for kubectl apply -k)
       sources:         # optional: sources whose artifact is a folder of this repository
         - source: OCIRepository/flux-system/flux-system
           path: kubernetes/
@@ -34,11 +36,14 @@ CONFIG_NAME = ".coredns-gen.yaml"
 
 @dataclass(frozen=True)
 class ClusterEntry:
-    """A cluster the user names: its root file (repo-relative posix) and, optionally, platform."""
+    """A cluster the user names: its root file (repo-relative posix), or the folder its bootstrap
+    applies from outside git (`path`, with `apply` flux or kubectl), and, optionally, platform."""
 
     name: str
     root: str
     platform: str | None = None
+    path: str | None = None  # when set, `root` is empty: the cluster is this folder's bootstrap
+    apply: str = "flux"  # flux: a Flux Kustomization of `path` (prunes); kubectl: kubectl apply -k
 
 
 @dataclass(frozen=True)
@@ -107,10 +112,25 @@ def load_config(repo: Path) -> Config:
         problems.append(Problem("expected a list of object ids", file=CONFIG_NAME, key="guard.allow",
                                 hint="e.g. allow: [kube-system_coredns-custom__ConfigMap]"))
         allow = []
-    clusters = _entries(guard.get("clusters", []), "guard.clusters", {"name", "root"}, {"platform"}, problems)
+    clusters = _entries(guard.get("clusters", []), "guard.clusters", {"name"}, {"root", "path", "apply", "platform"},
+                        problems)
     sources = _entries(guard.get("sources", []), "guard.sources", {"source", "path"}, set(), problems)
-    cluster_entries = tuple(ClusterEntry(c["name"], _repo_path(c["root"], f"guard.clusters[{i}].root", problems),
-                                         c.get("platform")) for i, c in enumerate(clusters))
+    cluster_entries = []
+    for i, c in enumerate(clusters):
+        if ("root" in c) == ("path" in c) or c.get("apply", "flux") not in ("flux", "kubectl") or \
+                ("apply" in c and "path" not in c):
+            problems.append(Problem("give either root (the file of its root Flux Kustomization) or path (the folder its "
+                                    "bootstrap applies, with apply: flux or kubectl)", file=CONFIG_NAME,
+                                    key=f"guard.clusters[{i}]", hint="e.g. {name: prod, root: clusters/prod/flux-system/"
+                                    "gotk-sync.yaml} or {name: lab, path: clusters/lab}"))
+            continue
+        if "path" in c:
+            cluster_entries.append(ClusterEntry(c["name"], "", c.get("platform"),
+                                                _repo_path(c["path"], f"guard.clusters[{i}].path", problems),
+                                                c.get("apply", "flux")))
+        else:
+            cluster_entries.append(ClusterEntry(c["name"], _repo_path(c["root"], f"guard.clusters[{i}].root", problems),
+                                                c.get("platform")))
     source_entries = []
     for i, entry in enumerate(sources):
         parts = entry["source"].split("/")
@@ -122,7 +142,7 @@ def load_config(repo: Path) -> Config:
                                           _repo_path(entry["path"], f"guard.sources[{i}].path", problems)))
     if problems:
         raise UsageError(problems)
-    return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=cluster_entries,
+    return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=tuple(cluster_entries),
                   guard_sources=tuple(source_entries), lint_plugins=tuple(plugins), raw=data)
 
 

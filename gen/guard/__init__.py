@@ -115,7 +115,9 @@ class GuardResult:
         """One deterministic line for logs: what was judged and what was found."""
         count = {s: sum(1 for f in self.findings if f.severity is s) for s in Severity}
         s = self.stats
-        return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: "
+        guessed = ("roots guessed, no bootstrap found (confirm the clusters once: coredns-gen guard --discover "
+                   "--write); " if self.coverage.roots_how == "fallback" else "")
+        return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: {guessed}"
                 f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "
                 f"({s.get('kustomizations_base', 0)} Flux Kustomizations at base, {s.get('kustomizations_head', 0)} at head); "
                 f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed"

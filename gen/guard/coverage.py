@@ -6,7 +6,9 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
 - `unreached`: a file holding Flux Kustomizations that no cluster's builds read (an archive
   folder, an entry commented out): it is in no cluster, so it is never built or refused;
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
-  or not in the repository): variables only it sets stay as written.
+  or not in the repository): variables only it sets stay as written;
+- `operator-not-judged`: a Flux Operator `ResourceSet` or `ResourceSetInputProvider` a cluster's
+  builds apply: what it creates (namespaces, ConfigMaps, Kustomizations) is not rendered here.
 A cluster in which no Kustomization could be judged is said so on its own line; a run in which
 no cluster could be judged is bad input (exit 2, `judged_nothing`), never a pass.
 """
@@ -17,9 +19,12 @@ from dataclasses import dataclass, field
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
+from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
 
 _SHOWN = 5
+OPERATOR_GROUP = "fluxcd.controlplane.io"
+OPERATOR_KINDS = ("ResourceSet", "ResourceSetInputProvider")
 
 
 @dataclass
@@ -28,7 +33,8 @@ class Coverage:
     unreached: list[str] = field(default_factory=list)
     unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
     empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
-    roots_how: str = "bootstrap"
+    roots_how: How = "bootstrap"
+    operator: list[tuple[str, str, KsRef]] = field(default_factory=list)  # kind, namespace/name, applied by
 
     @property
     def not_judged_count(self) -> int:
@@ -45,6 +51,12 @@ class Coverage:
             out.append(Finding("unreached", Severity.INFO, path, 1,
                                f"{path} holds Flux Kustomizations that no cluster applies: not built, not judged",
                                "list the cluster in .coredns-gen.yaml guard.clusters if a bootstrap applies it"))
+        for kind, name, by in self.operator:
+            out.append(Finding("operator-not-judged", Severity.INFO, ".", 1,
+                               f"{kind} {name} (applied by Kustomization {by} [{by.cluster}]) is not judged: what it "
+                               "creates is not rendered here",
+                               "review what it creates by hand; the guard judges only Flux Kustomizations",
+                               details={"object": f"{kind} {name}", "kustomization": str(by), "cluster": by.cluster}))
         for why, refs in self.unresolved_sources().items():
             users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
@@ -64,8 +76,9 @@ class Coverage:
         """Summary lines after the verdict line (none when everything was judged)."""
         out = []
         if self.roots_how == "fallback":
-            out.append("  roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found: every Kustomization "
-                       "no build produces is taken as a cluster root; name them in .coredns-gen.yaml guard.clusters")
+            out.append("  roots: no flux bootstrap (flux-system Kustomization), FluxInstance or bootstrap script found: "
+                       "every Kustomization no build produces is taken as a cluster root; `coredns-gen guard --discover` "
+                       "shows them with the evidence, `--write` names them in .coredns-gen.yaml guard.clusters")
         if self.not_judged:
             shown = "; ".join(f"{ref} [{ref.cluster}]: {why}" for ref, why, _, _ in self.not_judged[:_SHOWN])
             more = f" (+{len(self.not_judged) - _SHOWN} more in --format json)" if len(self.not_judged) > _SHOWN else ""
@@ -74,6 +87,11 @@ class Coverage:
             more = f" (+{len(self.unreached) - _SHOWN} more)" if len(self.unreached) > _SHOWN else ""
             out.append(f"  unreached: {len(self.unreached)} files with Flux Kustomizations no cluster applies: "
                        f"{', '.join(self.unreached[:_SHOWN])}{more}")
+        if self.operator:
+            shown = ", ".join(f"{kind} {name}" for kind, name, _ in self.operator[:_SHOWN])
+            more = f" (+{len(self.operator) - _SHOWN} more in --format json)" if len(self.operator) > _SHOWN else ""
+            out.append(f"  not judged: {len(self.operator)} Flux Operator objects whose output is not rendered here: "
+                       f"{shown}{more}")
         sources = self.unresolved_sources()
         if sources:
             shown = "; ".join(f"{why} ({len(refs)} Kustomizations)" for why, refs in list(sources.items())[:_SHOWN])
@@ -84,7 +102,7 @@ class Coverage:
         return out
 
 
-def measure(head: Revision, base: Revision, unreached: list[str], how: str,
+def measure(head: Revision, base: Revision, unreached: list[str], how: How,
             where: dict[KsRef, tuple[str, int]]) -> Coverage:
     """Coverage of one run; `where` gives the file and line each Kustomization is written at."""
     cov = Coverage(unreached=list(unreached), roots_how=how)
@@ -96,6 +114,12 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: str,
         for why in node.unresolved:
             if (ref, why) not in cov.unresolved:
                 cov.unresolved.append((ref, why))
+    for ref in sorted(head.nodes):
+        for key in head.nodes[ref].build.objects:
+            if key.group == OPERATOR_GROUP and key.kind in OPERATOR_KINDS:
+                entry = (key.kind, f"{key.namespace}/{key.name}", ref)
+                if not any(e[:2] == entry[:2] for e in cov.operator):
+                    cov.operator.append(entry)
     judged = {r.cluster for rev in (head, base) for r, n in rev.nodes.items() if not n.external}
     for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots}):
         if cluster not in judged:

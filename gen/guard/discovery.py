@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import Config
-from gen.guard.flux import roots as rootsmod
+from gen.guard.flux import bootstraps, roots as rootsmod
 from gen.guard.flux.applied import applied_before
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.engine import Engine, Job
@@ -86,7 +86,10 @@ class Discovery:
         self._built_here: dict[tuple[str, int], Build] = {}  # (key, artifact identity) -> its build
         self.repo_values = {label: RepoValues(tree, self.marked) for label, tree in trees.items()}
         self.candidates: dict[str, list[Candidate]] = {}
-        self.how: dict[str, str] = {}
+        self.how: dict[str, rootsmod.How] = {}
+        self.evidence: dict[str, list[bootstraps.Evidence]] = {}  # per revision: scripts that bootstrap
+        self.refused: dict[str, dict[str, str]] = {}  # per revision: files the fallback never takes, why
+        self.chosen: dict[str, list[Candidate]] = {}  # per revision: the roots
         self.unreached: list[str] = []
         self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
         # this round's answers that depended on what the clusters' builds hold
@@ -243,10 +246,11 @@ class Discovery:
     def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
         items = []
         for c in roots:
-            if c.not_ours and c.ks.source not in self.sources[label].configured:  # guard.sources overrides
-                items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, None, c.not_ours))
-                continue
             known = knowledge.get(c.ks.ref.cluster, Knowledge()).sources
+            not_ours = c.not_ours or (self.sources[label].foreign(c.ks.source, known) if c.guessed else "")
+            if not_ours and c.ks.source not in self.sources[label].configured:  # guard.sources overrides
+                items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, None, not_ours))
+                continue
             if c.source_object is not None:
                 key = source_key(c.source_object)
                 known = {**known, **({key: c.source_object} if key else {})}
@@ -263,20 +267,32 @@ class Discovery:
             self.flux_files[label] = files
             first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
             candidates, instances = rootsmod.find_candidates(view, first, self.remotes)
-            picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
+            self.evidence[label] = bootstraps.scan(self.trees[label])  # scripts are often sourceignored
+            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files)
+            picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under, scripted)
             if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
                 candidates, instances = rootsmod.find_candidates(view, files, self.remotes)
-                picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under)
-            self.candidates[label] = candidates + instances
+                self.refused[label] = {}
+
+                def refused(c: Candidate, view: Tree = view, label: str = label) -> str:
+                    why = rootsmod.guess_refused(view, c)
+                    if why and c.file:
+                        self.refused[label][c.file] = why
+                    return why
+
+                picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under,
+                                         scripted, refused)
+            self.candidates[label] = candidates + instances + scripted
             self.how[label] = picked.how
             chosen[label] = picked.roots
             if picked.drop_produced:
                 chosen[label] = self._unproduced(label, picked.roots, refs)
+            self.chosen[label] = chosen[label]
         if "base" in chosen and "head" in chosen:
             # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
             # in the cluster, still reconciling its path with the spec it had.
             head_refs = {c.ks.ref for c in self.candidates["head"]}
-            chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours)
+            chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours, c.evidence, c.guessed)
                                for c in chosen["base"] if c.ks.ref not in head_refs]
         knowledge: dict[str, dict[str, Knowledge]] = {}
         models: dict[str, Revision] = {}

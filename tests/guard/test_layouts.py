@@ -434,7 +434,8 @@ def test_clusters_named_in_the_config_are_the_only_roots(flux_repo, guard):
 def test_without_a_bootstrap_every_unproduced_kustomization_is_a_root_and_the_summary_says_so(flux_repo, guard):
     result = guard(flux_repo(NAMED, {"templates/new-cluster/ks.yaml": flux_ks("template", "./still/missing")}, standard=False))
     assert [f.rule for f in result.findings if f.severity.value != "info"] == ["build-failed"]  # the older reading
-    assert "roots: no flux bootstrap (flux-system Kustomization) or FluxInstance found" in result.summary()
+    assert "roots: no flux bootstrap (flux-system Kustomization), FluxInstance or bootstrap script found" in result.summary()
+    assert "roots guessed" in result.summary().splitlines()[0]
 
 
 def test_a_child_of_a_parent_that_failed_at_base_is_not_taken_for_new(flux_repo, guard):

@@ -81,6 +81,7 @@ def cluster_platforms(tree: Tree, config: Config, revisions: Mapping[str, Revisi
                         found.setdefault(ref.cluster, set()).update(platforms_of[path])
     out: dict[str, str | None] = {c: (next(iter(found[c])) if len(found.get(c, ())) == 1 else None) for c in clusters}
     for entry in config.guard_clusters:
-        if entry.platform and entry.root in out:
-            out[entry.root] = entry.platform
+        cluster = entry.root or entry.path or "."  # a path entry's cluster is the folder it applies
+        if entry.platform and cluster in out:
+            out[cluster] = entry.platform
     return out

@@ -5,26 +5,33 @@ A cluster is what its bootstrap applies, and only what that reaches is in the cl
   or what bootstrap will write there when the repository commits that file as a placeholder);
 - a Flux Operator `FluxInstance` (or the `flux-instance` Helm chart's values), whose
   `spec.sync` makes a `flux-system` Kustomization of `sync.path` from `sync.kind` `sync.url`;
+- a script or tool of the repository that bootstraps, applies a folder or installs a FluxInstance
+  (gen/guard/flux/bootstraps.py: Taskfile, helmfile, Makefile, shell, CI, OpenTofu);
 - the root files named in `.coredns-gen.yaml` (`guard.clusters`), or every Kustomization under
   `--path`, when the user says where the clusters are.
 Only when none of these exists are the Kustomizations no build produces taken as roots, the
-guard's older reading, and the summary says so. A Kustomization file that no cluster's builds
-reach is in no cluster: it is listed as unreached and never built.
+guard's older reading, and the summary says so on its first line. Even then a guess is never a
+file in a hidden folder (`.archive/`), a file its own folder's kustomization.yaml leaves out (an
+entry commented out), or a Kustomization without a sourceRef (a patch); and a guessed root on
+another repository's source is never built from this one. A Kustomization file that no cluster's
+builds reach is in no cluster: it is listed as unreached and never built.
 """
 
 from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Literal
 
 from gen.config import ClusterEntry
+from gen.guard.flux.bootstraps import Evidence
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
-from gen.guard.repo.manifests import file_docs
+from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
 
+How = Literal["bootstrap", "config", "path", "fallback"]
 INSTANCE_GROUP = "fluxcd.controlplane.io"
 _INSTANCE_MARKS = (INSTANCE_GROUP.encode(), b"flux-instance")
 _MARKS = (b"kustomize.toolkit.fluxcd.io", *_INSTANCE_MARKS)  # files that can hold a root
@@ -40,12 +47,14 @@ class Candidate:
     # what the bootstrap creates besides the Kustomization (a FluxInstance's source object)
     source_object: dict[str, Any] | None = None
     not_ours: str = ""  # the bootstrap's source is another repository: why
+    evidence: Evidence | None = None  # a script or tool that applies it (no Flux object written)
+    guessed: bool = False  # the fallback's guess: its source must prove to be this repository
 
 
 @dataclass
 class Roots:
     roots: list[Candidate] = field(default_factory=list)
-    how: str = "bootstrap"  # bootstrap | config | path | fallback
+    how: How = "bootstrap"
     # the old reading: a candidate another build produces is not a root (known after building)
     drop_produced: bool = False
 
@@ -56,9 +65,11 @@ def is_bootstrap(c: Candidate) -> bool:
         name in ("gotk-sync.yaml", "gotk-sync.yml")
 
 
-def instance_sync(doc: Any) -> tuple[str, dict[str, Any]] | None:
+def instance_sync(doc: Any, tree: Tree | None = None, file: str = "") -> tuple[str, dict[str, Any]] | None:
     """(namespace, spec.sync) of a FluxInstance, or of a HelmRelease of the flux-instance chart
-    with inline `values.instance.sync`."""
+    with `instance.sync` in its values: its `valuesFrom` ConfigMaps (written beside it, or made by
+    a configMapGenerator of its folder's kustomization) in order, then its inline values on top,
+    as helm-controller merges them."""
     if not isinstance(doc, dict):
         return None
     api = str(doc.get("apiVersion") or "").rsplit("/", 1)[0]
@@ -69,15 +80,60 @@ def instance_sync(doc: Any) -> tuple[str, dict[str, Any]] | None:
         return (str(meta.get("namespace") or "flux-system"), sync) if isinstance(sync, dict) else None
     if doc.get("kind") == "HelmRelease" and api == "helm.toolkit.fluxcd.io":
         chart = ((spec.get("chart") or {}).get("spec") or {}).get("chart") or (spec.get("chartRef") or {}).get("name")
-        sync = ((spec.get("values") or {}).get("instance") or {}).get("sync")
-        if str(chart or "").endswith("flux-instance") and isinstance(sync, dict):
+        if not str(chart or "").endswith("flux-instance"):
+            return None
+        merged: dict[str, Any] = {}
+        for ref in spec.get("valuesFrom") or [] if tree is not None else []:
+            if isinstance(ref, dict) and ref.get("kind") == "ConfigMap" and tree is not None:
+                merged.update(_values_from(tree, file, str(ref.get("name") or ""), str(ref.get("valuesKey") or "values.yaml")))
+        inline = ((spec.get("values") or {}).get("instance") or {}).get("sync")
+        merged.update(inline if isinstance(inline, dict) else {})
+        sync = merged or None
+        if isinstance(sync, dict):
             return str(spec.get("targetNamespace") or meta.get("namespace") or "flux-system"), sync
     return None
 
 
-def instance_root(doc: Any, file: str, remotes: set[str]) -> Candidate | None:
+def _values_from(tree: Tree, file: str, name: str, key: str) -> dict[str, Any]:
+    """`instance.sync` of the values a ConfigMap `name` holds under `key`, for a HelmRelease in
+    `file`: a configMapGenerator of its folder's (or a parent's) kustomization, or a ConfigMap
+    written in its folder."""
+    folder = posixpath.dirname(file)
+    for depth in range(3):
+        own = tree.kustomization_file(folder)
+        for doc in (file_docs(tree, own) or []) if own else []:
+            for gen in (doc.get("configMapGenerator") or []) if isinstance(doc, dict) else []:
+                if not isinstance(gen, dict) or gen.get("name") != name:
+                    continue
+                for entry in gen.get("files") or []:
+                    entry_key, _, rel = str(entry).rpartition("=")
+                    if (entry_key or posixpath.basename(rel)) == key:
+                        target = posixpath.normpath(posixpath.join(folder, rel))
+                        if tree.is_file(target):
+                            return _sync_in(try_docs(tree.read(target).decode("utf-8", "replace")) or [])
+        for path in tree.walk(folder) if depth == 0 else []:
+            if posixpath.dirname(path) == folder and path.endswith((".yaml", ".yml")) and path != file:
+                for doc in file_docs(tree, path) or []:
+                    if isinstance(doc, dict) and doc.get("kind") == "ConfigMap" and \
+                            (doc.get("metadata") or {}).get("name") == name:
+                        return _sync_in(try_docs(str((doc.get("data") or {}).get(key) or "")) or [])
+        if not folder:
+            break
+        folder = posixpath.dirname(folder)
+    return {}
+
+
+def _sync_in(docs: list[Any]) -> dict[str, Any]:
+    for doc in docs:
+        sync = ((doc.get("instance") or {}) if isinstance(doc, dict) else {}).get("sync")
+        if isinstance(sync, dict):
+            return sync
+    return {}
+
+
+def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None) -> Candidate | None:
     """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object."""
-    found = instance_sync(doc)
+    found = instance_sync(doc, tree, file)
     if found is None:
         return None
     namespace, sync = found
@@ -99,31 +155,112 @@ def instance_root(doc: Any, file: str, remotes: set[str]) -> Candidate | None:
         not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
     elif kind not in ("GitRepository", "OCIRepository"):
         not_ours = f"FluxInstance in {file} syncs a {kind}, not this repository"
-    return Candidate(parse_ks(ks, namespace, cluster=file), file, True, source, not_ours)
+    return Candidate(parse_ks(ks, namespace, cluster=cluster or file), file, True, source, not_ours)
+
+
+def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str]) -> list[Candidate]:
+    """The roots the repository's scripts and tools apply; each cluster named by the folder it
+    syncs (no file holds its root). A folder applied with `kubectl apply -k` that holds no Flux
+    Kustomization (Flux's own install) starts no cluster."""
+    out: list[Candidate] = []
+    for ev in evidence:
+        cluster = ev.path or "."
+        if ev.form == "flux-instance-chart":
+            doc = {"apiVersion": f"{INSTANCE_GROUP}/v1", "kind": "FluxInstance",
+                   "metadata": {"name": "flux", "namespace": "flux-system"}, "spec": {"sync": dict(ev.sync)}}
+            made = instance_root(doc, ev.file, remotes, cluster=cluster)
+            if made is not None:
+                made.file, made.evidence = None, ev
+                out.append(made)
+            continue
+        if ev.form == "kubectl-apply":
+            lead = ev.path + "/" if ev.path else ""
+            if not any(f.startswith(lead) for f in flux_files):
+                continue
+            ks = _bootstrap_ks("kubectl-apply", ev.path, ev.source, prune=False)
+        else:
+            ks = _bootstrap_ks(ev.name, ev.path, ev.source, prune=True)
+        out.append(Candidate(parse_ks(ks, "flux-system", cluster=cluster), None, True, evidence=ev))
+    return out
+
+
+def _bootstrap_ks(name: str, path: str, source: str, prune: bool) -> dict[str, Any]:
+    return {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": name, "namespace": "flux-system"},
+            "spec": {"path": "./" + path, "prune": prune, "sourceRef": {"kind": "GitRepository", "name": source}}}
+
+
+def _already(ev: Candidate, boot: list[Candidate]) -> bool:
+    """A script's root that a bootstrap written in git already is (same synced folder), or a
+    folder it applies that holds that bootstrap's file (`kubectl apply -k clusters/x/flux-system`)."""
+    assert ev.evidence is not None
+    for b in boot:
+        if b.ks.path == ev.ks.path and ev.evidence.form != "kubectl-apply":
+            return True
+        if ev.evidence.form == "kubectl-apply" and b.file and \
+                (not ev.evidence.path or b.file.startswith(ev.evidence.path + "/")):
+            return True
+    return False
+
+
+def guess_refused(tree: Tree, c: Candidate) -> str:
+    """Why the fallback never takes this Kustomization as a root ("" when it may): evidence that
+    nothing applies it."""
+    file = c.file or ""
+    folder = posixpath.dirname(file)
+    if any(part.startswith(".") for part in folder.split("/") if part):
+        return f"{file} is in a hidden folder"
+    kind, _, name = c.ks.source
+    if not kind or not name:
+        return f"{file}: Kustomization {c.ks.ref} has no sourceRef (a patch, not an object Flux applies)"
+    own = tree.kustomization_file(folder)
+    if own is not None and own != file:
+        docs = file_docs(tree, own) or []
+        listed = {str(r).removeprefix("./").rstrip("/") for d in docs if isinstance(d, dict)
+                  for key in ("resources", "bases") for r in (d.get(key) or []) if isinstance(r, str)}
+        if posixpath.basename(file) not in listed:
+            return f"{file} is not listed in {own} (no build of its folder applies it)"
+    return ""
 
 
 def choose(candidates: list[Candidate], instances: list[Candidate], configured: tuple[ClusterEntry, ...],
-           under: tuple[str, ...]) -> Roots:
-    """The roots: the user's clusters, else every bootstrap, else (said so) the old reading."""
+           under: tuple[str, ...], scripted: list[Candidate] | None = None,
+           refused: Callable[[Candidate], str] | None = None) -> Roots:
+    """The roots: the user's clusters, else every bootstrap (in git or in the repository's
+    scripts), else (said so) the old reading, less what evidence says is never applied."""
     if configured:
-        files = {c.root for c in configured}
-        picked = [c for c in candidates + instances if c.file in files and (is_bootstrap(c) or c.source_object
-                                                                           or _only_one(c, candidates))]
+        files = {c.root for c in configured if c.path is None}
+        found = [c for c in candidates + instances if c.file in files]
+        boots = {c.file for c in found if is_bootstrap(c) or c.source_object}
+        # a root file's bootstrap, or, in a file without one, every Kustomization written there
+        picked = [c for c in found if c.file not in boots or is_bootstrap(c) or c.source_object]
+        picked += [configured_root(e) for e in configured if e.path is not None]
         return Roots(picked, "config")
     if under:
         def inside(c: Candidate) -> bool:
             return any(p == "" or c.file == p or (c.file or "").startswith(p.rstrip("/") + "/") for p in under)
         candidates = [c for c in candidates if inside(c)]
         instances = [c for c in instances if inside(c)]
+        scripted = []  # --path: the user says where the clusters are
     boot = [c for c in candidates if is_bootstrap(c)] + instances
+    boot += [c for c in scripted or [] if not _already(c, boot)]
     if boot:
         return Roots(boot, "path" if under else "bootstrap")
-    return Roots(list(candidates), "path" if under else "fallback", drop_produced=True)
+    if under:
+        return Roots(list(candidates), "path", drop_produced=True)
+    guesses = [Candidate(c.ks, c.file, c.namespace_given, c.source_object, c.not_ours, guessed=True)
+               for c in candidates if refused is None or not refused(c)]
+    return Roots(guesses, "fallback", drop_produced=True)
 
 
-def _only_one(c: Candidate, candidates: list[Candidate]) -> bool:
-    """A configured root file holding a single Kustomization: that one is the root."""
-    return sum(1 for o in candidates if o.file == c.file) == 1
+def configured_root(entry: ClusterEntry) -> Candidate:
+    """The root of a cluster `.coredns-gen.yaml` names by the folder its bootstrap applies."""
+    folder = entry.path or ""
+    if entry.apply == "kubectl":
+        ks = _bootstrap_ks("kubectl-apply", folder, "flux-system", prune=False)
+    else:
+        ks = _bootstrap_ks("flux-system", folder, "flux-system", prune=True)
+    return Candidate(parse_ks(ks, "flux-system", cluster=folder or "."), None, True)
 
 
 def flux_files(tree: Tree, marked: Marked) -> list[str]:
@@ -163,7 +300,7 @@ def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[li
                 # A root's file names its cluster: every cluster has its own flux-system.
                 found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
             else:
-                made = instance_root(doc, path, remotes)
+                made = instance_root(doc, path, remotes, tree=tree)
                 if made is not None:
                     instances.append(made)
     return found, instances

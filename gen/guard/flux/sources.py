@@ -167,6 +167,18 @@ class Sources:
                             self._index.setdefault(key[0], []).append(doc)
         return self._index.get(kind, [])
 
+    def foreign(self, ref: SourceRef, known: ClusterSources) -> str:
+        """Why a guessed root's own source is another repository ("" when nothing says so): a
+        GitRepository written here with a URL that is none of this clone's remotes. A guessed
+        root is no bootstrap, so its source is not this repository by being its source."""
+        if ref in self.configured or ref[0] != "GitRepository" or not self.remotes:
+            return ""
+        obj = self._lookup(ref, known)
+        url = str(((obj or {}).get("spec") or {}).get("url") or "")
+        if obj is None or not url or normalize_url(url) in self.remotes:
+            return ""
+        return f"source {ref[0]} {ref[1]}/{ref[2]} is not this repository ({url})"
+
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
         """Is `ref` this repository at this revision, and which view does it deliver?"""
         kind, namespace, name = ref

@@ -150,8 +150,18 @@ def copy_plan(sources: dict[str, Tree], copies: list[Any]) -> dict[str, tuple[Tr
         view = sources[alias]
         target = dest[len("@artifact/"):]
         excludes = [_matches(str(e)) for e in (op.get("exclude") or []) if isinstance(e, str)]
-        match = _matches(pattern)
         glob_at = _GLOB.search(pattern)
+        folder = posixpath.normpath(pattern) if pattern.strip("/") else ""
+        if glob_at is None and folder and view.is_dir(folder):
+            # a folder without a glob is copied as cp -r copies it: into `to`, under its own name
+            # (source-watcher's applySingleDirectoryCopy)
+            lead = folder + "/"
+            for path in sorted(p for p in view.blobs if p.startswith(lead)):
+                rel = path[len(lead):]
+                if not any(ex(rel) or ex(path) for ex in excludes):
+                    plan[posixpath.normpath(posixpath.join(target, posixpath.basename(folder), rel))] = (view, path)
+            continue
+        match = _matches(pattern)
         stem = pattern[:glob_at.start()].rsplit("/", 1)[0] if glob_at and "/" in pattern[:glob_at.start()] else ""
         for path in sorted(view.blobs):
             if not match(path) or any(ex(path) for ex in excludes):

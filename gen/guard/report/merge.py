@@ -14,18 +14,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from gen import __version__
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import GuardResult
 from gen.guard.coverage import Coverage
+from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
 
 FORMAT = "coredns-gen/guard-result"
 VERSION = 1
-COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved")
+COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved", "operator-not-judged")
 
 
 def _ref(ref: KsRef) -> dict[str, str]:
@@ -50,6 +51,7 @@ def dump_result(result: GuardResult) -> str:
             "unreached": list(cov.unreached),
             "unresolved": [{"kustomization": _ref(r), "reason": why} for r, why in cov.unresolved],
             "empty_clusters": list(cov.empty_clusters),
+            "operator": [{"kind": kind, "name": name, "kustomization": _ref(by)} for kind, name, by in cov.operator],
         },
         "findings": [f.as_dict() for f in result.findings if f.rule not in COVERAGE_RULES],
     }
@@ -104,6 +106,7 @@ def merge_results(paths: list[Path]) -> GuardResult:
         cov.unreached += part.coverage.unreached
         cov.unresolved += part.coverage.unresolved
         cov.empty_clusters += part.coverage.empty_clusters
+        cov.operator += [e for e in part.coverage.operator if e not in cov.operator]
         if part.coverage.roots_how != "bootstrap":
             cov.roots_how = part.coverage.roots_how
         findings += part.findings
@@ -154,10 +157,19 @@ def _load(path: Path) -> _Part:
             unreached=[str(p) for p in c["unreached"]],
             unresolved=[(_ks(e["kustomization"]), str(e["reason"])) for e in c["unresolved"]],
             empty_clusters=[str(p) for p in c["empty_clusters"]],
-            roots_how=str(c["roots_how"]))
+            roots_how=_how(c["roots_how"]),
+            operator=[(str(e["kind"]), str(e["name"]), _ks(e["kustomization"])) for e in c.get("operator", [])])
         return _Part(name, {"base": str(doc["commits"]["base"]), "head": str(doc["commits"]["head"])},
                      int(shard["index"]) if shard else 1, int(shard["count"]) if shard else 1,
                      {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]])
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise UsageError(f"{name} is a damaged guard result ({type(err).__name__}: {err})", file=name,
                          hint="write it again with `guard --result FILE`") from None
+
+
+def _how(raw: object) -> How:
+    """The roots reading a shard's file names (a value this version does not know is a guess)."""
+    for how in get_args(How):
+        if raw == how:
+            return cast(How, how)
+    return "fallback"

@@ -1,0 +1,204 @@
+"""Bootstraps written outside Flux's objects: the scripts and tools in the repository that apply a
+cluster's root.
+
+Many repositories never commit `gotk-sync.yaml`: Flux is installed by a Taskfile, a helmfile, a
+Makefile, a shell script, a CI workflow or OpenTofu. What those files run is evidence of where each
+cluster starts, and the guard reads it instead of guessing a root per file:
+- `flux bootstrap <provider> … --path=DIR` and `flux create kustomization NAME … --path=DIR`: a
+  Flux Kustomization of `./DIR` from this repository (what bootstrap writes into gotk-sync.yaml);
+- `kubectl apply -k DIR` / `--kustomize DIR` / `kustomize build DIR | kubectl apply -f -`: the
+  objects of DIR's build, applied once without pruning; the Flux Kustomizations among them are
+  the cluster's roots;
+- a `flux-instance` chart release in a helmfile, or in OpenTofu (`.tf`), whose values carry
+  `instance.sync`: a FluxInstance, read as if it were written as one.
+A variable in a path (`{{.CLUSTER}}`, `${CLUSTER}`, `$(…)`) matches every folder of the
+repository the rest of the path fits: a Taskfile that bootstraps `clusters/{{.CLUSTER}}` is
+evidence for each cluster folder.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator, Literal
+
+from gen.guard.repo.manifests import try_docs
+from gen.guard.repo.revision import Tree
+
+Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart"]
+
+SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|[Tt]askfile[^/]*\.ya?ml|"
+                     r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
+                     r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf)$")
+_TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
+_BOOTSTRAP = re.compile(r"\bflux\s+bootstrap\s+[a-z]+\b(?P<rest>[^\n;&|]*)")
+_CREATE = re.compile(r"\bflux\s+create\s+(?:kustomization|ks)\s+(?P<name>[A-Za-z0-9.-]+)(?P<rest>[^\n;&|]*)")
+_PATH_FLAG = re.compile(r"--path[=\s]+[\"']?(?P<path>[^\s\"']+)")
+_SOURCE_FLAG = re.compile(r"--source[=\s]+[\"']?(?P<source>[^\s\"']+)")
+_APPLY_K = re.compile(r"\bkubectl\s+apply\b[^\n;&|]*?(?:-k|--kustomize)(?:=|\s+)[\"']?(?P<path>[^\s\"']+)")
+_BUILD_APPLY = re.compile(r"\bkustomize\s+build\s+[\"']?(?P<path>[^\s\"'|]+)[\"']?[^\n|]*\|\s*kubectl\s+apply\b")
+_TF_SYNC = re.compile(r"\bsync\s*=\s*\{(?P<body>[^{}]*)\}")
+_TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\"]*)\"")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One place a bootstrap is written: the file and line, what it runs, and the folder it applies
+    (or, for a flux-instance chart, the `instance.sync` its values give)."""
+
+    file: str
+    line: int
+    form: Form
+    path: str  # repo folder synced or applied; "" for the repository root
+    name: str = "flux-system"  # the Flux Kustomization (and GitRepository) it makes
+    source: str = "flux-system"
+    sync: tuple[tuple[str, str], ...] = ()  # a flux-instance chart's instance.sync, as written
+
+    def describe(self) -> str:
+        what = {"flux-bootstrap": "flux bootstrap --path", "flux-create": "flux create kustomization --path",
+                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values"}[self.form]
+        return f"{self.file}:{self.line}: {what} {self.path or './'}"
+
+
+def scan(tree: Tree) -> list[Evidence]:
+    """Every bootstrap the repository's scripts and tools run, in path and line order."""
+    found: list[Evidence] = []
+    folders = _Folders(tree)
+    for path in sorted(tree.blobs):
+        if not SCRIPTS.search(path):
+            continue
+        raw = tree.read(path).decode("utf-8", "replace")
+        if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
+            continue
+        # shell continuation lines make one command; same length, so offsets stay the file's
+        text = re.sub(r"\\\r?\n", lambda m: " " * len(m[0]), raw)
+        for match in _BOOTSTRAP.finditer(text):
+            flag = _PATH_FLAG.search(match["rest"])
+            if flag is not None:
+                found += _at(path, raw.count("\n", 0, match.start()) + 1, "flux-bootstrap", flag["path"], folders)
+        for match in _CREATE.finditer(text):
+            flag = _PATH_FLAG.search(match["rest"])
+            source = _SOURCE_FLAG.search(match["rest"])
+            if flag is not None:
+                src = (source["source"] if source else "flux-system").split("/")[-1]
+                found += _at(path, raw.count("\n", 0, match.start()) + 1, "flux-create", flag["path"], folders,
+                             name=match["name"], source=src)
+        for pattern in (_APPLY_K, _BUILD_APPLY):
+            for match in pattern.finditer(text):
+                found += _at(path, raw.count("\n", 0, match.start()) + 1, "kubectl-apply", match["path"], folders,
+                             relative_to=posixpath.dirname(path))
+        if "flux-instance" in raw:
+            found += _instance_chart(tree, path, raw)
+    unique: dict[tuple[str, str, str], Evidence] = {}
+    for ev in found:
+        unique.setdefault((ev.form, ev.path, ev.name), ev)  # the first place that says it
+    return list(unique.values())
+
+
+class _Folders:
+    """Every folder of a revision, listed only when a script names one (a fleet has 10^4 files)."""
+
+    def __init__(self, tree: Tree) -> None:
+        self.tree = tree
+        self._all: list[str] | None = None
+
+    def __contains__(self, folder: str) -> bool:
+        return folder == "" or self.tree.is_dir(folder)
+
+    def __iter__(self) -> Iterator[str]:
+        if self._all is None:
+            out = {""}
+            for path in self.tree.blobs:
+                parts = path.split("/")[:-1]
+                for i in range(1, len(parts) + 1):
+                    out.add("/".join(parts[:i]))
+            self._all = sorted(out)
+        return iter(self._all)
+
+
+def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name: str = "flux-system",
+        source: str = "flux-system", relative_to: str = "") -> list[Evidence]:
+    """Evidence for each existing folder `raw_path` names (a templated path: every fitting one)."""
+    text = raw_path.strip().rstrip("/")
+    if "://" in text or text.startswith("-"):
+        return []
+    candidates = [text] if not relative_to or text.startswith("/") else [text, posixpath.join(relative_to, text)]
+    for candidate in candidates:
+        if _TEMPLATE.search(candidate):
+            regex = _folder_pattern(_TEMPLATE.sub("\0", candidate))
+            hits = [f for f in folders if f and regex is not None and regex.match(f)]
+        else:
+            norm = posixpath.normpath(candidate.lstrip("/"))
+            norm = "" if norm == "." else norm
+            hits = [norm] if norm in folders and not norm.startswith("..") else []
+        if hits:
+            return [Evidence(file, line, form, hit, name, source) for hit in hits]
+    return []
+
+
+def _folder_pattern(pattern: str) -> re.Pattern[str] | None:
+    """A templated path as a pattern over folders: a variable is one folder name, but a leading
+    one (`{{.KUBERNETES_DIR}}/flux`) is any prefix. A path of variables only says nothing."""
+    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    if not any(p and "\0" not in p for p in parts):
+        return None
+    out = []
+    for index, part in enumerate(parts):
+        if index == 0 and part == "\0":
+            out.append("(?:.+/)?")
+            continue
+        out.append("[^/]+".join(re.escape(p) for p in part.split("\0")) + ("/" if index < len(parts) - 1 else ""))
+    return re.compile("".join(out) + r"\Z")
+
+
+def _instance_chart(tree: Tree, path: str, raw: str) -> list[Evidence]:
+    """A flux-instance release in a helmfile (inline values or value files) or OpenTofu."""
+    syncs: list[tuple[int, dict[str, Any]]] = []
+    if path.endswith(".tf"):
+        for match in _TF_SYNC.finditer(raw):
+            fields = {m["key"]: m["value"] for m in _TF_FIELD.finditer(match["body"])}
+            if "path" in fields:
+                syncs.append((raw[: match.start()].count("\n") + 1, fields))
+        for ref in re.finditer(r"(?:file|templatefile)\(\s*\"(?:\$\{path\.module\}/)?(?P<file>[^\"$]+)\"", raw):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path), ref["file"]))
+            if tree.is_file(target):
+                syncs += [(raw[: ref.start()].count("\n") + 1, s) for s in _values_syncs(tree.read(target).decode("utf-8", "replace"))]
+    else:
+        text = _TEMPLATE.sub("", raw) if path.endswith(".gotmpl") else raw
+        for doc in try_docs(text) or []:
+            releases = doc.get("releases") if isinstance(doc, dict) else None
+            for release in releases if isinstance(releases, list) else []:
+                if not isinstance(release, dict) or not str(release.get("chart") or "").endswith("flux-instance"):
+                    continue
+                line = raw.find(str(release.get("name") or "flux-instance"))
+                at = raw[: max(line, 0)].count("\n") + 1
+                for value in release.get("values") or []:
+                    if isinstance(value, dict):
+                        syncs += [(at, s) for s in _sync_of(value)]
+                    elif isinstance(value, str):
+                        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+                        for name in (target, target.removesuffix(".gotmpl")):
+                            if tree.is_file(name):
+                                body = tree.read(name).decode("utf-8", "replace")
+                                syncs += [(at, s) for s in _values_syncs(_TEMPLATE.sub("", body))]
+                                break
+    out = []
+    for line, sync in syncs:
+        spath = str(sync.get("path") or "")
+        if _TEMPLATE.search(spath):
+            continue
+        pairs = tuple(sorted((str(k), str(v)) for k, v in sync.items() if isinstance(v, (str, int))))
+        norm = posixpath.normpath("/" + spath).lstrip("/")
+        out.append(Evidence(path, line, "flux-instance-chart", "" if norm == "." else norm,
+                            str(sync.get("name") or "flux-system"), sync=pairs))
+    return out
+
+
+def _values_syncs(text: str) -> list[dict[str, Any]]:
+    return [s for doc in try_docs(text) or [] if isinstance(doc, dict) for s in _sync_of(doc)]
+
+
+def _sync_of(values: dict[str, Any]) -> list[dict[str, Any]]:
+    sync = (values.get("instance") or {}).get("sync") if isinstance(values.get("instance"), dict) else None
+    return [sync] if isinstance(sync, dict) and sync.get("path") is not None else []

@@ -1,0 +1,253 @@
+"""`coredns-gen guard --discover`: what the guard believes about a repository, each belief with its
+evidence, so a team can read it, correct it, and confirm it once (`--write`).
+
+It runs the guard's own discovery (gen/guard/discovery.py) on one revision, the way a guard run
+reads that revision, and reports: the clusters (their root and the bootstrap form that says so),
+the sources taken as this repository and why, the Kustomizations and Flux Operator objects that
+are not judged and why, the files no cluster reaches, and old API versions (judged as v1).
+`--write` puts the clusters and the sources that are not evident by themselves into
+`.coredns-gen.yaml` (`guard.clusters`, `guard.sources`), keeping the file's comments and order.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gen.config import CONFIG_NAME
+from gen.errors import UsageError
+from gen.guard.build.cache import BuildCache, default_dir
+from gen.guard.build.engine import Engine
+from gen.guard.discovery import Discovery
+from gen.guard.flux.roots import Candidate, is_bootstrap
+from gen.guard.model import FLUX_GROUP, Revision
+from gen.guard.repo.checkout import load_tree
+from gen.guard.repo.manifests import file_docs
+from gen.guard.repo.revision import remote_urls, repo_root, resolve
+
+_OPERATOR = b"fluxcd.controlplane.io"
+_NOT_RENDERED = ("ResourceSet", "ResourceSetInputProvider")
+
+
+@dataclass
+class Cluster:
+    name: str
+    cluster: str  # the id findings and `--allow cluster:` use
+    root: str  # the file its root is written in ("" when a script applies it)
+    form: str  # how it is bootstrapped
+    evidence: str  # where that is written
+    path: str  # the folder its root Kustomization syncs
+    kustomizations: int = 0
+    judged: int = 0
+
+
+@dataclass
+class Topology:
+    commit: str
+    how: str
+    clusters: list[Cluster] = field(default_factory=list)
+    sources: list[dict[str, str]] = field(default_factory=list)
+    not_judged: list[dict[str, str]] = field(default_factory=list)
+    operator: list[dict[str, str]] = field(default_factory=list)
+    unreached: list[dict[str, str]] = field(default_factory=list)
+    old_api: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False) + "\n"
+
+    def text(self) -> str:
+        lines = [f"repository at {self.commit[:12]}: {len(self.clusters)} cluster{'s' if len(self.clusters) != 1 else ''}"
+                 f" ({_HOW[self.how]})"]
+        for c in self.clusters:
+            lines.append(f"  cluster {c.name}: {c.form} — {c.evidence}; syncs ./{c.path} "
+                         f"({c.judged} of {c.kustomizations} Flux Kustomizations judged)")
+        lines.append(f"sources taken as this repository: {len(self.sources)}")
+        lines += [f"  {s['source']}: {s['why']}" for s in self.sources]
+        lines.append(f"not judged: {len(self.not_judged)} Kustomizations, {len(self.operator)} Flux Operator objects")
+        lines += [f"  Kustomization {n['kustomization']} [{n['cluster']}]: {n['why']}" for n in self.not_judged]
+        lines += [f"  {o['kind']} {o['name']} ({o['file']}): {o['why']}" for o in self.operator]
+        lines.append(f"files no cluster reaches: {len(self.unreached)}")
+        lines += [f"  {u['file']}" + (f": {u['why']}" if u["why"] else "") for u in self.unreached]
+        if self.old_api:
+            lines.append(f"older API versions (judged as {FLUX_GROUP}/v1): {len(self.old_api)}")
+            lines += [f"  Kustomization {o['kustomization']}: {o['apiVersion']}" for o in self.old_api]
+        if self.how == "fallback":
+            lines.append("the clusters are guessed: check them, then `coredns-gen guard --discover --write` records them "
+                         f"in {CONFIG_NAME} for review")
+        return "\n".join(lines) + "\n"
+
+
+_HOW = {"bootstrap": "from bootstraps", "config": f"named in {CONFIG_NAME}", "path": "under --path",
+        "fallback": "guessed: no bootstrap found, every Kustomization no build produces is a root"}
+
+
+def discover(repo: Path, revision: str = "HEAD", cache_dir: Path | None = None) -> Topology:
+    """What the guard's discovery finds at `revision` of `repo`.
+
+    Raises:
+        UsageError: a bad revision or config file (exit 2).
+        ToolError: git or the helper failing (exit 3).
+    """
+    root = repo_root(repo)
+    commit = resolve(root, revision, "--head")
+    with tempfile.TemporaryDirectory(prefix="coredns-gen-discover-") as tmp:
+        work = Path(tmp)
+        tree = load_tree(root, commit, work / "head" / "repo")
+        try:
+            config = tree.config()
+            engine = Engine(work)
+            discovery = Discovery({"head": tree}, engine, BuildCache(cache_dir if cache_dir is not None else default_dir()),
+                                  config, remote_urls(root), work)
+            model = discovery.run({"head": commit})["head"]
+            return _topology(commit, discovery, model)
+        finally:
+            if tree.checkout is not None:
+                tree.checkout.close()
+
+
+def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
+    how = discovery.how.get("head", "bootstrap")
+    top = Topology(commit, how)
+    chosen = discovery.chosen.get("head", [])
+    names: set[str] = set()
+    for c in chosen:
+        cluster = c.ks.ref.cluster
+        nodes = [n for r, n in model.nodes.items() if r.cluster == cluster]
+        if c.guessed and nodes and all(n.external for n in nodes):
+            continue  # a guess on another repository's source is no cluster of this one (listed as not judged)
+        form, evidence = _form(c, how)
+        top.clusters.append(Cluster(_name(c, names), cluster, c.file or "", form, evidence, c.ks.path,
+                                    len(nodes), sum(1 for n in nodes if not n.external)))
+    configured = {(e.kind, e.namespace, e.name) for e in discovery.config.guard_sources}
+    seen: dict[str, str] = {}
+    root_sources = {c.ks.ref.cluster: c.ks.source for c in chosen}
+    for ref in sorted(model.nodes):
+        node = model.nodes[ref]
+        if node.external:
+            top.not_judged.append({"kustomization": str(ref), "cluster": ref.cluster, "why": node.why_external})
+            continue
+        kind, namespace, name = node.ks.source
+        key = f"{kind}/{namespace}/{name}"
+        if key in seen:
+            continue
+        if node.ks.source in configured:
+            why = f"named in {CONFIG_NAME} guard.sources"
+        elif node.ks.source == root_sources.get(ref.cluster):
+            why = f"the bootstrap source of cluster {ref.cluster}"
+        elif kind == "GitRepository":
+            why = "its URL is one of this clone's remotes or its cluster's bootstrap source"
+        elif kind == "OCIRepository":
+            why = "this repository's CI pushes it from a folder of the repository"
+        elif kind == "ExternalArtifact":
+            why = "its ArtifactGenerator copies only sources of this repository"
+        else:
+            why = "delivered from this repository"
+        seen[key] = why
+        top.sources.append({"source": key, "view": node.view, "why": why})
+    for ref in sorted(model.nodes):  # old API versions of every judged Kustomization
+        node = model.nodes[ref]
+        api = str(json.loads(node.ks.build_spec).get("apiVersion", "")) if node.ks.build_spec else ""
+        entry = {"kustomization": str(ref), "apiVersion": api}
+        if api.endswith(("v1beta1", "v1beta2")) and entry not in top.old_api:
+            top.old_api.append(entry)
+    tree = discovery.trees["head"]
+    for path in sorted(tree.blobs):
+        if path.endswith((".yaml", ".yml")) and discovery.marked(tree, path, (_OPERATOR,)):
+            for doc in file_docs(tree, path) or []:
+                if isinstance(doc, dict) and doc.get("kind") in _NOT_RENDERED and \
+                        str(doc.get("apiVersion", "")).startswith("fluxcd.controlplane.io/"):
+                    meta = doc.get("metadata") or {}
+                    top.operator.append({"kind": str(doc["kind"]), "name": f"{meta.get('namespace') or ''}/{meta.get('name') or ''}",
+                                         "file": path, "why": "not rendered here: what it creates is not judged"})
+    refused = discovery.refused.get("head", {})
+    top.unreached = [{"file": f, "why": refused.get(f, "")} for f in discovery.unreached]
+    return top
+
+
+def _form(c: Candidate, how: str) -> tuple[str, str]:
+    if c.evidence is not None:
+        return {"flux-bootstrap": "flux bootstrap (a script)", "flux-create": "flux create kustomization (a script)",
+                "kubectl-apply": "kubectl apply -k (a script)",
+                "flux-instance-chart": "flux-instance chart values (a tool)"}[c.evidence.form], c.evidence.describe()
+    if how == "config":
+        return f"named in {CONFIG_NAME}", c.file or (c.ks.path or ".")
+    if c.source_object is not None:
+        return "FluxInstance (the object or flux-instance chart values)", c.file or ""
+    if is_bootstrap(c):
+        return "flux bootstrap (gotk-sync)", c.file or ""
+    return "guess (no bootstrap found)", c.file or ""
+
+
+def _name(c: Candidate, taken: set[str]) -> str:
+    """A readable cluster name: the folder that names it (clusters/<name>/…), unique."""
+    where = c.ks.path or posixpath.dirname(c.file or "") or "root"
+    parts = [p for p in where.split("/") if p not in ("flux-system", "flux", "config", "cluster", "clusters",
+                                                       "kubernetes", "bootstrap", ".")]
+    name = parts[0] if parts else (where.rsplit("/", 1)[-1] or "root")
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def write_config(repo: Path, top: Topology) -> Path:
+    """Write `guard.clusters` (and `guard.sources` the guard needs told) into .coredns-gen.yaml,
+    round-trip: the file's other keys, comments and order stay as they were.
+
+    Raises:
+        UsageError: the file is not a mapping, or cannot be written (exit 2).
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    target = repo_root(repo) / CONFIG_NAME
+    yaml = YAML()  # round-trip
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    data: Any = CommentedMap()
+    if target.exists():
+        loaded = yaml.load(target.read_text(encoding="utf-8"))
+        if loaded is not None and not isinstance(loaded, dict):
+            raise UsageError("expected a mapping", file=CONFIG_NAME, key="(top)", hint="fix the file, then run again")
+        data = loaded if loaded is not None else data
+    guard = data.get("guard")
+    if not isinstance(guard, dict):
+        guard = data["guard"] = CommentedMap()
+    clusters = CommentedSeq()
+    for c in top.clusters:
+        entry = CommentedMap()
+        entry["name"] = c.name
+        if c.root:
+            entry["root"] = c.root
+        else:
+            entry["path"] = c.path
+            if c.form.startswith("kubectl"):
+                entry["apply"] = "kubectl"
+        entry.yaml_add_eol_comment(f"{c.form}: {c.evidence}"[:120], list(entry)[-1])
+        clusters.append(entry)
+    guard["clusters"] = clusters
+    folders = [(src["source"], src["view"][len("dir:"):]) for src in top.sources if src["view"].startswith("dir:")]
+    if folders:  # OCI artifacts recognised from CI: pinned, so a CI change cannot unpin them silently
+        sources = guard.get("sources")
+        if not isinstance(sources, list):
+            sources = guard["sources"] = CommentedSeq()
+        have = {str(e.get("source")) for e in sources if isinstance(e, dict)}
+        for source, folder in folders:
+            if source not in have:
+                entry = CommentedMap()
+                entry["source"], entry["path"] = source, folder + "/" if folder else "./"
+                sources.append(entry)
+    import io
+
+    out = io.StringIO()
+    yaml.dump(data, out)
+    try:
+        target.write_text(out.getvalue(), encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write {CONFIG_NAME}: {err.strerror}", file=CONFIG_NAME, key="guard",
+                         hint="make the file writable") from None
+    return target
