@@ -1,0 +1,83 @@
+"""Cases found by replaying the history of public Flux repositories, reduced to small layouts.
+
+Each test names the public repository and commit its layout was reduced from; the layout itself
+is written here (no file of those repositories is copied). A case the guard gets wrong and that
+no small change of one module fixes stays `xfail(strict=True)` with the reason, so the day it is
+fixed the suite says so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.finding import blocking
+from tests.guard.conftest import flux_ks, kustomization
+
+
+def _git_chart_release(strategy: str) -> str:
+    """A HelmRelease whose chart is a folder of this repository (the GitRepository flux-system)."""
+    return f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: dns-extras
+          namespace: kube-system
+        spec:
+          interval: 10m
+          chart:
+            spec:
+              chart: ./charts/dns-extras
+              reconcileStrategy: {strategy}
+              sourceRef:
+                kind: GitRepository
+                name: flux-system
+                namespace: flux-system
+    """
+
+
+def _chart_yaml(version: str) -> str:
+    return f"""
+        apiVersion: v2
+        name: dns-extras
+        version: {version}
+    """
+
+
+CHART_CONFIGMAP = """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: coredns-custom
+      namespace: kube-system
+    data:
+      log.override: log
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a HelmRelease chart read from this repository's GitRepository is not rendered: its templates "
+    "are no input of any Kustomization build, so a change to them is 'untouched' (exit 0). A fix "
+    "needs the chart rendered as helm-controller does (Helm's library in the helper), or chart "
+    "folders of git-sourced HelmReleases counted as not judged: discovery, unjudged and the rule, "
+    "not one module"))
+def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard):
+    """helm-controller deletes what a new chart version no longer renders: a ConfigMap here.
+
+    Reduced from geoffdavis/talos-gitops b4ff271 ("remove failing hooks from
+    authentik-proxy-config"): the chart `./charts/authentik-proxy-config` of the repository's own
+    GitRepository loses templates and its version goes 0.1.10 -> 0.2.0, so helm-controller
+    upgrades the release and deletes the removed templates' objects (there a Job; here the
+    template is a ConfigMap). The guard said "1 of 1 clusters touched", 0 findings: it judged the
+    HelmRelease object, never the chart. geoffdavis/talos-gitops e0e54b1 changes only chart
+    templates (no version bump, so Flux does nothing there) and gets "0 of 1 clusters touched".
+    """
+    base = {
+        "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+        "apps/kustomization.yaml": kustomization("dns-extras.yaml"),
+        "apps/dns-extras.yaml": _git_chart_release("ChartVersion"),
+        "charts/dns-extras/Chart.yaml": _chart_yaml("0.1.0"),
+        "charts/dns-extras/templates/coredns-custom.yaml": CHART_CONFIGMAP,
+    }
+    root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml("0.2.0"),
+                            "charts/dns-extras/templates/coredns-custom.yaml": None})
+    assert blocking(guard(root).findings)
