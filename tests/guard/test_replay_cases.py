@@ -60,7 +60,8 @@ CHART_CONFIGMAP = """
     "needs the chart rendered as helm-controller does (Helm's library in the helper), or chart "
     "folders of git-sourced HelmReleases counted as not judged: discovery, unjudged and the rule, "
     "not one module"))
-def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard):
+@pytest.mark.parametrize(("strategy", "head_version"), [("ChartVersion", "0.2.0"), ("Revision", "0.1.0")])
+def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard, strategy, head_version):
     """helm-controller deletes what a new chart version no longer renders: a ConfigMap here.
 
     Reduced from geoffdavis/talos-gitops b4ff271 ("remove failing hooks from
@@ -69,15 +70,16 @@ def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard):
     upgrades the release and deletes the removed templates' objects (there a Job; here the
     template is a ConfigMap). The guard said "1 of 1 clusters touched", 0 findings: it judged the
     HelmRelease object, never the chart. geoffdavis/talos-gitops e0e54b1 changes only chart
-    templates (no version bump, so Flux does nothing there) and gets "0 of 1 clusters touched".
+    templates (no version bump, so Flux does nothing there) and gets "0 of 1 clusters touched";
+    with `reconcileStrategy: Revision` the same change upgrades the release without a bump.
     """
     base = {
         "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
         "apps/kustomization.yaml": kustomization("dns-extras.yaml"),
-        "apps/dns-extras.yaml": _git_chart_release("ChartVersion"),
+        "apps/dns-extras.yaml": _git_chart_release(strategy),
         "charts/dns-extras/Chart.yaml": _chart_yaml("0.1.0"),
         "charts/dns-extras/templates/coredns-custom.yaml": CHART_CONFIGMAP,
     }
-    root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml("0.2.0"),
+    root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml(head_version),
                             "charts/dns-extras/templates/coredns-custom.yaml": None})
     assert blocking(guard(root).findings)
