@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from gen.finding import blocking
-from tests.guard.conftest import flux_ks, kustomization
+from gen.finding import Severity, blocking
+from gen.guard import GuardOptions, run_guard
+from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.helpers import build_tree, git
+
+CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
 
 
 def _git_chart_release(strategy: str) -> str:
@@ -83,3 +87,44 @@ def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard, strat
     root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml(head_version),
                             "charts/dns-extras/templates/coredns-custom.yaml": None})
     assert blocking(guard(root).findings)
+
+
+def test_repair_of_a_build_broken_at_base_is_refused_until_judged_from_what_flux_applied(flux_repo, guard, tmp_path):
+    """A repair applies, at once, everything changed while the build was broken.
+
+    Reduced from monosense-io/k8s-gitops 3f860ac ("remove broken reference to non-existent
+    dragonfly path"). Two commits before, abf943a moved the Flux Kustomization `coredns` from
+    namespace flux-system to kube-system and, in the same change, broke the build of its parent
+    `cluster-*-infrastructure` (refused there: build-failed at head). Flux kept what it had
+    applied before the break. 3f860ac repairs the parent; Flux applies it, prunes
+    flux-system/coredns, and that Kustomization's finalizer deletes what it applied (there the
+    CoreDNS HelmRelease, uninstalled with its ConfigMap). The guard, judging 3f860ac against its
+    parent, saw base not build and said "its prunes are not judged" as a warning: exit 0. The same
+    in 606585d (strimzi-operator's HelmRelease and namespace). Here the Kustomization `dns`
+    applies kube-system/coredns-custom.
+    """
+    good = {
+        "clusters/prod/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("dns/ks.yaml"),
+        "infra/dns/ks.yaml": flux_ks("dns", "./infra/dns/app"),
+        "infra/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    moved = flux_ks("dns", "./infra/dns/app").replace("namespace: flux-system", "namespace: kube-system", 1)
+    root = flux_repo(good, {"infra/kustomization.yaml": kustomization("dns/ks.yaml", "databases/ks.yaml"),
+                            "infra/dns/ks.yaml": moved})
+    git(root, "tag", "good", "base")
+    git(root, "tag", "-f", "base", "HEAD")  # the broken revision is the repair's parent
+    build_tree(root, {"infra/kustomization.yaml": kustomization("dns/ks.yaml")})
+    git(root, "commit", "-q", "-am", "repair")
+
+    findings = guard(root).findings
+    failed = by_rule(findings, "build-failed")
+    assert [(f.severity, f.details["kustomization"]) for f in failed] == [(Severity.ERROR, "flux-system/infra")]
+    assert "did not build at base" in failed[0].message and "--base" in failed[0].hint
+    assert blocking(findings)
+
+    # Judged from the revision Flux last applied, the deletion shows.
+    applied = run_guard(GuardOptions(repo=root, base="good", head="HEAD", cache_dir=tmp_path / "cache"))
+    assert [f.rule for f in applied.findings if f.details.get("object") == CUSTOM_ID] == ["configmap-pruned"]
+    assert blocking(applied.findings)
