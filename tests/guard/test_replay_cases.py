@@ -123,6 +123,7 @@ def test_repair_of_a_build_broken_at_base_is_refused_until_judged_from_what_flux
     assert [(f.severity, f.details["kustomization"]) for f in failed] == [(Severity.ERROR, "flux-system/infra")]
     assert "did not build at base" in failed[0].message and "--base" in failed[0].hint
     assert blocking(findings)
+    assert not blocking(guard(root, allow=("ks:flux-system/infra",)).findings)  # the hint's other way
 
     # Judged from the revision Flux last applied, the deletion shows.
     applied = run_guard(GuardOptions(repo=root, base="good", head="HEAD", cache_dir=tmp_path / "cache"))

@@ -59,7 +59,7 @@ def _finding(change: Change, issue: BuildIssue) -> Finding:
              "since then at once, so the change is refused")
         hint = (f"judge head from the revision Flux last applied through {issue.ks} (its lastAppliedRevision in "
                 f"`flux get kustomizations`, or the last commit where it built): rerun with --base <that commit>; "
-                f"if that is known to be safe, " + _allow_hint(change, issue.ks))
+                f"if that is known to be safe, allow it with --allow ks:{issue.ks}")
     budget = max(MAX_MESSAGE - len(head) - len(tail) - len(where), 80)
     return Finding(ID, severity, file, line, head + shorten(cause(error), budget) + tail + where, hint, details=details)
 
