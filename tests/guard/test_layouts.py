@@ -440,13 +440,14 @@ def test_without_a_bootstrap_every_unproduced_kustomization_is_a_root_and_the_su
 
 def test_a_child_of_a_parent_that_failed_at_base_is_not_taken_for_new(flux_repo, guard):
     """Base never showed the children of a parent that did not build there: a failing child at
-    head may have been in the cluster all along, so it is a warning, not a new broken build."""
+    head may have been in the cluster all along, so it is a warning, not a new broken build. The
+    parent's repair itself is refused (what Flux last applied through it is unknown)."""
     base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
             "apps/kustomization.yaml": kustomization("web/ks.yaml", "missing.yaml"),
             "apps/web/ks.yaml": flux_ks("web", "./apps/web/${SITE}")}
     result = guard(flux_repo(base, {"apps/kustomization.yaml": kustomization("web/ks.yaml")}))
     assert [(f.rule, f.severity.value, f.details["kustomization"]) for f in result.findings] == [
-        ("build-failed", "warning", "flux-system/web"), ("build-failed", "warning", "flux-system/apps")]
+        ("build-failed", "warning", "flux-system/web"), ("build-failed", "error", "flux-system/apps")]
 
 
 def test_without_a_bootstrap_a_failing_parent_does_not_make_its_children_roots(flux_repo, guard):
@@ -458,7 +459,7 @@ def test_without_a_bootstrap_a_failing_parent_does_not_make_its_children_roots(f
     result = guard(flux_repo(base, {"apps/kustomization.yaml": kustomization("web/ks.yaml")}, standard=False))
     assert result.stats["clusters"] == 1
     assert [(f.rule, f.severity.value) for f in result.findings if f.severity.value != "info"] == [
-        ("build-failed", "warning"), ("build-failed", "warning")]
+        ("build-failed", "warning"), ("build-failed", "error")]  # the child; the parent's repair
 
 
 def test_a_broken_external_artifact_build_names_artifact_paths_not_temp_dirs(flux_repo, guard):

@@ -1,13 +1,18 @@
-"""A Flux Kustomization that does not build at head is refused (fail closed).
+"""A Flux Kustomization that does not build at head, or only at head, is refused (fail closed).
 
 If head cannot be built the guard cannot say what Flux would prune, and Flux itself would stop
 applying that Kustomization. One that failed at base too is reported as a warning and not
-judged (it was already broken); one that failed only at base is a warning too (nothing to compare).
+judged (it was already broken, and stays so). One that failed only at base is refused too: Flux
+kept what it last applied before the break, and head, the repair, applies every change made since
+then at once and prunes against that older inventory, which base does not show (a Kustomization
+renamed while the build was broken is deleted, its HelmReleases uninstalled). Judging from the
+revision Flux last applied (`--base`) decides it; `--allow ks:` waives it.
 The message carries kustomize's own cause with repository paths (errortext.py), at most ~300
 characters; `details.error` holds the whole cleaned text.
 
 PASS: both revisions build.
-FAIL: head's kustomization.yaml lists a file that does not exist -> error.
+FAIL: head's kustomization.yaml lists a file that does not exist -> error; base's does and head
+      repairs it -> error naming `--base <the revision Flux last applied>`.
 """
 
 from __future__ import annotations
@@ -49,9 +54,12 @@ def _finding(change: Change, issue: BuildIssue) -> Finding:
             f"Kustomization {issue.ks} fails to build at base and at head, not judged: ", ""
         hint = f"make `kubectl kustomize ./{node.ks.path}` succeed"
     else:
-        severity, head, tail = Severity.WARNING, \
-            f"Kustomization {issue.ks} did not build at base, so its prunes are not judged: ", ""
-        hint = "nothing to do if head is the fix"
+        severity, head, tail = SEVERITY, f"Kustomization {issue.ks} did not build at base, so its prunes are not judged: ", \
+            ("; Flux still holds what it last applied before the break and head applies and prunes every change "
+             "since then at once, so the change is refused")
+        hint = (f"judge head from the revision Flux last applied through {issue.ks} (its lastAppliedRevision in "
+                f"`flux get kustomizations`, or the last commit where it built): rerun with --base <that commit>; "
+                f"if that is known to be safe, allow it with --allow ks:{issue.ks}")
     budget = max(MAX_MESSAGE - len(head) - len(tail) - len(where), 80)
     return Finding(ID, severity, file, line, head + shorten(cause(error), budget) + tail + where, hint, details=details)
 

@@ -1,0 +1,131 @@
+"""Cases found by replaying the history of public Flux repositories, reduced to small layouts.
+
+Each test names the public repository and commit its layout was reduced from; the layout itself
+is written here (no file of those repositories is copied). A case the guard gets wrong and that
+no small change of one module fixes stays `xfail(strict=True)` with the reason, so the day it is
+fixed the suite says so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gen.finding import Severity, blocking
+from gen.guard import GuardOptions, run_guard
+from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.helpers import build_tree, git
+
+CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
+
+
+def _git_chart_release(strategy: str) -> str:
+    """A HelmRelease whose chart is a folder of this repository (the GitRepository flux-system)."""
+    return f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: dns-extras
+          namespace: kube-system
+        spec:
+          interval: 10m
+          chart:
+            spec:
+              chart: ./charts/dns-extras
+              reconcileStrategy: {strategy}
+              sourceRef:
+                kind: GitRepository
+                name: flux-system
+                namespace: flux-system
+    """
+
+
+def _chart_yaml(version: str) -> str:
+    return f"""
+        apiVersion: v2
+        name: dns-extras
+        version: {version}
+    """
+
+
+CHART_CONFIGMAP = """
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: coredns-custom
+      namespace: kube-system
+    data:
+      log.override: log
+"""
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a HelmRelease chart read from this repository's GitRepository is not rendered: its templates "
+    "are no input of any Kustomization build, so a change to them is 'untouched' (exit 0). A fix "
+    "needs the chart rendered as helm-controller does (Helm's library in the helper), or chart "
+    "folders of git-sourced HelmReleases counted as not judged: discovery, unjudged and the rule, "
+    "not one module"))
+@pytest.mark.parametrize(("strategy", "head_version"), [("ChartVersion", "0.2.0"), ("Revision", "0.1.0")])
+def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard, strategy, head_version):
+    """helm-controller deletes what a new chart version no longer renders: a ConfigMap here.
+
+    Reduced from geoffdavis/talos-gitops b4ff271 ("remove failing hooks from
+    authentik-proxy-config"): the chart `./charts/authentik-proxy-config` of the repository's own
+    GitRepository loses templates and its version goes 0.1.10 -> 0.2.0, so helm-controller
+    upgrades the release and deletes the removed templates' objects (there a Job; here the
+    template is a ConfigMap). The guard said "1 of 1 clusters touched", 0 findings: it judged the
+    HelmRelease object, never the chart. geoffdavis/talos-gitops e0e54b1 changes only chart
+    templates (no version bump, so Flux does nothing there) and gets "0 of 1 clusters touched";
+    with `reconcileStrategy: Revision` the same change upgrades the release without a bump.
+    """
+    base = {
+        "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+        "apps/kustomization.yaml": kustomization("dns-extras.yaml"),
+        "apps/dns-extras.yaml": _git_chart_release(strategy),
+        "charts/dns-extras/Chart.yaml": _chart_yaml("0.1.0"),
+        "charts/dns-extras/templates/coredns-custom.yaml": CHART_CONFIGMAP,
+    }
+    root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml(head_version),
+                            "charts/dns-extras/templates/coredns-custom.yaml": None})
+    assert blocking(guard(root).findings)
+
+
+def test_repair_of_a_build_broken_at_base_is_refused_until_judged_from_what_flux_applied(flux_repo, guard, tmp_path):
+    """A repair applies, at once, everything changed while the build was broken.
+
+    Reduced from monosense-io/k8s-gitops 3f860ac ("remove broken reference to non-existent
+    dragonfly path"). Two commits before, abf943a moved the Flux Kustomization `coredns` from
+    namespace flux-system to kube-system and, in the same change, broke the build of its parent
+    `cluster-*-infrastructure` (refused there: build-failed at head). Flux kept what it had
+    applied before the break. 3f860ac repairs the parent; Flux applies it, prunes
+    flux-system/coredns, and that Kustomization's finalizer deletes what it applied (there the
+    CoreDNS HelmRelease, uninstalled with its ConfigMap). The guard, judging 3f860ac against its
+    parent, saw base not build and said "its prunes are not judged" as a warning: exit 0. The same
+    in 606585d (strimzi-operator's HelmRelease and namespace). Here the Kustomization `dns`
+    applies kube-system/coredns-custom.
+    """
+    good = {
+        "clusters/prod/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("dns/ks.yaml"),
+        "infra/dns/ks.yaml": flux_ks("dns", "./infra/dns/app"),
+        "infra/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    moved = flux_ks("dns", "./infra/dns/app").replace("namespace: flux-system", "namespace: kube-system", 1)
+    root = flux_repo(good, {"infra/kustomization.yaml": kustomization("dns/ks.yaml", "databases/ks.yaml"),
+                            "infra/dns/ks.yaml": moved})
+    git(root, "tag", "good", "base")
+    git(root, "tag", "-f", "base", "HEAD")  # the broken revision is the repair's parent
+    build_tree(root, {"infra/kustomization.yaml": kustomization("dns/ks.yaml")})
+    git(root, "commit", "-q", "-am", "repair")
+
+    findings = guard(root).findings
+    failed = by_rule(findings, "build-failed")
+    assert [(f.severity, f.details["kustomization"]) for f in failed] == [(Severity.ERROR, "flux-system/infra")]
+    assert "did not build at base" in failed[0].message and "--base" in failed[0].hint
+    assert blocking(findings)
+    assert not blocking(guard(root, allow=("ks:flux-system/infra",)).findings)  # the hint's other way
+
+    # Judged from the revision Flux last applied, the deletion shows.
+    applied = run_guard(GuardOptions(repo=root, base="good", head="HEAD", cache_dir=tmp_path / "cache"))
+    assert [f.rule for f in applied.findings if f.details.get("object") == CUSTOM_ID] == ["configmap-pruned"]
+    assert blocking(applied.findings)
