@@ -22,6 +22,7 @@ from gen.guard.repo import (
     parse_cache,
 )
 from gen.guard.rules import (
+    helm_chart_not_judged,
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
@@ -72,6 +73,7 @@ _MODULES: tuple[ModuleType, ...] = (
     object_moved_deleted,
     build_failed,
     not_judged_touched,
+    helm_chart_not_judged,
     k3s_hpa_min_replicas,
     talos_corefile_kept,
     next_needs_forward,

@@ -58,12 +58,6 @@ CHART_CONFIGMAP = """
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a HelmRelease chart read from this repository's GitRepository is not rendered: its templates "
-    "are no input of any Kustomization build, so a change to them is 'untouched' (exit 0). A fix "
-    "needs the chart rendered as helm-controller does (Helm's library in the helper), or chart "
-    "folders of git-sourced HelmReleases counted as not judged: discovery, unjudged and the rule, "
-    "not one module"))
 @pytest.mark.parametrize(("strategy", "head_version"), [("ChartVersion", "0.2.0"), ("Revision", "0.1.0")])
 def test_template_removed_from_a_chart_in_git_is_refused(flux_repo, guard, strategy, head_version):
     """helm-controller deletes what a new chart version no longer renders: a ConfigMap here.
@@ -129,3 +123,41 @@ def test_repair_of_a_build_broken_at_base_is_refused_until_judged_from_what_flux
     applied = run_guard(GuardOptions(repo=root, base="good", head="HEAD", cache_dir=tmp_path / "cache"))
     assert [f.rule for f in applied.findings if f.details.get("object") == CUSTOM_ID] == ["configmap-pruned"]
     assert blocking(applied.findings)
+
+
+def test_a_chart_of_another_repository_or_a_file_outside_the_chart_is_not_refused(flux_repo, guard):
+    """helm-chart-not-judged counts only the chart folder of a GitRepository that is, or may be, this
+    repository: a change elsewhere passes, and a chart of a GitRepository that only a Kustomization
+    of another repository uses is that repository's."""
+    other_source = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: charts, namespace: flux-system}
+        spec: {interval: 1m, url: https://example.invalid/charts, ref: {branch: main}}
+    """
+    base = {
+        "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+        "clusters/prod/other.yaml": flux_ks("other", "./x").replace("name: flux-system", "name: charts"),
+        "clusters/prod/charts-source.yaml": other_source,
+        "apps/kustomization.yaml": kustomization("dns-extras.yaml"),
+        "apps/dns-extras.yaml": _git_chart_release("ChartVersion").replace("name: flux-system", "name: charts"),
+        "charts/dns-extras/Chart.yaml": _chart_yaml("0.1.0"),
+        "charts/dns-extras/templates/coredns-custom.yaml": CHART_CONFIGMAP,
+        "docs/notes.md": "a\n",
+    }
+    root = flux_repo(base, {"charts/dns-extras/Chart.yaml": _chart_yaml("0.2.0"),
+                            "charts/dns-extras/templates/coredns-custom.yaml": None})
+    assert not [f for f in guard(root).findings if f.rule == "helm-chart-not-judged"]
+
+
+def test_a_change_beside_a_chart_in_git_passes(flux_repo, guard):
+    base = {
+        "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+        "apps/kustomization.yaml": kustomization("dns-extras.yaml"),
+        "apps/dns-extras.yaml": _git_chart_release("ChartVersion"),
+        "charts/dns-extras/Chart.yaml": _chart_yaml("0.1.0"),
+        "charts/dns-extras/templates/coredns-custom.yaml": CHART_CONFIGMAP,
+        "docs/notes.md": "a\n",
+    }
+    root = flux_repo(base, {"docs/notes.md": "b\n"})
+    assert not blocking(guard(root).findings)
