@@ -33,9 +33,10 @@ def test_a_run_with_builds_leaves_nothing(flux_repo, guard, scratch: Path, batch
     assert list(scratch.iterdir()) == []
 
 
-def test_a_run_that_fails_leaves_nothing(flux_repo, guard, scratch: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_that_fails_leaves_nothing(flux_repo, guard, scratch: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_bin) -> None:  # type: ignore[no-untyped-def]
     broken = tmp_path / "broken-batch"
-    broken.write_text("#!/bin/sh\nif [ \"$2\" = -version ]; then echo 'build 4 (stand-in)'; exit 0; fi\n"
+    broken.write_text(f"#!/bin/sh\nif [ \"$2\" = -version ]; then echo 'build 4 (stand-in)'; exit 0; fi\n"
+                      f"if [ \"$1\" = artifact ]; then exec {batch_bin} \"$@\"; fi\n"  # the artifact as Flux's; builds fail
                       "cat >/dev/null\necho 'fatal: broken' >&2\nexit 3\n")
     broken.chmod(0o755)
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(broken))

@@ -12,15 +12,34 @@ NAMES = ["a.yaml", ".github", ".git", "x.png", "cloudbuild.yaml", ".sops.yaml", 
          ".gitignore", "appveyor.yml", "photo.jpeg", "k.yml", ".circleci", ".flux.yaml", "notes.gz"]
 
 
-def test_the_default_rules_match_as_gitignore_does():
+def test_the_default_rules_of_the_oci_model_match_as_gitignore_does():
+    """The model kept for an OCI artifact pushed from a folder (a GitRepository's artifact is
+    source-controller's own answer): its fast default matcher equals gitignore matching."""
     spec = pathspec.GitIgnoreSpec.from_lines([*sourceignore.VCS, *sourceignore.DEFAULTS])
-    ignored = sourceignore.matcher({}, lambda path: b"")
     paths = ["/".join(p) for n in (1, 2, 3) for p in itertools.product(NAMES, repeat=n)]
     assert len(paths) > 4000
-    assert [p for p in paths if ignored(p) != spec.match_file(p)] == []
+    assert [p for p in paths if sourceignore._default_ignored(p) != spec.match_file(p)] == []
 
 
-def test_a_sourceignore_file_is_applied_from_its_folder_and_can_re_include():
+def test_a_sourceignore_file_replaces_the_default_exclusions_as_source_controller_does(batch_bin):
+    """source-controller's archive filter (fluxcd/pkg/artifact SourceIgnoreFilter) applies its
+    default exclusions (images, archives, CI files) only when no ignore pattern is given at all:
+    one `.sourceignore` anywhere and they are gone, the VCS ones stay. The guard's own model added
+    a .sourceignore on top of the defaults, so it left out of the artifact files Flux builds."""
+    files = {"apps/.sourceignore": "drafts/\n", "apps/drafts/a.yaml": "x", "apps/b.yaml": "x", "logo.png": "x",
+             ".github/workflows/ci.yaml": "x", ".gitignore": "x", "c/.sops.yaml": "x"}
+    ignored = sourceignore.matcher(files, lambda path: files[path].encode())
+    assert [p for p in sorted(files) if not ignored(p)] == [
+        ".github/workflows/ci.yaml", "apps/.sourceignore", "apps/b.yaml", "c/.sops.yaml", "logo.png"]
+    without = {k: v for k, v in files.items() if k != "apps/.sourceignore"}
+    ignored = sourceignore.matcher(without, lambda path: without[path].encode())
+    assert [p for p in sorted(without) if not ignored(p)] == ["apps/b.yaml", "apps/drafts/a.yaml"]
+    ignored = sourceignore.matcher(without, lambda path: without[path].encode(), spec_ignore="/apps/drafts/\n")
+    assert [p for p in sorted(without) if not ignored(p)] == [".github/workflows/ci.yaml", "apps/b.yaml",
+                                                                "c/.sops.yaml", "logo.png"]
+
+
+def test_a_sourceignore_file_is_applied_from_its_folder_and_can_re_include(batch_bin):
     files = {"apps/.sourceignore": "drafts/\n", "apps/drafts/a.yaml": "x", "drafts/b.yaml": "x",
              ".sourceignore": "/*\n!/apps/\n", "README.md": "x"}
     ignored = sourceignore.matcher(files, lambda path: files[path].encode())

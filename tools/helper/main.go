@@ -6,24 +6,28 @@
 //
 //	build     Flux Kustomization builds, many per process (build/)
 //	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
+//	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
 package main
 
 import (
 	"fmt"
 	"os"
 
+	"github.com/coredns-gen/coredns-gen/tools/helper/artifact"
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile|artifact [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
 	case "build":
 		build.Main(os.Args[2:])
+	case "artifact":
+		artifact.Main(os.Args[2:])
 	case "corefile":
 		corefile.Main(os.Args[2:])
 	default:

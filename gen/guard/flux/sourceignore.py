@@ -1,18 +1,26 @@
 """What a Flux artifact holds: source-controller's ignore rules applied to a revision.
 
 source-controller never puts every file of a repository into the artifact kustomize-controller
-builds from: it drops VCS files, CI configuration and binary files by default, or the patterns
-of `GitRepository.spec.ignore` instead of those defaults, and every `.sourceignore` file's
-patterns on top (gitignore syntax, each relative to its own folder). A file the artifact lacks
-cannot be built, listed by a generated kustomization.yaml, or be a root, so the guard applies
-the same rules before it looks at a revision.
+builds from. For a GitRepository (the whole revision) the answer comes from source-controller's
+own code through the helper (`coredns-gen-helper artifact`: fluxcd/pkg/sourceignore's
+LoadIgnorePatterns over every `.sourceignore`, then `spec.ignore`, matched as the archive's
+filter matches: the defaults (VCS files, CI configuration, images and archives) only when no
+pattern at all is given, the VCS patterns always). A file the artifact lacks cannot be built,
+listed by a generated kustomization.yaml, or be a root, so the guard asks before it looks at a
+revision. An OCI artifact pushed from a folder (`flux push artifact`) is still read with the
+patterns below, a model of the same rules (its CLI's own filter is not linked yet).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import posixpath
-from typing import TYPE_CHECKING, Callable
+import subprocess
+from typing import TYPE_CHECKING, Callable, Collection
+
+from gen.errors import ToolError
+from gen.tools import HELPER_BUILD_HINT, helper_binary
 
 if TYPE_CHECKING:
     import pathspec
@@ -47,11 +55,18 @@ def _scoped(lines: list[str], folder: str) -> list[str]:
 
 
 def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None = None,
-            prefix: str = "") -> Callable[[str], bool]:
+            prefix: str = "", links: Collection[str] = ()) -> Callable[[str], bool]:
     """A predicate `ignored(path)` for the artifact made of `files` (repo paths) below `prefix`.
 
-    `read` gives a file's bytes (the .sourceignore files are read from the revision itself).
+    `read` gives a file's bytes (the .sourceignore files are read from the revision itself);
+    `links` are the revision's symlinks, never in an artifact.
+
+    Raises:
+        ToolError: the helper is missing or failed (a GitRepository's artifact is its answer).
     """
+    if not prefix:
+        kept = _flux_kept(files, read, spec_ignore, links)
+        return lambda path: path not in kept
     lines = list(VCS)
     lines += list(DEFAULTS) if spec_ignore is None else spec_ignore.splitlines()
     base = prefix.rstrip("/")
@@ -100,3 +115,29 @@ def _compiled(lines: tuple[str, ...]) -> tuple[pathspec.GitIgnoreSpec, dict[str,
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(lines), {}
+
+
+def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None,
+               links: Collection[str]) -> frozenset[str]:
+    """The regular files of the revision that source-controller archives (the helper's answer)."""
+    helper = helper_binary()
+    if helper is None:
+        raise ToolError("coredns-gen-helper is not installed: which files a GitRepository's artifact holds is "
+                        "source-controller's answer, asked through it", hint=HELPER_BUILD_HINT)
+    regular = sorted(p for p in files if p not in links)
+    ignore_files = {p: read(p).decode("utf-8", "replace") for p in regular if posixpath.basename(p) == IGNORE_FILE}
+    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore})
+    try:
+        proc = subprocess.run([str(helper), "artifact"], input=request + "\n", capture_output=True, text=True,
+                              timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ToolError(f"cannot run {helper} artifact: {err}", hint=HELPER_BUILD_HINT) from err
+    try:
+        answer = json.loads(proc.stdout)
+        kept = answer["kept"]
+    except (ValueError, KeyError, TypeError):
+        raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
+                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+    if answer.get("error"):
+        raise ToolError(f"{helper} artifact: {answer['error']}")
+    return frozenset(str(p) for p in kept)

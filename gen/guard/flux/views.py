@@ -36,7 +36,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
     prefix = prefix.strip("/")
     if prefix and not tree.is_dir(prefix):
         return None
-    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix)
+    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links)
     lead = prefix + "/" if prefix else ""
     # source-controller's archive holds regular files only: "Ignore anything that is not a file or
     # directories e.g. symlinks" (fluxcd/pkg/artifact storage/archive.go, Archive), so a symlink
