@@ -399,11 +399,17 @@ def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
     if fmt == "markdown":
         from gen.guard.report.markdown import format_markdown
 
-        _out(format_markdown(result.findings, result.summary()))
+        _out(format_markdown(result.shown(), result.summary()))
     else:
+        from gen.guard.report.corefiles import format_views_text, verdicts
         from gen.report import format_findings
 
-        _out(format_findings(result.findings, fmt, rule_docs()))
+        shown = result.shown() if fmt == "json" else verdicts(result.findings)
+        text = format_findings(shown, fmt, rule_docs())
+        if fmt == "text":
+            views = format_views_text(result.views)
+            text += ("\n" if text and views else "") + views
+        _out(text)
     typer.echo(result.summary(), err=True)
     return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
 

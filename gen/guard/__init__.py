@@ -47,7 +47,8 @@ from gen.guard.discovery import Discovery
 from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
-from gen.guard.flux.platform_facts import cluster_platforms
+from gen.guard.corefile_view import corefile_views
+from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
@@ -110,6 +111,13 @@ class GuardResult:
     coverage: Coverage = field(default_factory=Coverage)
     shard: Shard | None = None  # set when this result covers one shard of the fleet
     notes: list[str] = field(default_factory=list)  # said once on stderr (a cache that did not verify)
+    # the reviewer's view: one `corefile-diff` info per touched cluster whose Corefile changes
+    # (gen/guard/corefile_view.py); shown by text, markdown and json, never a verdict
+    views: list[Finding] = field(default_factory=list)
+
+    def shown(self) -> list[Finding]:
+        """The findings and the Corefile views, in (file, line, rule) order: what the formats print."""
+        return sorted([*self.findings, *self.views], key=Finding.sort_key)
 
     def summary(self) -> str:
         """One deterministic line for logs: what was judged and what was found."""
@@ -180,13 +188,15 @@ def _judge(opts: GuardOptions) -> GuardResult:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
         unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
+        facts = cluster_facts(trees["head"], config, revisions)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions),
+                        workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
+        views = corefile_views(revisions, touched, facts)
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
         unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
@@ -207,7 +217,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
     note = cache.note()
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [])
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [],
+                       views)
 
 
 def _quiet(what: str, done: int, total: int) -> None:

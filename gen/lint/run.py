@@ -48,6 +48,7 @@ from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
 from gen.lint.versions import NEWEST, image_version, parse_version
 from gen.platforms import require
+from gen.platforms.stock import stock_corefile
 from gen.versions import Version
 
 if TYPE_CHECKING:
@@ -162,8 +163,7 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     if chosen is not None:
         # Without a release, only a platform whose stock Corefile is the same in every release
         # we hold stands in (AKS, Gardener); k3s's differs (override order): rules warn instead.
-        texts = {chosen.stock_corefile(r, "cluster.local") for r in ([release] if release else chosen.releases())}
-        text = texts.pop() if len(texts) == 1 else None
+        text = stock_corefile(chosen, release)
         if text is not None:
             stock = Source(text, f"<{platform}{' ' + str(release) if release else ''} stock Corefile>")
     ctx = LintContext(build_units(inputs, stock), inputs, version, platform, release, source, frozenset(plugins))
