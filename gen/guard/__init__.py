@@ -39,6 +39,7 @@ from gen.guard.rules import (
     talos_corefile_kept,
 )
 from gen.guard.allow import apply_allow, parse_allows
+from gen.guard.scope import apply_scope
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
 from gen.guard.coverage import Coverage, judged_nothing, measure
@@ -205,7 +206,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         findings.extend(coverage.findings())
     parse_cache.save(opts.cache_dir)
     cache.save()
-    findings = apply_allow(findings, allows)
+    findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes),
         "kustomizations_head": len(revisions["head"].nodes),
