@@ -424,6 +424,20 @@ def _write_result(target: Path, text: str) -> None:
         raise UsageError(f"cannot write {target}: {err.strerror}", key="--result", hint="pass a writable path") from None
 
 
+def _stderr_columns() -> int:
+    """The width of the terminal the progress line is drawn on: stderr's, since stdout is often
+    a file (`guard --format json > out.json`), where shutil's default would fall back to 80."""
+    import os
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or shutil.get_terminal_size().columns
+    except (OSError, ValueError):
+        return shutil.get_terminal_size().columns
+
+
 class _Ticker:
     """Progress on one rewritten stderr line (a terminal only), at most ten updates a second."""
 
@@ -432,7 +446,6 @@ class _Ticker:
         self.shown = False
 
     def __call__(self, what: str, done: int, total: int) -> None:
-        import shutil
         import time
 
         now = time.monotonic()
@@ -440,7 +453,7 @@ class _Ticker:
             return
         self.last = now
         count = f" {done:,}/{total:,}" if total else ""
-        width = max(20, shutil.get_terminal_size().columns - 1)
+        width = max(20, _stderr_columns() - 1)
         sys.stderr.write("\r\x1b[K" + f"guard: {what}{count}"[:width])
         sys.stderr.flush()
         self.shown = True

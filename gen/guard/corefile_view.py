@@ -23,14 +23,20 @@ ID = "corefile-diff"
 _KINDS = ("ConfigMap", "HelmChartConfig", "Addon")  # what can carry a Corefile or coredns-custom
 
 
-def _dns_objects(rev: Revision, clusters: set[str]) -> dict[str, dict[ObjKey, dict[str, Any]]]:
-    """Per cluster, the objects that may say what CoreDNS loads (first Kustomization wins, as Flux)."""
-    out: dict[str, dict[ObjKey, dict[str, Any]]] = {}
+def _dns_objects(rev: Revision, clusters: set[str]) -> dict[str, dict[ObjKey, dict[str, Any]] | None]:
+    """Per cluster, the objects that may say what CoreDNS loads (first Kustomization wins, as Flux);
+    None for a cluster with a Kustomization that does not build: what it applies is not known."""
+    out: dict[str, dict[ObjKey, dict[str, Any]] | None] = {}
     for ref in sorted(rev.nodes):
         node = rev.nodes[ref]
-        if ref.cluster not in clusters or node.build.error is not None:
+        if ref.cluster not in clusters:
+            continue
+        if node.build.error is not None:
+            out[ref.cluster] = None
+        if out.get(ref.cluster, {}) is None:
             continue
         held = out.setdefault(ref.cluster, {})
+        assert held is not None
         for key, obj in node.build.objects.items():
             if key.kind in _KINDS and key.namespace == "kube-system":
                 held.setdefault(key, obj)
@@ -45,8 +51,11 @@ def corefile_views(revisions: Mapping[str, Revision], touched: set[str],
     for cluster in sorted(touched):
         fact = facts.get(cluster) or ClusterFacts(folder_name(cluster), None, None)
         platform = PLATFORMS.get(fact.platform) if fact.platform else None
-        sides = {label: effective_corefile(objects[label].get(cluster, {}).values(), platform, fact.release)
-                 for label in ("base", "head")}
+        held = {label: objects[label].get(cluster, {}) for label in ("base", "head")}
+        if held["base"] is None or held["head"] is None:
+            continue  # a build fails: build-failed says so, and a guess here would mislead
+        sides = {label: effective_corefile(objs.values(), platform, fact.release)
+                 for label, objs in held.items() if objs is not None}
         base, head = sides["base"], sides["head"]
         if base == head:
             continue

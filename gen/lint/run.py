@@ -151,6 +151,8 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
                                  hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
     inputs = load_inputs([Path(p) for p in paths])
+    if inputs.empty():
+        raise UsageError(_nothing_to_lint(paths, inputs))
     source: VersionSource = "flag"
     version = _version(coredns_version, "--coredns-version")
     if version is None:
@@ -177,3 +179,20 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
             findings = {f for f in findings if f.rule not in refusing}
         findings |= set(loaded.refusals)
     return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by)
+
+
+def _nothing_to_lint(paths: Sequence[Path | str], inputs: Inputs) -> Problem:
+    """Why a run that found nothing to judge is bad input, not a pass: what was read, and the fix."""
+    shown = ", ".join(str(p) for p in paths)
+    if inputs.values_files:
+        return Problem(f"{', '.join(inputs.values_files)} is a coredns-gen values file: lint reads Corefiles and "
+                       "the Kubernetes objects rendered from it, not the values", file=inputs.values_files[0], key="PATH",
+                       hint="render it first (coredns-gen render VALUES) and lint the overlay folder it writes "
+                            "(coredns-gen lint overlays/<platform>/<cluster>), or run coredns-gen verify VALUES")
+    if not inputs.files:
+        return Problem(f"found nothing to lint in {shown}: no Corefile and no .yaml, .yml or .json file", key="PATH",
+                       hint="pass a Corefile, a ConfigMap/Deployment manifest or an overlay folder "
+                            "(coredns-gen render writes one under overlays/<platform>/<cluster>)")
+    return Problem(f"found nothing to lint in {shown}: {len(inputs.files)} file(s) read, none holds a Corefile, a "
+                   "ConfigMap, a Deployment, an rke2-coredns HelmChartConfig or an EKS coredns add-on", key="PATH",
+                   hint="pass the files that configure CoreDNS (e.g. the overlay coredns-gen render writes)")
