@@ -36,6 +36,7 @@ from gen.guard.rules import (
     object_moved_deleted,
     object_orphaned,
     object_pruned,
+    sourceignore_hides,
     talos_corefile_kept,
 )
 from gen.guard.allow import apply_allow, parse_allows
@@ -81,6 +82,7 @@ _MODULES: tuple[ModuleType, ...] = (
     k3s_deployment_untouched,
     coredns_custom_keys,
     kubeadm_minor_bump,
+    sourceignore_hides,
 )
 RULES: tuple[Rule, ...] = tuple(cast(Rule, m) for m in _MODULES)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:
     import pathspec
@@ -73,6 +73,13 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
         return memo[rel]
 
     return ignored
+
+
+def line_hides(line: str, folder: str, paths: Iterable[str]) -> bool:
+    """Whether one line of the .sourceignore in `folder` matches any of `paths` (repository paths)
+    on its own: which line of an edit hides a file."""
+    spec, _ = _compiled(tuple(_scoped([line], folder)))
+    return any(spec.match_file(p) for p in paths)
 
 
 # The defaults are names (at any depth), folder names and extensions: matched without regexes,
