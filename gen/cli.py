@@ -322,6 +322,8 @@ def guard(
     strict: StrictOption = False,
     shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only the clusters of shard K of N (stable by root file); merge the shards' --result files with guard-merge.", show_default=False)] = None,
     result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Also load each changed head Corefile in the real CoreDNS and run its failover scenarios (clusters in parallel); one CoreDNS refuses is refused (corefile-refused).")] = False,
+    coredns: Annotated[Optional[str], typer.Option("--coredns", metavar="PATH", help="CoreDNS binary for --verify (default: as verify finds it).", show_default=False)] = None,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
@@ -350,6 +352,8 @@ def guard(
                 ticker.clear()
         for note in result.notes:
             typer.echo(note, err=True)
+        if verify:
+            _verify_heads(result, coredns)
         if result_file is not None:
             from gen.guard.report.merge import dump_result
 
@@ -378,6 +382,17 @@ def guard_merge(
         return _verdict(merge_results([Path(r) for r in results]), chosen, strict)
 
     raise typer.Exit(_run(run))
+
+
+def _verify_heads(result: "GuardResult", coredns: str | None) -> None:
+    """guard --verify: run the head Corefiles in CoreDNS; its findings join the result's."""
+    from gen.finding import Finding
+    from gen.guard.verify_heads import verify_views
+    from gen.tools import coredns_binary
+
+    binary = coredns_binary(coredns)
+    found, result.views = verify_views(result.views, binary)
+    result.findings = sorted([*result.findings, *found], key=Finding.sort_key)
 
 
 def _guard_format(fmt: str | None) -> str:

@@ -26,6 +26,7 @@ def format_views_text(findings: Sequence[Finding]) -> str:
         platform = f", {d['platform']}" if d.get("platform") else ""
         out += ["", f"== {f.message} [{d.get('cluster', f.file)}{platform}]",
                 f"   base: {d.get('base_origin', '')}", f"   head: {d.get('head_origin', '')}",
+                *([f"   verify: {d['verify']}"] if d.get("verify") else []),
                 *d.get("diff", "").rstrip("\n").splitlines()]
     if not out:
         return ""

@@ -125,7 +125,8 @@ def _diff(f: Finding) -> str:
     diff = d.get("diff", "")
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", diff)), default=0))
     change = f.message.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in f.message else ""
-    origins = (f"base: {_text(d.get('base_origin', ''))}<br>\nhead: {_text(d.get('head_origin', ''))}")
+    origins = (f"base: {_text(d.get('base_origin', ''))}<br>\nhead: {_text(d.get('head_origin', ''))}"
+               + (f"<br>\nverify: {_text(d['verify'])}" if d.get("verify") else ""))
     problem = f.message.split("; at head it does not parse: ", 1)
     warn = [f"**At head CoreDNS cannot parse it:** {_text(problem[1])}", ""] if len(problem) == 2 else []
     return "\n".join([f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
