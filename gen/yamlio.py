@@ -415,19 +415,48 @@ def load_all_safe(text: str) -> list[Any]:
 MAX_DEPTH = 100  # collections inside collections: a parser's own stack gives out a few hundred deeper
 
 
+def _first_too_deep(events: Iterable[Any], limit: int, start: tuple[type[Any], ...],
+                    end: tuple[type[Any], ...]) -> tuple[int | None, int | None]:
+    depth = 0
+    for event in events:
+        if isinstance(event, start):
+            depth += 1
+            if depth > limit:
+                mark = event.start_mark
+                return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+        elif isinstance(event, end):
+            depth -= 1
+    return None, None
+
+
+def past_parser_limit(err: BaseException) -> bool:
+    """A reader's own depth limit, not a syntax error: libyaml's (PyYAML >= 6.0.4 stops at 1000
+    levels: "exceeded maximum nesting depth") or Python's recursion limit (ruamel's composer,
+    PyYAML's pure-Python loader, json) a few hundred levels down. Either means "too deep"."""
+    return isinstance(err, RecursionError) or "maximum nesting depth" in str(getattr(err, "problem", None) or "")
+
+
 def deepest(text: str, limit: int) -> tuple[int | None, int | None]:
     """1-based line and column of the first collection nested deeper than `limit`, found from
-    libyaml's event stream (flat, no recursion), or (None, None)."""
-    depth = 0
+    an event stream (flat, no recursion), or (None, None).
+
+    libyaml's first: fast. When it stops before a verdict, ruamel's own parser decides, because
+    ruamel composes the text next and recursion is what runs out there: libyaml's own nesting
+    limit (PyYAML >= 6.0.4: 1000 levels, met while scanning a flow run, before the parser emits
+    level 101) and the syntax libyaml refuses but ruamel accepts (`a: &x: 1`) must not let a deep
+    document through. ruamel's parser is flat too (its composer recurses); where it stops with an
+    error, its composer stops at the same place and reports it.
+    """
     try:
-        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > limit:
-                    mark = event.start_mark
-                    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
+        return _first_too_deep(yaml.parse(text, Loader=yaml.CSafeLoader), limit,
+                               (yaml.MappingStartEvent, yaml.SequenceStartEvent), (yaml.MappingEndEvent, yaml.SequenceEndEvent))
     except yaml.YAMLError:
         pass
-    return None, None
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError as RuamelError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    try:
+        return _first_too_deep(YAML(typ="rt", pure=True).parse(text), limit, (CollectionStartEvent,), (CollectionEndEvent,))
+    except RuamelError:
+        return None, None

@@ -118,6 +118,37 @@ def test_module_level_imports_between_gen_modules_form_no_cycle() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+# The guard's layers, lowest first: a package imports only from its own layer and those below
+# (gen.guard.model, the shared vocabulary, is below them all); rules never import other rules.
+GUARD_LAYERS = ("gen.guard.repo", "gen.guard.flux", "gen.guard.build")
+GUARD_ABOVE = ("gen.guard.rules", "gen.guard.report")
+
+
+def test_the_guard_keeps_its_layers() -> None:
+    """repo (git, files) < flux (the Flux model) < build (the helper client, caches); rules and
+    reports read what the run found and never reach into how it was found; no rule imports
+    another rule (shared facts live in gen/guard/diff.py, change.py, evidence.py)."""
+    def package(name: str) -> str | None:
+        return next((p for p in GUARD_LAYERS + GUARD_ABOVE if name == p or name.startswith(p + ".")), None)
+
+    wrong = []
+    for name, path in MODULES.items():
+        mine = package(name)
+        if mine is None:
+            continue
+        for target in _imports(path, name)[0]:
+            theirs = package(target)
+            if theirs is None or theirs == mine and mine != "gen.guard.rules":
+                continue
+            if mine in GUARD_LAYERS and (theirs in GUARD_ABOVE or GUARD_LAYERS.index(theirs) > GUARD_LAYERS.index(mine)):
+                wrong.append(f"{name} -> {target}")
+            elif mine == "gen.guard.rules" and theirs == "gen.guard.rules" and target != "gen.guard.rules":
+                wrong.append(f"{name} -> {target} (a rule imports a rule)")
+            elif mine == "gen.guard.rules" and theirs == "gen.guard.build":  # (progress reports count builds)
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
 def test_find_cycle_reports_a_cycle() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None

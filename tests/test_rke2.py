@@ -124,3 +124,19 @@ def test_every_value_we_set_is_one_the_chart_of_that_release_has(release: str, t
         text = text.replace("zones:\n  - zone: corp.example.com\n    upstreams:\n      - 10.20.0.10\n      - 10.20.0.11\n", "")
     ours = _paths(rke2.chart_values_for(_values(tmp_path, text)))
     assert ours and ours <= _paths(rke2.chart_values(chart)), ours - _paths(rke2.chart_values(chart))
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ("servers: [[]]", "servers[0] is a list"),
+    ("servers: [{zones: [x]}]", "servers[0].zones[0] is a str"),
+    ("servers: [{plugins: {name: log}}]", "servers[0].plugins is a dict"),
+    ("extraConfig: [a]", "extraConfig is a list"),
+])
+def test_chart_values_of_the_wrong_shape_are_bad_input_not_a_crash(values: str, said: str, tmp_path: Path) -> None:
+    """Helm's template cannot read a list where it reads a mapping; `lint` exited 4 on it."""
+    hcc = tmp_path / "hcc.yaml"
+    hcc.write_text("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata:\n  name: rke2-coredns\n"
+                   f"  namespace: kube-system\nspec:\n  valuesContent: {json.dumps(values)}\n")
+    result = CliRunner().invoke(app, ["lint", str(hcc)])
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and "hcc.yaml:7: spec.valuesContent" in result.stderr

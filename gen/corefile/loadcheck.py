@@ -30,7 +30,7 @@ class LoadResult:
     corefile: str  # the text CoreDNS was given
 
 
-def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str) -> ServerBlock:
+def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str, api: str | None = None) -> ServerBlock:
     out = copy.deepcopy(block)
     keys = []
     for key in out.addresses:
@@ -41,6 +41,13 @@ def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str) -> Serv
     out.keys = keys
     kept: list[Directive] = []
     for d in out.directives:
+        if api is not None and d.name == "kubernetes":
+            d.block = [o for o in d.block or [] if o.name not in ("endpoint", "kubeconfig")]
+            d.block.append(Directive("endpoint", [api], d.line, None, d.file))
+            kept.append(d)
+            continue
+        if api is not None and d.name == "bind":
+            d.args = ["127.0.0.1"]
         if d.name in DROP:
             continue
         if d.name in ("health", "ready", "prometheus"):
@@ -54,10 +61,15 @@ def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str) -> Serv
     return out
 
 
-def adapt_for_loopback(cf: Corefile, resolv_conf: str, ports: dict[str, int] | None = None) -> Corefile:
-    """A copy of `cf` that runs standalone on loopback; `ports` maps original port -> new port."""
+def adapt_for_loopback(cf: Corefile, resolv_conf: str, ports: dict[str, int] | None = None,
+                       api: str | None = None) -> Corefile:
+    """A copy of `cf` that runs standalone on loopback; `ports` maps original port -> new port.
+
+    With `api` (a fake API server's URL, gen.kubeapi) `kubernetes` stays, options intact, its
+    `endpoint` pointed there, and a written `bind` is moved to 127.0.0.1.
+    """
     ports = {} if ports is None else ports
-    items = [_adapt_block(i, ports, resolv_conf) if isinstance(i, ServerBlock) else copy.deepcopy(i)
+    items = [_adapt_block(i, ports, resolv_conf, api) if isinstance(i, ServerBlock) else copy.deepcopy(i)
              for i in cf.items]
     return Corefile(cf.filename, items)
 

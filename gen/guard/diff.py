@@ -230,3 +230,19 @@ def _stub(key: ObjKey) -> dict[str, Any]:
     if key.namespace:
         meta["namespace"] = key.namespace
     return {"apiVersion": api, "kind": key.kind, "metadata": meta}
+
+
+NOTE = ("adding `kustomize.toolkit.fluxcd.io/prune: disabled` in this same change protects nothing "
+        "(the annotation must already be on the object in the cluster)")
+
+
+def safe_way(removal_id: str) -> str:
+    return (f"if the removal is deliberate, first merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the "
+            f"object and let Flux apply it, then remove it; or allow it with --allow {removal_id}; {NOTE}")
+
+
+HELM_GROUP = "helm.toolkit.fluxcd.io"
+
+
+def is_helmrelease(removal: Removal) -> bool:
+    return removal.key.kind == "HelmRelease" and removal.key.group == HELM_GROUP

@@ -26,7 +26,7 @@ from gen.guard.build.cache import BuildCache
 from gen.guard.build.engine import Engine, Job
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.build import seen as seenmod
-from gen.guard.build.inputs import Recalled, Resolver
+from gen.guard.build.inputs import Resolver
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
 from gen.guard.flux.roots import Candidate
@@ -79,7 +79,6 @@ class Discovery:
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked)
                         for label, tree in trees.items()}
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
-        self._recalled: Recalled = {}
         self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
         self._repo = repo
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache
@@ -104,7 +103,7 @@ class Discovery:
     def resolver(self, label: str, view: str) -> Resolver:
         key = (label, view)
         if key not in self._resolvers:
-            self._resolvers[key] = Resolver(self.sources[label].view(view), self._recalled, view)
+            self._resolvers[key] = Resolver(self.sources[label].view(view))
         return self._resolvers[key]
 
     def view(self, label: str, view: str) -> Tree:

@@ -6,7 +6,6 @@ rename, a namespace move or a kind change is a different object: Flux deletes th
 
 from __future__ import annotations
 
-import functools
 import json
 import posixpath
 from dataclasses import dataclass, field

@@ -67,9 +67,9 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
             node = rev.nodes[ref]
             if ref in out:
                 continue
-            written = locator.ks_source(rev.label, ref)
-            own = {written[0]} if written else set()
             if node.external:
+                written = locator.ks_source(rev.label, ref)
+                own = {written[0]} if written else set()
                 kind = node.ks.source[0]
                 out[ref] = Unjudged(ref, "source", node.why_external or "its source is not this repository",
                                     node.ks.source, node.ks.path, frozenset(own), (node.ks.path,),
@@ -80,6 +80,8 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
                 continue  # judged, or failing at one revision only (build-failed says so)
             if all(e.startswith(NO_PATH) for e in (node.build.error, twin.build.error)):
                 continue  # Flux's own first check fails alike at both: it applies nothing either way
+            written = locator.ks_source(rev.label, ref)  # asked only of the few not judged: it parses a file
+            own = {written[0]} if written else set()
             why: Why = "network" if "no network here" in cause(node.build.error) else "build"
             reason = ("its build needs the network (a remote base), which it could not reach here" if why == "network"
                       else "it fails to build at base and at head here")

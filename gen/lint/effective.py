@@ -82,11 +82,14 @@ def effective_corefile(objects: Iterable[Mapping[str, Any]], platform: Platform 
             main, origin = Source(text, "Corefile"), what
             break
     if main is None and platform is not None:
-        version = _version(platform, release)
+        # no release a fact names: the newest known, said so (as `lint --platform` without a version)
+        named = release or platform.newest_release()
+        version = _version(platform, named)
         text = stock_corefile(platform, version)
         if text is not None:
-            shown = f" {release}" if release and version else ""
-            main, origin = Source(text, f"<{platform.NAME} stock Corefile>"), f"the {platform.NAME}{shown} stock Corefile"
+            shown = f" {named}" if version else ""
+            newest = "" if release else " (the newest known release: no values file names platformVersion)"
+            main, origin = Source(text, f"<{platform.NAME} stock Corefile>"), f"the {platform.NAME}{shown} stock Corefile{newest}"
     if main is None:
         if not keys:
             return None

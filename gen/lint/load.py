@@ -3,11 +3,11 @@
 What it loads: each main Corefile among the inputs (or, with `--platform`, the platform's stock
 Corefile standing in) with the coredns-custom keys of the inputs as the files its imports read;
 without a main Corefile, each Corefile, `*.server` key (whole server blocks) and `*.override`
-key (wrapped in a `.:53 { … }` block) alone. It runs in verify's loopback sandbox
-(gen.verify.sandbox: free loopback ports, fake upstreams, `kubernetes`/`loop`/`autopath` left
-out, as they need a cluster) through the one launcher (gen.launcher). cli.py hands `load_check`
-to `lint` only for --load, so plain `lint` never imports this module, the sandbox's fake
-upstreams (dnspython) or the launcher: together half of its start-up.
+key (wrapped in a `.:53 { … }` block) alone. It runs in the load sandbox (gen.lint.loadbox:
+every plugin and option as written; listeners, upstream addresses, the kubernetes API and the
+files plugins read replaced by loopback and sandbox stand-ins) through the one launcher
+(gen.launcher). cli.py hands `load_check` to `lint` only for --load, so plain `lint` never
+imports this module or the launcher.
 
 CoreDNS names a parse error `FILE:LINE - Error during parsing: …`; the line is in the sandbox's
 copy, so it is mapped to the same directive (same name, same count of that name before it) in
@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from gen.corefile import Corefile, CorefileError, Directive, ServerBlock, Source, parse_corefile, parse_directives
-from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
-from gen.errors import GenError
 from gen.finding import Finding, Severity
+from gen.kubeapi import FakeKubeAPI
 from gen.launcher import CoreDNS, LoadError, binary_version
-from gen.lint.inputs import CUSTOM_CONFIGMAP, Inputs
-from gen.verify.sandbox import VerifyConfig, build_sandbox
+from gen.lint.inputs import CUSTOM_CONFIGMAP, ConfigMapDoc, Inputs
+from gen.lint.loadbox import BASE_DIR, build_loadbox, cloud_plugins
 
 ID = "coredns-refused"
 _PARSE = re.compile(r"(?P<file>\S+?):(?P<line>\d+) - Error during parsing: (?P<msg>.+)")
@@ -43,6 +42,7 @@ class Load(NamedTuple):
     main: Source
     custom: dict[str, Source]  # coredns-custom key -> its source
     override_wrapped: bool = False  # main is one override in a `.:53 { }` of ours
+    files: dict[str, str] = {}  # absolute path in the pod -> text: the main ConfigMap's other keys
 
 
 class Loaded(NamedTuple):
@@ -68,9 +68,11 @@ def load_check(binary: Path) -> LoadCheck:
 def loads(inputs: Inputs, stock: Source | None) -> list[Load]:
     cm = inputs.configmap(CUSTOM_CONFIGMAP)
     custom = dict(cm.data) if cm is not None else {}
-    mains = [src for _cm, src in inputs.main_corefiles()] or ([stock] if stock is not None else [])
-    if mains:
-        return [Load(m, custom) for m in mains]
+    found = inputs.main_corefiles()
+    if found:
+        return [Load(m, custom, False, _mounted(cm)) for cm, m in found]
+    if stock is not None:
+        return [Load(stock, custom)]
     out = []
     for key, src in sorted(custom.items()):
         if key.endswith(".server"):
@@ -79,6 +81,14 @@ def loads(inputs: Inputs, stock: Source | None) -> list[Load]:
             out.append(Load(Source(".:53 {\n" + src.text + "\n}\n", src.filename, src.line_offset - 1, src.col_offset,
                                    src.fixed_line, src.label), {}, True))
     return out
+
+
+def _mounted(cm: ConfigMapDoc | None) -> dict[str, str]:
+    """The other keys of the ConfigMap holding a Corefile, where the pod mounts them (zone
+    files that `file /etc/coredns/db.example.org` reads, hosts files)."""
+    if cm is None:
+        return {}
+    return {f"{BASE_DIR}/{k}": s.text for k, s in cm.data.items() if k != "Corefile"}
 
 
 def _directives(cf: Corefile) -> list[Directive]:
@@ -126,41 +136,25 @@ def check_loads(items: list[Load], binary: Path, version: str, static: list[Find
     """One error finding per load CoreDNS refuses (none when it starts)."""
     out: list[Finding] = []
     for item in items:
-        config = VerifyConfig(item.main.text, {k: s.text for k, s in item.custom.items()})
-        with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp:
+        custom = {k: s.text for k, s in item.custom.items()}
+        cloud = cloud_plugins(item.main.text, custom)
+        if cloud:
+            out.append(Finding(ID, Severity.WARNING, item.main.filename, item.main.fixed_line or item.main.line_offset + 1,
+                               f"not loaded in CoreDNS {version}: {', '.join(cloud)} would call a cloud API while starting",
+                               "lint --load loads configurations whose plugins start without leaving the machine"))
+            continue
+        with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp, FakeKubeAPI() as api:
             try:
-                box = build_sandbox(Path(tmp), config)
-            except GenError as err:  # an upstream or block verify cannot fake (tls://, grpc://)
-                out += _load_bare(item, binary, version, static, str(err).splitlines()[0])
-                continue
+                box = build_loadbox(Path(tmp), item.main.text, custom, api=api, files=item.files,
+                                    name=item.main.filename)
+            except CorefileError:
+                continue  # the static pass reports where our reading of the grammar stops
             try:
                 with CoreDNS(binary, box.corefile, sorted(set(box.ports.values()))):
                     continue
             except LoadError as err:
                 out.append(_place(item, err.output, Path(tmp), binary, version, static))
-            finally:
-                box.stop()
     return out
-
-
-def _load_bare(item: Load, binary: Path, version: str, static: list[Finding], why: str) -> list[Finding]:
-    """Without fakes: the Corefile on loopback ports, upstreams as written (loadcheck), when the
-    sandbox cannot fake them. Imports of coredns-custom keys need the sandbox: not judged then."""
-    if item.custom:
-        return [Finding(ID, Severity.WARNING, item.main.filename, item.main.line_offset + 1,
-                        f"not loaded in CoreDNS {version}: {why}", "lint --load fakes plain DNS upstreams only")]
-    with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp:
-        try:
-            text = adapt_for_loopback(item.main.corefile(), write_resolv_conf(Path(tmp))).render()
-        except CorefileError:
-            return []  # the static pass reports the parse error
-        result = try_load(text, binary)
-        if result.started:
-            return []
-        copy = Path(tmp) / "Corefile"
-        copy.write_text(text, encoding="utf-8")
-        output = re.sub(r"\S*/Corefile:(?=\d)", f"{copy}:", result.output)  # try_load's temp copy is gone
-        return [_place(item, output, Path(tmp), binary, version, static)]
 
 
 def _reason(output: str) -> str:
@@ -196,5 +190,6 @@ def _place(item: Load, output: str, root: Path, binary: Path, version: str, stat
         file, line = target.file, target.line
     if parse:
         reason = parse["msg"]  # the sandbox copy's path and line mean nothing to the user
+    reason = reason.replace(str(root), "")  # a sandbox path is named as the pod's path
     return Finding(ID, Severity.ERROR, file, line, f"CoreDNS {version} ({binary}) refuses to load this: {reason}",
                    "fix what CoreDNS names; `coredns-gen lint` without --load explains most refusals")

@@ -27,6 +27,7 @@ from gen.lint import (
     forward_next_ignored,
     forward_next_unsupported,
     forward_option_unsupported,
+    kubernetes_option_unsupported,
     forward_unreachable,
     import_not_found,
     import_server_in_block,
@@ -62,6 +63,7 @@ RULES: tuple[Rule, ...] = (
     forward_failover_loops,
     forward_multiple_unsupported,
     forward_option_unsupported,
+    kubernetes_option_unsupported,
     forward_next_ignored,
     plugin_once_per_block,
     rewrite_arguments,
@@ -111,12 +113,14 @@ class LintResult(NamedTuple):
     platform: str | None
     platform_version: Version | None
     loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
+    release_newest: bool = False  # --platform without --platform-version: its newest known release
 
     def assumed(self) -> str:
         """One line saying what the findings were judged against (text output ends with it)."""
         origin = {"flag": "--coredns-version", "image": "the Deployment's image", "default": "newest known; pass --coredns-version",
                   "platform": f"{self.platform} {self.platform_version}'s default"}[self.version_source]
-        where = f", platform {self.platform}" + (f" {self.platform_version}" if self.platform_version else "") if self.platform else ""
+        newest = " (newest known; pass --platform-version)" if self.release_newest else ""
+        where = f", platform {self.platform}" + (f" {self.platform_version}{newest}" if self.platform_version else "") if self.platform else ""
         loaded = f"; loaded by {self.loaded_by}" if self.loaded_by else ""
         return f"lint: judged for CoreDNS {self.version} ({origin}){where}{loaded}\n"
 
@@ -150,6 +154,12 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     if release is not None and chosen is None:
         raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
                                  hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
+    newest = False
+    if chosen is not None and release is None:
+        # --platform alone: the platform's newest known release, said in the last line, so an
+        # override is judged in a real stock Corefile (k3s's differs per release) and never in none
+        platform_version, newest = chosen.newest_release(), True
+        release = _version(platform_version, "--platform-version")
     inputs = load_inputs([Path(p) for p in paths])
     if inputs.empty():
         raise UsageError(_nothing_to_lint(paths, inputs))
@@ -163,8 +173,7 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         version, source = NEWEST, "default"
     stock = None
     if chosen is not None:
-        # Without a release, only a platform whose stock Corefile is the same in every release
-        # we hold stands in (AKS, Gardener); k3s's differs (override order): rules warn instead.
+        # the release's stock Corefile (--platform-version, else the newest known: see above)
         text = stock_corefile(chosen, release)
         if text is not None:
             stock = Source(text, f"<{platform}{' ' + str(release) if release else ''} stock Corefile>")
@@ -178,7 +187,7 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         if not any(f.severity is Severity.ERROR for f in loaded.refusals) and str(version) == loaded.release:
             findings = {f for f in findings if f.rule not in refusing}
         findings |= set(loaded.refusals)
-    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by)
+    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest)
 
 
 def _nothing_to_lint(paths: Sequence[Path | str], inputs: Inputs) -> Problem:

@@ -46,6 +46,28 @@ FAILOVER_LOOP_FIXED = Version(1, 14, 7)  # failover's counter reset loop, coredn
 ONCE_PER_BLOCK = frozenset({"cache", "dnssec", "errors", "grpc", "hosts", "kubernetes", "loop", "prometheus", "nsid",
                             "pprof", "ready", "tsig", "view"})
 
+# The kubernetes plugin's block options: option -> (first release that parses it, first release
+# that refuses it again, or None). Source: the `case` labels of ParseStanza in
+# plugin/kubernetes/setup.go at every tag from v1.6.9 to v1.14.7 (Go module cache, read, not
+# copied): `upstream` and `resyncperiod` go in 1.7.0, `transfer` in 1.8.0; `multicluster` comes in
+# 1.12.2, `startup_timeout` 1.12.3, `apiserver_qps`/`_burst`/`_max_inflight` 1.14.0, `zonal` 1.14.7.
+# Releases before 1.6.9 are not judged (KUBERNETES_TABLE_FROM).
+KUBERNETES_TABLE_FROM = Version(1, 6, 9)
+KUBERNETES_OPTIONS: dict[str, tuple[Version, Version | None]] = {
+    **{name: (KUBERNETES_TABLE_FROM, None) for name in (
+        "endpoint_pod_names", "pods", "namespaces", "endpoint", "tls", "labels", "namespace_labels",
+        "fallthrough", "ttl", "noendpoints", "ignore", "kubeconfig")},
+    "resyncperiod": (KUBERNETES_TABLE_FROM, Version(1, 7, 0)),
+    "upstream": (KUBERNETES_TABLE_FROM, Version(1, 7, 0)),
+    "transfer": (KUBERNETES_TABLE_FROM, Version(1, 8, 0)),
+    "multicluster": (Version(1, 12, 2), None),
+    "startup_timeout": (Version(1, 12, 3), None),
+    "apiserver_qps": (Version(1, 14, 0), None),
+    "apiserver_burst": (Version(1, 14, 0), None),
+    "apiserver_max_inflight": (Version(1, 14, 0), None),
+    "zonal": (Version(1, 14, 7), None),
+}
+
 # forward's block options: option -> first release that parses it (FACTS.md §2).
 FORWARD_OPTIONS: dict[str, Version] = {
     "tls": FORWARD_PLUGIN,

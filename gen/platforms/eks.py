@@ -216,6 +216,8 @@ def corefile_of(configuration: str) -> str | None:
         data = json.loads(configuration)
     except ValueError as err:
         raise ValueError(f"configurationValues is not valid JSON: {err}") from None
+    except RecursionError:
+        raise ValueError("configurationValues is nested too deeply to read (past Python's recursion limit)") from None
     if not isinstance(data, dict):
         raise ValueError("configurationValues is not a JSON object")
     corefile = data.get("corefile")

@@ -276,6 +276,8 @@ def corefile_of(values_content: str, release: str | None = None) -> str:
     try:
         docs = yamlio.load_all_safe(values_content)
     except Exception as err:  # yaml.YAMLError and its kin: the text is the user's
+        if yamlio.past_parser_limit(err):
+            raise ValueError("valuesContent is nested too deeply to read (past libyaml's own limit)") from None
         raise ValueError(f"valuesContent is not valid YAML: {str(err).splitlines()[0]}") from None
     overrides = docs[0] if docs else {}
     if not isinstance(overrides, dict):

@@ -57,8 +57,41 @@ def _plugin(plugin: Mapping[str, Any], cluster_domain: str) -> str:
     return line
 
 
+def _shape(values: Mapping[str, Any]) -> None:
+    """The fields the template reads as mappings are mappings, as Helm needs them ("can't
+    evaluate field zones in type interface {}" otherwise): a ValueError naming the first that is not."""
+    def mapping(value: Any, where: str) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise ValueError(f"{where} is a {type(value).__name__}, where the rke2-coredns chart's template reads a mapping")
+        return value
+
+    def sequence(value: Any, where: str) -> list[Any]:
+        if value is None or value == "":
+            return []
+        if not isinstance(value, list):
+            raise ValueError(f"{where} is a {type(value).__name__}, where the rke2-coredns chart's template reads a list")
+        return value
+
+    if values.get("global") is not None:
+        mapping(values["global"], "global")
+    for name, conf in mapping(values.get("extraConfig") or {}, "extraConfig").items():
+        if conf is not None:
+            mapping(conf, f"extraConfig.{name}")
+    for i, server in enumerate(sequence(values.get("servers"), "servers")):
+        server = mapping(server, f"servers[{i}]")
+        for j, zone in enumerate(sequence(server.get("zones"), f"servers[{i}].zones")):
+            mapping(zone, f"servers[{i}].zones[{j}]")
+        for j, plugin in enumerate(sequence(server.get("plugins"), f"servers[{i}].plugins")):
+            mapping(plugin, f"servers[{i}].plugins[{j}]")
+
+
 def template_text(values: Mapping[str, Any]) -> str:
-    """The block-scalar body the template writes under `Corefile: |-` (4-space indented lines)."""
+    """The block-scalar body the template writes under `Corefile: |-` (4-space indented lines).
+
+    Raises:
+        ValueError: a field the template reads as a mapping or a list is not one.
+    """
+    _shape(values)
     cluster_domain = _text(((values.get("global") or {}).get("clusterDomain")) or "cluster.local")
     out = ""
     for name, conf in sorted((values.get("extraConfig") or {}).items()):

@@ -60,7 +60,7 @@ class VerifyResult:
 
 def run_scenarios(config: VerifyConfig, binary: Path) -> tuple[list[Outcome], str]:
     """Plan from the Corefile's shape, run every scenario; return outcomes and the resolv.conf mode."""
-    scenarios = plan(find_chains(config), config.primaries)
+    scenarios = plan(find_chains(config), config.primaries, config.probes)
     groups: dict[str, list[Scenario]] = {}
     for sc in scenarios:
         groups.setdefault(sc.group, []).append(sc)

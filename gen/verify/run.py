@@ -18,6 +18,8 @@ from gen.values import load_values
 from gen.verify.engine import VerifyResult, run_scenarios
 from gen.launcher import binary_version
 from gen.verify.sandbox import VerifyConfig
+from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
+from gen.corefile.facts import UPSTREAM_KEY
 
 
 def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "") -> VerifyResult:
@@ -41,7 +43,13 @@ def config_for(values: Values) -> VerifyConfig:
     for zone in values.zones:
         if zone.upstreams:
             primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]
-    return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries)
+    probes: dict[str, str] = {}
+    if UPSTREAM_KEY in custom and PROBE_KEY not in custom:
+        # Our root forward sits among the overrides (k3s, Gardener): a domain forward another
+        # owner writes in an override of its own must still be reached (issue 20, zz-corp.override).
+        custom[PROBE_KEY] = f"forward {PROBE_ZONE} {PROBE_UPSTREAM}\n"
+        probes[PROBE_ZONE] = PROBE_UPSTREAM
+    return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries, probes)
 
 
 def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:

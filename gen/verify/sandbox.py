@@ -45,6 +45,9 @@ class VerifyConfig:
     coredns_version: str = ""
     # zone ("." or "corp.example.com.") -> the upstream the values say must answer first
     primaries: Mapping[str, str] = field(default_factory=dict)
+    # zone -> the upstream that must answer it: a forward in an override coredns-gen did not
+    # write, added by verify itself (scenarios.PROBE_KEY), that CoreDNS must reach
+    probes: Mapping[str, str] = field(default_factory=dict)
     name: str = "Corefile"
     base_dir: str = "/etc/coredns"
     custom_dir: str = "/etc/coredns/custom"

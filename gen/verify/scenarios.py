@@ -25,6 +25,12 @@ POD_TIMEOUT = 5.0  # a pod's resolv.conf default (`timeout:5`): the client every
 FORWARD_DEADLINE_MS = 5000.0  # forward's overall per-query deadline (defaultTimeout)
 READ_TIMEOUT_MS = 2000.0  # forward's per-attempt read timeout (defaultReadTimeout)
 ROOT_NAME = "coredns-gen-verify.test."
+# A domain forward in an override coredns-gen does not own (`zz-corp.override` in issue 20), named
+# to sort after ordinary names and before our root forward's key (CoreDNS imports `*.override` in
+# bytewise name order; the first forward whose zone matches answers). Its upstream is a fake.
+PROBE_KEY = "zzzz-coredns-gen-probe.override"
+PROBE_ZONE = "coredns-gen-probe.test."
+PROBE_UPSTREAM = "192.0.2.53"
 
 
 @dataclass(frozen=True)
@@ -139,15 +145,23 @@ def _rcode_scenario(chain: Chain, rcode: str) -> Scenario:
     return Scenario(f"primary-{rcode.lower()}", chain, expect, ((chain.primary, Behaviour(rcode.lower())),))
 
 
-def plan(chains: list[Chain], primaries: Mapping[str, str] | None = None) -> list[Scenario]:
+def plan(chains: list[Chain], primaries: Mapping[str, str] | None = None,
+         probes: Mapping[str, str] | None = None) -> list[Scenario]:
     """The scenarios for every chain; only ones the chain's shape makes meaningful.
 
     `primaries` (zone -> upstream, from the values) overrides who must answer a healthy query,
     so a forward that never runs (k3s ≤ 1.32.9 imports overrides *after* its own forward)
-    fails instead of passing on whatever upstream came first.
+    fails instead of passing on whatever upstream came first. A chain in `probes` (zone ->
+    upstream) is another owner's forward that must be reached: its one scenario says so.
     """
     out: list[Scenario] = []
     for chain in chains:
+        probe = (probes or {}).get(chain.zone)
+        if probe is not None:
+            out.append(Scenario("other-override-reached", chain,
+                                Expect("NOERROR", (probe,), text=f"NOERROR from {probe}, a forward in another override"),
+                                transports=("udp", "tcp")))
+            continue
         s0 = chain.stanzas[0]
         by = (chain.primary,) if s0.policy == "sequential" else s0.upstreams
         who = "the primary" if len(by) == 1 else "a first-stanza upstream"

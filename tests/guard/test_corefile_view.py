@@ -63,12 +63,22 @@ def test_a_talos_corefile_owned_by_the_repository_is_diffed_as_written(flux_repo
         ["-    forward . 10.0.0.1", "+    forward . 10.0.0.1 10.0.0.2"]
 
 
-def test_without_a_release_the_k3s_keys_are_shown_as_written_and_say_why(flux_repo, guard):
+def test_without_a_release_the_newest_k3s_stands_in_and_says_so(flux_repo, guard):
+    from gen.platforms import k3s
+
     base = {k: v for k, v in K3S.items() if not k.startswith("v/")}
     base[CONFIG] = base[CONFIG].replace("values: [v/*.yaml]\n", "")
     (v,) = guard(flux_repo(base, NEW_FORWARD)).views
-    assert v.details["head_origin"] == ("coredns-custom keys as written (no k3s release is known here to pick its "
-                                        "stock Corefile)")
+    assert v.details["head_origin"] == (f"the k3s {k3s.newest_release()} stock Corefile (the newest known release: no "
+                                        "values file names platformVersion) with the coredns-custom keys spliced in "
+                                        "where it imports them")
+    assert "+    forward . 9.9.9.9" in v.details["diff"]
+
+
+def test_without_a_platform_the_keys_are_shown_as_written_and_say_why(flux_repo, guard):
+    base = {k: v for k, v in K3S.items() if not k.startswith("v/") and k != CONFIG}
+    (v,) = guard(flux_repo(base, NEW_FORWARD)).views
+    assert v.details["head_origin"] == "coredns-custom keys as written (no platform is known for this cluster)"
     assert "+forward . 9.9.9.9" in v.details["diff"]
 
 

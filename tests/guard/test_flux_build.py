@@ -63,7 +63,7 @@ def test_a_prune_through_a_transformer_config_path_is_refused(flux_repo, guard):
     assert _refused_for(guard(root), "my-settings")  # and again from the cache: the cache keeps what it read
 
 
-@pytest.mark.parametrize("layout", ["generator-files", "generator-envs", "replacements", "component", "symlink"])
+@pytest.mark.parametrize("layout", ["generator-files", "generator-envs", "replacements", "component"])
 def test_a_change_to_any_file_kustomize_reads_is_judged(flux_repo, guard, layout):
     """Each kind of indirect input: a change only there reaches the build (the ConfigMap's name
     comes from the changed file, so the old one is pruned)."""
@@ -113,28 +113,12 @@ replacements:
 """, "comp/p.yaml": NOTHING.replace("other", "my-settings")}
         head = {"comp/p.yaml": DELETE}
         gone = "my-settings"
-    else:  # a file reached through a symlink inside the repository
-        base |= {"platform/kustomization.yaml": kustomization("cm.yaml", "linked.yaml"),
-                 "platform/cm.yaml": CM, "shared/real.yaml": configmap("via-link", data="a: b")}
-        head = {"shared/real.yaml": configmap("via-link-renamed", data="a: b")}
-        gone = "via-link"
     root = flux_repo(base, {})
-    if layout == "symlink":
-        (root / "platform" / "linked.yaml").symlink_to("../shared/real.yaml")
-        _commit_and_retag(root)
     for rel, text in head.items():
         (root / rel).write_text(__import__("textwrap").dedent(text).lstrip("\n"))
     _commit(root)
     result = guard(root)
     assert _refused_for(result, gone), [f.message for f in result.findings]
-
-
-def _commit_and_retag(root: Path) -> None:
-    from tests.helpers import git
-
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--amend", "--no-edit")
-    git(root, "tag", "-f", "base")
 
 
 def _commit(root: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gen.verify.sandbox import VerifyConfig
 from gen.verify.scenarios import Expect, Scenario, find_chains, plan, query_ok
 
@@ -116,3 +118,28 @@ def test_declared_primary_must_answer_healthy_queries() -> None:
 def test_forward_outside_its_block_zone_is_not_a_chain() -> None:
     cfg = VerifyConfig("corp.example:53 {\n    forward other.example 10.0.0.9\n    forward . 10.0.0.1\n}\n")
     assert [c.zone for c in find_chains(cfg)] == ["corp.example."]
+
+
+def test_probe_chain_gets_only_the_reached_scenario() -> None:
+    """Another owner's domain forward is checked for being reached, not for our failover."""
+    from gen.verify.scenarios import PROBE_UPSTREAM, PROBE_ZONE
+    cfg = VerifyConfig(".:53 {\n    import custom/*.override\n    forward . /etc/resolv.conf\n}\n",
+                       {"zzzz-coredns-gen-probe.override": f"forward {PROBE_ZONE} {PROBE_UPSTREAM}\n",
+                        "zzzz-coredns-gen-upstream.override": "forward . 10.0.0.1 10.0.0.2\n"},
+                       probes={PROBE_ZONE: PROBE_UPSTREAM})
+    probe = [sc for sc in plan(find_chains(cfg), cfg.primaries, cfg.probes) if sc.chain.zone == PROBE_ZONE]
+    assert [(sc.id, sc.expect.answered_by) for sc in probe] == [("other-override-reached", (PROBE_UPSTREAM,))]
+
+
+@pytest.mark.parametrize(("platform", "probed"), [("k3s", True), ("gardener", True), ("aks", False), ("talos", False)])
+def test_verify_adds_the_probe_where_our_root_forward_is_an_override(platform: str, probed: bool) -> None:
+    from pathlib import Path
+    from gen.corefile.facts import UPSTREAM_KEY
+    from gen.values import load_values
+    from gen.verify.run import config_for
+    from gen.verify.scenarios import PROBE_KEY, PROBE_ZONE
+    repo = Path(__file__).resolve().parents[2]
+    cfg = config_for(load_values(repo / "examples" / f"{platform}.yaml", repo=repo))
+    assert (PROBE_KEY in cfg.custom, PROBE_ZONE in cfg.probes) == (probed, probed)
+    if probed:  # between every ordinary name and our root forward, in CoreDNS's (bytewise) order
+        assert sorted(cfg.custom, key=str.encode).index(PROBE_KEY) == sorted(cfg.custom, key=str.encode).index(UPSTREAM_KEY) - 1

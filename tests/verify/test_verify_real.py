@@ -14,6 +14,7 @@ from gen.yamlio import load_all_safe
 from gen.verify.engine import Outcome, VerifyResult
 from gen.verify.run import run_verify, verify_config
 from gen.verify.sandbox import VerifyConfig
+from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.verify.output import format_verify
 from gen.launcher import CoreDNS
 from gen.verify.runner import ask, warmed_up
@@ -25,11 +26,13 @@ REPO = Path(__file__).resolve().parents[2]
 FAILOVER = {"healthy", "primary-dead", "primary-silent", "primary-servfail", "primary-refused", "all-down", "all-silent"}
 EXPECTED = {
     "talos": {".": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.": FAILOVER},
-    "k3s": {".": FAILOVER | {"control-no-second-stanza"}, "lab.example.net.": FAILOVER | {"control-no-second-stanza"}},
+    "k3s": {".": FAILOVER | {"control-no-second-stanza"}, "lab.example.net.": FAILOVER | {"control-no-second-stanza"},
+            PROBE_ZONE: {"other-override-reached"}},
     "aks": {".": {"healthy", "all-down", "all-silent"}, "contoso.internal.": FAILOVER | {"control-no-second-stanza"}},
     "kubeadm": {".": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.": FAILOVER},
     # Gardener's CoreDNS binds 8053; the zone has one upstream, so only the single-server scenarios
-    "gardener": {".:8053": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.:8053": {"healthy", "all-down", "all-silent"}},
+    "gardener": {".:8053": FAILOVER | {"control-no-second-stanza"}, "corp.example.com.:8053": {"healthy", "all-down", "all-silent"},
+                 f"{PROBE_ZONE}:8053": {"other-override-reached"}},
 }
 
 
@@ -101,8 +104,33 @@ def test_k3s_stock_corefile_with_rendered_custom(coredns_bin: Path) -> None:
     overlay = load_all_safe((REPO / "overlays/k3s/edge-k3s/coredns-custom-configmap.yaml").read_text())[0]
     result = verify_config(VerifyConfig(corefile, {str(k): str(v) for k, v in overlay["data"].items()}), coredns_bin)
     assert [(o.zone, o.scenario) for o in result.outcomes if not o.passed] == []
-    assert _scenarios(result) == EXPECTED["k3s"]
+    assert _scenarios(result) == {z: s for z, s in EXPECTED["k3s"].items() if z != PROBE_ZONE}  # no probe added here
     assert {q.answered_by for q in _outcome(result, ".", "healthy").queries} == {"192.168.10.53"}
+
+
+@pytest.mark.parametrize("platform", ["k3s", "gardener"])
+def test_another_overrides_domain_forward_is_reached(platform: str, coredns_bin: Path) -> None:
+    """Issue 20: a domain forward in an override sorting after ours must answer its zone."""
+    result = _example(platform, coredns_bin)
+    label = PROBE_ZONE if platform == "k3s" else f"{PROBE_ZONE}:8053"
+    probe = _outcome(result, label, "other-override-reached")
+    assert probe.passed and {q.answered_by for q in probe.queries} == {PROBE_UPSTREAM}
+
+
+def test_root_forward_sorting_first_hides_another_override(coredns_bin: Path) -> None:
+    """The measured case: our root forward under `upstream.override` (the old key) answers the
+    probe's zone itself, so the forward in the override sorting after it is never reached."""
+    docs = (REPO / "gen/data/k3s/k3s-v1.34.9+k3s1-coredns.yaml").read_text().split("\n---\n")
+    stock = load_all_safe(next(d for d in docs if "kind: ConfigMap" in d))[0]
+    corefile = str(stock["data"]["Corefile"]).replace("%{CLUSTER_DOMAIN}%", "cluster.local")
+    overlay = load_all_safe((REPO / "overlays/k3s/edge-k3s/coredns-custom-configmap.yaml").read_text())[0]
+    custom = {str(k).replace("zzzz-coredns-gen-upstream.override", "upstream.override"): str(v)
+              for k, v in overlay["data"].items()}
+    custom[PROBE_KEY] = f"forward {PROBE_ZONE} {PROBE_UPSTREAM}\n"
+    result = verify_config(VerifyConfig(corefile, custom, probes={PROBE_ZONE: PROBE_UPSTREAM}), coredns_bin)
+    probe = _outcome(result, PROBE_ZONE, "other-override-reached")
+    assert not probe.passed and {q.answered_by for q in probe.queries} == {"192.168.10.53"}
+    assert not result.passed
 
 
 def _run(coredns_bin: Path, corefile: str) -> VerifyResult:

@@ -22,11 +22,12 @@ from typing import IO, Any
 
 from gen.errors import ToolError
 from gen.guard.repo.revision import Tree
-from gen.tools import HELPER_BUILD_HINT, HELPER_ENV, helper_binary
+from gen.tools import HELPER_BUILD_HINT, helper_binary
 
 PROTOCOL = 4  # tools/helper/build/batch.go Protocol
 BUILD_HINT = HELPER_BUILD_HINT
 Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
+_IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,21 @@ class Engine:
 
     def _identity(self) -> str:
         """What built: the helper's protocol and the Flux and kustomize library versions it links
-        (a cached build made by another version is never reused). Asked lazily at the first build
-        when no helper is installed, so a run with nothing to build needs none."""
+        (a cached build made by another version is never reused); asked once per binary and
+        process. With no helper installed, a run with nothing to build needs none."""
         if self.helper is None:
             return "no-helper"
+        try:
+            stat = self.helper.stat()
+        except OSError as err:
+            raise ToolError(f"cannot run {self.helper}: {err}", hint=BUILD_HINT) from err
+        known = (str(self.helper), stat.st_size, stat.st_mtime_ns)
+        if known not in _IDENTITIES:
+            _IDENTITIES[known] = self._ask_identity()
+        return _IDENTITIES[known]
+
+    def _ask_identity(self) -> str:
+        assert self.helper is not None
         try:
             said = subprocess.run([str(self.helper), "build", "-version"], stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, timeout=60, check=False).stdout.strip()
@@ -94,7 +106,8 @@ class Engine:
         result is read as it is printed."""
         with tempfile.TemporaryFile() as errors:
             try:
-                proc = subprocess.Popen([str(helper), "build", "-j", str(self.parallel)], stdin=subprocess.PIPE,
+                workers = min(self.parallel, len(jobs))  # one job: built in the helper's own process
+                proc = subprocess.Popen([str(helper), "build", "-j", str(workers)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=errors)
             except OSError as err:
                 raise ToolError(f"cannot run {helper}: {err}") from err

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from gen.guard.repo.boundary import real_path
 from gen.guard.repo.manifests import file_docs
-from gen.guard.build.recall import Seen, seen, sorted_links
 from gen.guard.repo.revision import KUSTOMIZATION_FILES, Tree, flux_scan
 
 _REMOTE = ("http://", "https://", "git@", "ssh://", "github.com/", "gitlab.com/", "oci://")
@@ -85,43 +84,15 @@ def _generator_files(gen: Any) -> list[tuple[str, str]]:
     return out
 
 
-class Resolution:
-    """One kept resolution of a spec.path: what it looked at, and its Inputs. One recalled from an
-    earlier run holds what it was kept as, made into Inputs only when it is reused: most kept
-    ones are checked and passed over (another revision's), and making each cost more than
-    checking it."""
-
-    __slots__ = ("seen", "_inputs", "kept", "_make")
-
-    def __init__(self, seen: Seen, inputs: Inputs | None = None, *, kept: tuple[Any, ...] | None = None,
-                 make: Callable[[], Inputs] | None = None) -> None:
-        self.seen = seen
-        self._inputs = inputs
-        self.kept = kept  # the row it was read from, while it is not made (a row of an older format's file)
-        self._make = make
-
-    @property
-    def inputs(self) -> Inputs:
-        if self._inputs is None:
-            assert self._make is not None
-            self._inputs, self._make, self.kept = self._make(), None, None
-        return self._inputs
-
-
-Recalled = dict[tuple[str, str], list[Resolution]]  # (view, spec.path) -> resolutions
-
-
 class Resolver:
-    """Resolves inputs in one artifact of one revision; kustomization files are parsed once per
-    blob id (gen/guard/manifests.file_docs), and resolutions are shared with the same artifact of
-    the other revision (gen/guard/build/recall.py)."""
+    """Resolves, for anchoring findings at the line a reviewer edits (gen/guard/locate.py) and
+    for naming generators (gen/guard/diff.py), which files a kustomization refers to, in one
+    artifact of one revision; kustomization files are parsed once per blob id. Never a verdict:
+    what a build read, and so what a change reaches, is what kustomize reported (seen.py)."""
 
-    def __init__(self, tree: Tree, recalled: Recalled | None = None, view: str = "") -> None:
+    def __init__(self, tree: Tree) -> None:
         self.tree = tree
         self._memo: dict[str, Inputs] = {}
-        self._recalled: Recalled = {} if recalled is None else recalled
-        self._view = view
-        self._links = sorted_links(tree)
 
     def _parse(self, path: str) -> Any:
         docs = file_docs(self.tree, path)
@@ -130,12 +101,7 @@ class Resolver:
     def for_path(self, path: str) -> Inputs:
         """Inputs of a Flux spec.path (kustomization file or Flux-generated); memoised."""
         if path not in self._memo:
-            known = self._recalled.setdefault((self._view, path), [])
-            found = next((r.inputs for r in known if r.seen.holds_in(self.tree, self._links)), None)
-            if found is None:
-                found = self._for_path(path)
-                known.append(Resolution(seen(self.tree, self._links, path, found.files, found.missing), found))
-            self._memo[path] = found
+            self._memo[path] = self._for_path(path)
         return self._memo[path]
 
     def for_ks(self, path: str, components: tuple[str, ...] = ()) -> Inputs:

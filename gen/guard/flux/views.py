@@ -38,15 +38,28 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
         return None
     ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix)
     lead = prefix + "/" if prefix else ""
-    blobs = {p[len(lead):]: b for p, b in tree.blobs.items() if p.startswith(lead) and not ignored(p)}
-    links = {p[len(lead):]: t for p, t in tree.links.items() if p[len(lead):] in blobs}  # a link out of the folder escapes
+    # source-controller's archive holds regular files only: "Ignore anything that is not a file or
+    # directories e.g. symlinks" (fluxcd/pkg/artifact storage/archive.go, Archive), so a symlink
+    # committed in git is not in the artifact kustomize-controller builds from.
+    blobs = {p[len(lead):]: b for p, b in tree.blobs.items()
+             if p.startswith(lead) and p not in tree.links and not ignored(p)}
+    links: dict[str, str] = {}
+    # the folders that held a link are there, as the clone's walk archives every folder
+    kept_folders = {posixpath.dirname(p[len(lead):]) for p in tree.links if p.startswith(lead) and not ignored(p)}
     under = sum(1 for p in tree.blobs if p.startswith(lead)) if prefix else len(tree.blobs)
     if len(blobs) == under:  # nothing ignored: the revision's folders as they are
         return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
                     tree.entries if not prefix else index_entries(blobs), links, prefix=prefix,
                     checkout=tree.checkout)
     name = hashlib.sha256(f"{prefix}\0{spec_ignore}".encode()).hexdigest()[:16]
-    view = Tree(tree.commit, tree.root.with_name(f"{tree.root.name}.view-{name}"), blobs, index_entries(blobs), links,
+    entries = index_entries(blobs)
+    for folder in kept_folders:
+        while folder:
+            parent, _, leaf = folder.rpartition("/")
+            entries.setdefault(folder, set())
+            entries.setdefault(parent, set()).add(leaf)
+            folder = parent
+    view = Tree(tree.commit, tree.root.with_name(f"{tree.root.name}.view-{name}"), blobs, entries, links,
                 prefix=prefix)
     view.checkout = _ViewFiles(tree, view)
     return view
@@ -54,7 +67,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
 
 class _ViewFiles:
     """An artifact's files on disk: the revision unpacked, then each of the artifact's files linked
-    (a hard link: no copy) into the artifact's own folder; symlinks made again as they were."""
+    (a hard link: no copy) into the artifact's own folder (it has no symlinks, as Flux's has none)."""
 
     def __init__(self, revision: Tree, view: Tree) -> None:
         self.revision = revision
@@ -64,8 +77,11 @@ class _ViewFiles:
     def unpack(self) -> None:
         if self.unpacked:
             return
-        source = self.revision.on_disk()
+        # only the artifact's files of the revision are written (not its ignored images and archives)
+        source = self.revision.place([self.view.repo_path(p) for p in self.view.blobs])
         made: set[str] = set()
+        for folder in self.view.entries:  # folders too: one may hold no file of the artifact
+            os.makedirs(self.view.root / folder, exist_ok=True)
         for path in sorted(self.view.blobs):
             target = self.view.root / path
             folder = os.path.dirname(target)

@@ -30,7 +30,7 @@ def load_docs(text: str) -> list[Any]:
 def try_docs(text: str) -> list[Any] | None:
     try:
         return load_docs(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: PyYAML's pure-Python loader, when libyaml is missing
         return None
 
 
@@ -67,7 +67,7 @@ def doc_index(text: str) -> dict[tuple[str, str], DocWhere]:
     is composed once however many of its objects a run asks about."""
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: PyYAML's pure-Python loader, when libyaml is missing
         return {}
     out: dict[tuple[str, str], DocWhere] = {}
     for node in nodes:
@@ -101,7 +101,7 @@ def _first_mapping(text: str) -> yaml.MappingNode | None:
     """The composed first document when it is a mapping (line numbers kept), else None."""
     try:
         node = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: PyYAML's pure-Python loader, when libyaml is missing
         return None
     return node if isinstance(node, yaml.MappingNode) else None
 
@@ -139,7 +139,7 @@ def generator_line(text: str, name: str, kinds: tuple[str, ...] = ("configMapGen
     """(list key, line of the `- name: <name>` entry) of a generator in a kustomization file."""
     try:
         node = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: PyYAML's pure-Python loader, when libyaml is missing
         return None
     if not isinstance(node, yaml.MappingNode):
         return None

@@ -49,6 +49,9 @@ def clean_error(text: str, trees: Iterable[Path], workdir: Path | None) -> str:
             out = re.sub(re.escape(form) + r"/wrap/\d+(?:/kustomization\.yaml)?", WRAPPER, out)
             # an ExternalArtifact laid out by the guard (gen/guard/flux/views.py): paths inside the artifact
             out = re.sub(re.escape(form) + r"/artifacts/[^/\s]+/[^/\s]+/?", "", out)
+    for root in trees:  # an artifact laid out in its own folder beside its revision (views.py)
+        for form in {str(root), os.path.realpath(root)}:
+            out = re.sub(re.escape(form) + r"\.view-[0-9a-f]+(?:/|\b)", "", out)
     for prefix, replacement in sorted(prefixes, key=lambda p: -len(p[0])):
         out = out.replace(prefix, replacement)
     out = _LEFTOVER.sub("", out)

@@ -15,19 +15,10 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
-from gen.guard.diff import DELETED
+from gen.guard.diff import DELETED, safe_way
 
 ID = "configmap-pruned"
 SEVERITY = Severity.ERROR
-
-NOTE = ("adding `kustomize.toolkit.fluxcd.io/prune: disabled` in this same change protects nothing "
-        "(the annotation must already be on the object in the cluster)")
-
-
-def safe_way(removal_id: str) -> str:
-    return (f"if the removal is deliberate, first merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the "
-            f"object and let Flux apply it, then remove it; or allow it with --allow {removal_id}; {NOTE}")
-
 
 def check(change: Change) -> Iterator[Finding]:
     for r in change.removed(DELETED):

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 from gen.corefile import CorefileError
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
-from gen.guard.rules.k3s_hpa_min_replicas import k3s_marker
+from gen.guard.evidence import k3s_marker
 from gen.guard.model import ObjKey
 from gen.platforms import PLATFORMS
 from gen.platforms.base import PLATFORM_ANNOTATION, Platform

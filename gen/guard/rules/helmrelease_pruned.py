@@ -17,18 +17,10 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
-from gen.guard.rules.configmap_pruned import safe_way
-from gen.guard.diff import DELETED, Removal
+from gen.guard.diff import DELETED, is_helmrelease, safe_way
 
 ID = "helmrelease-pruned"
 SEVERITY = Severity.ERROR
-GROUP = "helm.toolkit.fluxcd.io"
-
-
-def is_helmrelease(removal: Removal) -> bool:
-    return removal.key.kind == "HelmRelease" and removal.key.group == GROUP
-
-
 def check(change: Change) -> Iterator[Finding]:
     for r in change.removed(DELETED):
         if not is_helmrelease(r):

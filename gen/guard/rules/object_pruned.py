@@ -14,9 +14,7 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
-from gen.guard.rules.configmap_pruned import safe_way
-from gen.guard.diff import DELETED
-from gen.guard.rules.helmrelease_pruned import is_helmrelease
+from gen.guard.diff import DELETED, is_helmrelease, safe_way
 
 ID = "object-pruned"
 SEVERITY = Severity.WARNING
