@@ -324,6 +324,8 @@ def guard(
     result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
     discover: Annotated[bool, typer.Option("--discover", help="Judge nothing: print what the guard believes about the repository at --head (clusters, bootstrap forms, sources, what is not judged, files no cluster reaches), each with its evidence; --format text or json.")] = False,
     write: Annotated[bool, typer.Option("--write", help="With --discover: record the clusters (and OCI sources recognised from CI) in .coredns-gen.yaml guard.clusters/guard.sources, keeping the file's comments.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Also load each changed head Corefile in the real CoreDNS and run its failover scenarios (clusters in parallel); one CoreDNS refuses is refused (corefile-refused).")] = False,
+    coredns: Annotated[Optional[str], typer.Option("--coredns", metavar="PATH", help="CoreDNS binary for --verify (default: as verify finds it).", show_default=False)] = None,
 ) -> None:
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
@@ -363,6 +365,8 @@ def guard(
                 ticker.clear()
         for note in result.notes:
             typer.echo(note, err=True)
+        if verify:
+            _verify_heads(result, coredns)
         if result_file is not None:
             from gen.guard.report.merge import dump_result
 
@@ -409,6 +413,17 @@ def guard_merge(
     raise typer.Exit(_run(run))
 
 
+def _verify_heads(result: "GuardResult", coredns: str | None) -> None:
+    """guard --verify: run the head Corefiles in CoreDNS; its findings join the result's."""
+    from gen.finding import Finding
+    from gen.guard.verify_heads import verify_views
+    from gen.tools import coredns_binary
+
+    binary = coredns_binary(coredns)
+    found, result.views = verify_views(result.views, binary)
+    result.findings = sorted([*result.findings, *found], key=Finding.sort_key)
+
+
 def _guard_format(fmt: str | None) -> str:
     import os
 
@@ -428,11 +443,17 @@ def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
     if fmt == "markdown":
         from gen.guard.report.markdown import format_markdown
 
-        _out(format_markdown(result.findings, result.summary()))
+        _out(format_markdown(result.shown(), result.summary()))
     else:
+        from gen.guard.report.corefiles import format_views_text, verdicts
         from gen.report import format_findings
 
-        _out(format_findings(result.findings, fmt, rule_docs()))
+        shown = result.shown() if fmt == "json" else verdicts(result.findings)
+        text = format_findings(shown, fmt, rule_docs())
+        if fmt == "text":
+            views = format_views_text(result.views)
+            text += ("\n" if text and views else "") + views
+        _out(text)
     typer.echo(result.summary(), err=True)
     return 1 if blocking(result.findings) or (strict and result.coverage.not_judged_count) else 0
 
@@ -447,6 +468,20 @@ def _write_result(target: Path, text: str) -> None:
         raise UsageError(f"cannot write {target}: {err.strerror}", key="--result", hint="pass a writable path") from None
 
 
+def _stderr_columns() -> int:
+    """The width of the terminal the progress line is drawn on: stderr's, since stdout is often
+    a file (`guard --format json > out.json`), where shutil's default would fall back to 80."""
+    import os
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or shutil.get_terminal_size().columns
+    except (OSError, ValueError):
+        return shutil.get_terminal_size().columns
+
+
 class _Ticker:
     """Progress on one rewritten stderr line (a terminal only), at most ten updates a second."""
 
@@ -455,7 +490,6 @@ class _Ticker:
         self.shown = False
 
     def __call__(self, what: str, done: int, total: int) -> None:
-        import shutil
         import time
 
         now = time.monotonic()
@@ -463,7 +497,7 @@ class _Ticker:
             return
         self.last = now
         count = f" {done:,}/{total:,}" if total else ""
-        width = max(20, shutil.get_terminal_size().columns - 1)
+        width = max(20, _stderr_columns() - 1)
         sys.stderr.write("\r\x1b[K" + f"guard: {what}{count}"[:width])
         sys.stderr.flush()
         self.shown = True

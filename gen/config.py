@@ -4,6 +4,7 @@
       - dns/*.yaml
     guard:
       allow: []        # deliberate removals the guard reports as allowed (see docs/guard.md)
+      scope: all       # all (default): refuse every ConfigMap removal; dns: only cluster DNS objects
       clusters:        # optional: the clusters, when `flux bootstrap` files do not say it
         - name: prod
           root: clusters/prod/flux-system/gotk-sync.yaml   # file with its root Flux Kustomization
@@ -25,7 +26,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gen.boundary import GIT, Boundary, Outside, inside
 from gen.errors import Problem, UsageError, quote
@@ -62,6 +63,7 @@ class Config:
     guard_allow: tuple[str, ...] = ()
     guard_clusters: tuple[ClusterEntry, ...] = ()
     guard_sources: tuple[SourceEntry, ...] = ()
+    guard_scope: Literal["all", "dns"] = "all"
     lint_plugins: tuple[str, ...] = ()
     raw: Any = None  # the document with `.lc` positions, for line numbers in later checks
 
@@ -104,9 +106,15 @@ def load_config(repo: Path) -> Config:
     if not isinstance(guard, dict):
         problems.append(Problem("expected a mapping", file=CONFIG_NAME, key="guard", hint="e.g. guard: {allow: []}"))
         guard = {}
-    for key in sorted(set(guard) - {"allow", "clusters", "sources"}):
+    for key in sorted(set(guard) - {"allow", "clusters", "sources", "scope"}):
         problems.append(Problem(f"unknown key '{key}'", file=CONFIG_NAME, key=f"guard.{key}",
-                                hint="allowed keys: allow, clusters, sources"))
+                                hint="allowed keys: allow, clusters, scope, sources"))
+    scope = guard.get("scope", "all")
+    if scope not in ("all", "dns"):
+        line = guard.lc.key("scope")[0] + 1 if hasattr(guard, "lc") else None
+        problems.append(Problem(f"scope {quote(str(scope))} is not all or dns", file=CONFIG_NAME, line=line, key="guard.scope",
+                                hint="write `scope: dns` to refuse only changes to cluster DNS objects, or `scope: all` (the default)"))
+        scope = "all"
     allow = guard.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
         problems.append(Problem("expected a list of object ids", file=CONFIG_NAME, key="guard.allow",
@@ -143,7 +151,8 @@ def load_config(repo: Path) -> Config:
     if problems:
         raise UsageError(problems)
     return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=tuple(cluster_entries),
-                  guard_sources=tuple(source_entries), lint_plugins=tuple(plugins), raw=data)
+                  guard_sources=tuple(source_entries), guard_scope="dns" if scope == "dns" else "all",
+                  lint_plugins=tuple(plugins), raw=data)
 
 
 def _entries(raw: Any, key: str, required: set[str], optional: set[str], problems: list[Problem]) -> list[dict[str, str]]:

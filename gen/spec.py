@@ -9,6 +9,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+# The resolver `coredns-gen new` writes until the user puts theirs: RFC 5737 TEST-NET-1, a
+# documentation address nothing answers on, so a starter rendered as is cannot pass for a real
+# configuration (render warns while it is there).
+PLACEHOLDER_RESOLVER = "192.0.2.53"
+
+
 class Upstream(NamedTuple):
     resolvers: tuple[str, ...]
     fallback: tuple[str, ...] = ("/etc/resolv.conf",)

@@ -10,6 +10,7 @@ import re
 from gen.errors import Problem, UsageError, quote
 from gen.platforms import default_coredns_version, refusal
 from gen.platforms import get as get_platform
+from gen.spec import PLACEHOLDER_RESOLVER
 from gen.templating import render_template
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")  # fullmatch: `$` would accept "prod\n"
@@ -31,5 +32,5 @@ def starter_values(platform: str, cluster: str) -> str:
     return render_template(
         f"new/{platform}.yaml.j2", cluster=cluster, platform_version=release,
         coredns=default_coredns_version(platform, release), known=chosen.known_releases(),
-        path_hint=f"dns/{cluster}.yaml",
+        path_hint=f"dns/{cluster}.yaml", placeholder=PLACEHOLDER_RESOLVER,
     )

@@ -21,7 +21,7 @@ from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import assumed, default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
-from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, Rke2, Upstream, Values, Zone
+from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, Rke2, Upstream, Values, Zone
 
 SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
@@ -116,13 +116,27 @@ def load_values(path: Path, *, repo: Path, boundary: Boundary | None = None) -> 
         values = _valid(quick, shown)
         if values is not None:
             return values
-        values, problems = _check(yamlio.load_positioned(text), shown, all_printable=True)
+        doc = yamlio.load_positioned(text)
+        values, problems = _check(doc, shown, all_printable=True)
     else:
-        values, problems = _check(read_document(Path(real), shown, text), shown)
+        doc = read_document(Path(real), shown, text)
+        values, problems = _check(doc, shown)
     if problems:
-        raise ValuesError(sorted(problems, key=Problem.sort_key))
+        manifest = _manifest(doc, shown)
+        raise ValuesError([manifest] if manifest else sorted(problems, key=Problem.sort_key))
     assert values is not None
     return values
+
+
+def _manifest(doc: Any, shown: str) -> Problem | None:
+    """One problem instead of every schema error when the file is a Kubernetes object (a
+    ConfigMap, a Deployment): the user meant to check a Corefile, which is `lint --load`'s job."""
+    if not isinstance(doc, dict) or "apiVersion" not in doc or "kind" not in doc:
+        return None
+    return Problem(f"{shown} is a Kubernetes manifest (kind: {doc['kind']}), not a coredns-gen values file",
+                   file=shown, line=1, key="kind",
+                   hint=f"to check the Corefile it holds in the real CoreDNS run `coredns-gen lint --load {shown}`; "
+                        "verify takes a values file (start one with `coredns-gen new --platform NAME`)")
 
 
 def _shown(path: Path, repo: Path) -> str:
@@ -218,9 +232,13 @@ def _freeze(d: Any, shown: str) -> Values:
     version = d.get("corednsVersion")
     coredns = str(version).lstrip("v") if version else default_coredns_version(platform, str(d["platformVersion"]))
     notice = assumed(platform, str(d["platformVersion"]), pinned=bool(version))
+    notices: tuple[str, ...] = (f"{shown}: {notice}",) if notice else ()
+    if upstream is not None and PLACEHOLDER_RESOLVER in upstream.resolvers:
+        notices += (f"{shown}: upstream.resolvers: {PLACEHOLDER_RESOLVER} is the starter's placeholder (a documentation "
+                    "address, RFC 5737): nothing answers there; put your DNS servers in its place",)
     return Values(
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
-        rke2=rke2, eks=eks, notices=(f"{shown}: {notice}",) if notice else (),
+        rke2=rke2, eks=eks, notices=notices,
     )

@@ -44,12 +44,15 @@ def _guard(repo: Path) -> tuple[int, list[dict[str, object]]]:
 def test_a_clean_render_is_in_sync_and_a_dns_change_passes_the_guard(fleet: Path) -> None:
     assert runner.invoke(app, ["render", "--repo", str(fleet), "--check"]).exit_code == 0
     values = fleet / "dns/prod.yaml"
-    values.write_text(values.read_text().replace("10.96.0.53", "10.96.0.54"))
+    values.write_text(values.read_text().replace("192.0.2.53", "10.96.0.54"))  # the starter's placeholder
     assert runner.invoke(app, ["render", "--repo", str(fleet), "--check"]).exit_code == 1  # values changed, files not yet
     assert runner.invoke(app, ["render", "--repo", str(fleet)]).exit_code == 0
     git(fleet, "commit", "-qam", "new resolver")
     code, findings = _guard(fleet)
-    assert (code, findings) == (0, [])
+    assert (code, [f for f in findings if f["rule"] != "corefile-diff"]) == (0, [])
+    (view,) = findings  # the reviewer sees the resolver change in the Corefile Talos's CoreDNS loads
+    assert view["details"]["cluster_name"] == "prod"
+    assert "+    forward . 10.96.0.54 /etc/resolv.conf {" in view["details"]["diff"]
 
 
 def test_deleting_the_talos_overlay_is_refused(fleet: Path) -> None:

@@ -37,9 +37,11 @@ from gen.guard.rules import (
     object_moved_deleted,
     object_orphaned,
     object_pruned,
+    sourceignore_hides,
     talos_corefile_kept,
 )
 from gen.guard.allow import apply_allow, parse_allows
+from gen.guard.scope import apply_scope
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
 from gen.guard.coverage import Coverage, judged_nothing, measure
@@ -48,7 +50,8 @@ from gen.guard.discovery import Discovery
 from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
-from gen.guard.flux.platform_facts import cluster_platforms
+from gen.guard.corefile_view import corefile_views
+from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
@@ -81,6 +84,7 @@ _MODULES: tuple[ModuleType, ...] = (
     k3s_deployment_untouched,
     coredns_custom_keys,
     kubeadm_minor_bump,
+    sourceignore_hides,
 )
 RULES: tuple[Rule, ...] = tuple(cast(Rule, m) for m in _MODULES)
 
@@ -112,6 +116,13 @@ class GuardResult:
     coverage: Coverage = field(default_factory=Coverage)
     shard: Shard | None = None  # set when this result covers one shard of the fleet
     notes: list[str] = field(default_factory=list)  # said once on stderr (a cache that did not verify)
+    # the reviewer's view: one `corefile-diff` info per touched cluster whose Corefile changes
+    # (gen/guard/corefile_view.py); shown by text, markdown and json, never a verdict
+    views: list[Finding] = field(default_factory=list)
+
+    def shown(self) -> list[Finding]:
+        """The findings and the Corefile views, in (file, line, rule) order: what the formats print."""
+        return sorted([*self.findings, *self.views], key=Finding.sort_key)
 
     def summary(self) -> str:
         """One deterministic line for logs: what was judged and what was found."""
@@ -184,13 +195,15 @@ def _judge(opts: GuardOptions) -> GuardResult:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
         unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
+        facts = cluster_facts(trees["head"], config, revisions)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work, platforms=cluster_platforms(trees["head"], config, revisions),
+                        workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
+        views = corefile_views(revisions, touched, facts)
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
         unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
@@ -199,7 +212,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         findings.extend(coverage.findings())
     parse_cache.save(opts.cache_dir)
     cache.save()
-    findings = apply_allow(findings, allows)
+    findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes),
         "kustomizations_head": len(revisions["head"].nodes),
@@ -211,7 +224,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
     note = cache.note()
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [])
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [],
+                       views)
 
 
 def _quiet(what: str, done: int, total: int) -> None:

@@ -45,6 +45,11 @@ class Inputs:
     configmaps: list[ConfigMapDoc] = field(default_factory=list)
     deployments: list[WorkloadDoc] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    values_files: list[str] = field(default_factory=list)  # coredns-gen values files met (lint reads their render)
+
+    def empty(self) -> bool:
+        """Nothing of cluster DNS to judge: no Corefile, coredns ConfigMap or Deployment."""
+        return not (self.corefiles or self.configmaps or self.deployments)
 
     def configmap(self, name: str) -> ConfigMapDoc | None:
         return next((c for c in self.configmaps if c.name == name), None)

@@ -16,6 +16,7 @@ from gen.lint.context import LintContext, Rule, build_units
 from gen.lint.inputs import ConfigMapDoc, Inputs
 from gen.lint.versions import NEWEST
 from gen.platforms.base import Platform
+from gen.platforms.stock import stock_corefile
 from gen.versions import Version
 
 NAMES = ("coredns", "coredns-custom")
@@ -45,8 +46,7 @@ def lint_objects(objects: Iterable[dict[str, Any]], rules: Iterable[Rule], platf
     inputs = inputs_from_objects(objects)
     stock = None
     if platform is not None and not inputs.main_corefiles():
-        texts = {platform.stock_corefile(r, "cluster.local") for r in platform.releases()}
-        text = texts.pop() if len(texts) == 1 else None
+        text = stock_corefile(platform, None)
         stock = Source(text, f"<{platform.NAME} stock Corefile>") if text else None
     ctx = LintContext(build_units(inputs, stock), inputs, version, platform.NAME if platform else None)
     return [f for rule in rules for f in rule.check(ctx) if stock is None or f.file != stock.filename]

@@ -109,6 +109,8 @@ def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
         elif doc.get("kind") == "Addon" and str(doc.get("apiVersion", "")).startswith("eks.services.k8s.aws/") \
                 and (doc.get("spec") or {}).get("name") == "coredns":
             _add_addon_corefile(inputs, doc.get("spec") or {}, "configurationValues", file, str((doc.get("spec") or {}).get("configurationValues") or "{}"))
+        elif "kind" not in doc and isinstance(doc.get("platform"), str) and isinstance(doc.get("cluster"), str):
+            inputs.values_files.append(file)  # a values file: what lint reads is its render
         elif "kind" not in doc and isinstance(doc.get("corefile"), str):  # an EKS add-on configurationValues file
             inputs.corefiles.append(Source(str(doc["corefile"]), file, fixed_line=_line_of(doc, "corefile"), label="EKS add-on corefile"))
 

@@ -49,6 +49,7 @@ from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
 from gen.lint.versions import NEWEST, image_version, parse_version
 from gen.platforms import require
+from gen.platforms.stock import stock_corefile
 from gen.versions import Version
 
 if TYPE_CHECKING:
@@ -160,6 +161,8 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         platform_version, newest = chosen.newest_release(), True
         release = _version(platform_version, "--platform-version")
     inputs = load_inputs([Path(p) for p in paths])
+    if inputs.empty():
+        raise UsageError(_nothing_to_lint(paths, inputs))
     source: VersionSource = "flag"
     version = _version(coredns_version, "--coredns-version")
     if version is None:
@@ -170,10 +173,8 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         version, source = NEWEST, "default"
     stock = None
     if chosen is not None:
-        # Without a release, only a platform whose stock Corefile is the same in every release
-        # we hold stands in (AKS, Gardener); k3s's differs (override order): rules warn instead.
-        texts = {chosen.stock_corefile(r, "cluster.local") for r in ([release] if release else chosen.releases())}
-        text = texts.pop() if len(texts) == 1 else None
+        # the release's stock Corefile (--platform-version, else the newest known: see above)
+        text = stock_corefile(chosen, release)
         if text is not None:
             stock = Source(text, f"<{platform}{' ' + str(release) if release else ''} stock Corefile>")
     ctx = LintContext(build_units(inputs, stock), inputs, version, platform, release, source, frozenset(plugins))
@@ -187,3 +188,20 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
             findings = {f for f in findings if f.rule not in refusing}
         findings |= set(loaded.refusals)
     return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest)
+
+
+def _nothing_to_lint(paths: Sequence[Path | str], inputs: Inputs) -> Problem:
+    """Why a run that found nothing to judge is bad input, not a pass: what was read, and the fix."""
+    shown = ", ".join(str(p) for p in paths)
+    if inputs.values_files:
+        return Problem(f"{', '.join(inputs.values_files)} is a coredns-gen values file: lint reads Corefiles and "
+                       "the Kubernetes objects rendered from it, not the values", file=inputs.values_files[0], key="PATH",
+                       hint="render it first (coredns-gen render VALUES) and lint the overlay folder it writes "
+                            "(coredns-gen lint overlays/<platform>/<cluster>), or run coredns-gen verify VALUES")
+    if not inputs.files:
+        return Problem(f"found nothing to lint in {shown}: no Corefile and no .yaml, .yml or .json file", key="PATH",
+                       hint="pass a Corefile, a ConfigMap/Deployment manifest or an overlay folder "
+                            "(coredns-gen render writes one under overlays/<platform>/<cluster>)")
+    return Problem(f"found nothing to lint in {shown}: {len(inputs.files)} file(s) read, none holds a Corefile, a "
+                   "ConfigMap, a Deployment, an rke2-coredns HelmChartConfig or an EKS coredns add-on", key="PATH",
+                   hint="pass the files that configure CoreDNS (e.g. the overlay coredns-gen render writes)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gen.errors import Problem, UsageError
 from gen.platforms import aks, eks, gardener, k3s, kubeadm, newer, rke2, talos
-from gen.platforms.base import Platform, Refused
+from gen.platforms.base import ObjectRef, Platform, Refused
 
 PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks, "kubeadm": kubeadm,
                                  "gardener": gardener}
@@ -21,6 +21,13 @@ REFUSED: dict[str, Refused] = {
         "(gcloud dns managed-zones create --forwarding-targets=...)",
     ),
 }
+
+
+def dns_objects() -> frozenset[ObjectRef]:
+    """Every object a platform's cluster DNS is made of: what each platform owns or leaves to the
+    repository, and what coredns-gen renders (the guard's `scope: dns`)."""
+    found = {ref for p in PLATFORMS.values() for ref in (*p.OWNS, *p.NEVER_TOUCH)}
+    return frozenset(found | {k3s.ALERT})
 
 
 def names() -> str:

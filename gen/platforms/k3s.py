@@ -36,6 +36,7 @@ DEFAULT_RELEASE = "v1.34.9+k3s1"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP, ObjectRef("HorizontalPodAutoscaler", "kube-system", "coredns"),
                                ObjectRef("PodDisruptionBudget", "kube-system", "coredns"))
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
+ALERT = ObjectRef("PrometheusRule", "kube-system", "coredns-replicas")  # rendered with `alert.enabled`
 
 # Exact releases FACTS.md names -> CoreDNS (k3s-io/k3s manifests/coredns.yaml at each commit).
 COREDNS: dict[Version, Version] = {
@@ -204,7 +205,7 @@ def _rule(values: Values) -> Obj:
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
-        "metadata": {"name": "coredns-replicas", "namespace": "kube-system", **({"labels": dict(values.alert.labels)} if values.alert.labels else {})},
+        "metadata": {"name": ALERT.name, "namespace": ALERT.namespace, **({"labels": dict(values.alert.labels)} if values.alert.labels else {})},
         "spec": {"groups": [{"name": "coredns-availability", "rules": [
             {"alert": "CoreDNSReplicasBelowFloor", "expr": f"(max({available}) or on() vector(0)) < {floor}",
              "for": values.alert.for_, "labels": labels,

@@ -36,3 +36,10 @@ def overrides_after_root_forward_any(platform: Platform, release: Version | None
         return overrides_after_root_forward(platform, release)
     answers = {overrides_after_root_forward(platform, r) for r in platform.releases()}
     return answers.pop() if len(answers) == 1 else None
+
+
+def stock_corefile(platform: Platform, release: Version | None) -> str | None:
+    """The platform's stock Corefile for `release`; without a release, only a Corefile that is the
+    same in every release we hold stands in (AKS, Gardener): k3s's differs (override order)."""
+    texts = {platform.stock_corefile(r, "cluster.local") for r in ([release] if release else platform.releases())}
+    return texts.pop() if len(texts) == 1 else None

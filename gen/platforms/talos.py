@@ -132,7 +132,7 @@ def guard_invariants() -> tuple[str, ...]:
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
     if values.upstream is None:
-        problems.append(at([], "missing key 'upstream'", "add `upstream: {resolvers: [10.96.0.53]}`: Talos's own forward "
+        problems.append(at([], "missing key 'upstream'", "add `upstream: {resolvers: [IP]}` with your DNS servers: Talos's own forward "
                            "is replaced by your resolvers with /etc/resolv.conf behind them", key="upstream"))
     for key, why in (("overrides", "Talos's Corefile has no coredns-custom import; put zones under `zones:`"),
                      ("autoscaling", "Talos deploys coredns with 2 replicas and the repo never touches the Deployment"),

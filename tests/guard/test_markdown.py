@@ -29,11 +29,12 @@ def test_each_cluster_lists_refusals_and_warnings_at_file_line_with_the_fix():
     assert page.startswith("## coredns-gen guard: refused\n")
     assert "**2** refused · **1** warnings · **0** allowed · **2** not judged" in page
     assert "guard abc..def: 2 of 2 clusters touched and judged" in page
-    prod = page.index(f"### Cluster `{C1}` (1 refused, 1 warnings)")
-    edge = page.index(f"### Cluster `{C2}` (1 refused, 1 not judged)")
+    prod = page.index("### Cluster prod (1 refused, 1 warnings)")
+    edge = page.index("### Cluster edge (1 refused, 1 not judged)")
+    assert f"Root: <code>{C1}</code>" in page  # the name heads it, the root file is under it
     repo = page.index("### Repository-wide (1 not judged)")
     assert edge < prod < repo  # clusters by name, what belongs to none last
-    assert ("- **configmap-pruned** `platform/coredns/kustomization.yaml:3` ConfigMap kube-system/coredns-custom "
+    assert ("- **configmap-pruned** <code>platform/coredns/kustomization.yaml:3</code> ConfigMap kube-system/coredns-custom "
             "would be deleted by Flux<br>fix: put '- coredns-custom.yaml' back under resources:") in page
     assert "[cluster" not in page  # the heading names the cluster
     assert "<details><summary>Warnings (1)</summary>" in page
@@ -58,5 +59,5 @@ def test_thousands_of_findings_stay_under_the_limit_errors_first_and_the_rest_co
     shown = page.count("- **object-pruned**")
     assert 0 < shown < 5000
     assert f"**{5000 - shown} findings left out** (of 5300)" in page
-    assert f"_{5000 - shown} more findings in this cluster left out" in page
-    assert f"### Cluster `{C1}` (5000 warnings)" in page  # counts stay whole
+    assert f"_{5000 - shown} more entries for this cluster left out" in page
+    assert "### Cluster prod (5000 warnings)" in page  # counts stay whole

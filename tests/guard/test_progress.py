@@ -6,13 +6,16 @@ other, as a desk shell and a CI log give it.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
+import struct
+import termios
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.guard.conftest import configmap, flux_ks, kustomization
+from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, kustomization
 
 REPO = Path(__file__).resolve().parents[2]
 BASE = {
@@ -33,9 +36,11 @@ def _guard(root: Path) -> list[str]:
     return [sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base", "--format", "json"]
 
 
-def _run_on_pty(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
-    """Run with stderr on a pseudo-terminal; return (exit, stdout, what the terminal showed)."""
+def _run_on_pty(argv: list[str], env: dict[str, str], columns: int = 0) -> tuple[int, str, str]:
+    """Run with stderr on a pseudo-terminal (`columns` wide); return (exit, stdout, what it showed)."""
     master, slave = pty.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
     os.close(slave)
     shown = b""
@@ -72,3 +77,16 @@ def test_a_pipe_gets_only_the_summary(flux_repo, tmp_path, batch_bin):
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("guard ")
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+
+
+def test_the_progress_line_uses_the_terminal_width_not_80_columns(flux_repo, tmp_path, batch_bin):
+    """stdout is a pipe (as `> out.json` makes it); the terminal is stderr, 200 columns wide."""
+    deep = "clusters/region-europe-west/production-cluster-042"
+    files = {f"{deep}/flux-system/{name}": text.replace("./clusters/prod", f"./{deep}")
+             for name, text in ((p.rsplit("/", 1)[1], t) for p, t in FLUX_SYSTEM.items())}
+    base = {**files, **{k.replace("clusters/prod", deep): v for k, v in BASE.items()}}
+    root = flux_repo(base, HEAD, standard=False)
+    env = {k: v for k, v in _env(tmp_path).items() if k != "COLUMNS"}
+    code, _, shown = _run_on_pty(_guard(root), env, columns=200)
+    line = f"guard: building Kustomizations of {deep}/flux-system/gotk-sync.yaml 0/"
+    assert len(line) > 80 and line in shown

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from gen.config import Config
 from gen.guard.repo.manifests import file_docs
@@ -48,8 +48,24 @@ def _values_files(tree: Tree, patterns: Iterable[str]) -> list[str]:
                   and any(g.match(path) for g in globs))
 
 
-def _rendered(tree: Tree, path: str) -> tuple[str, str] | None:
-    """(platform, flux.output) of one values file, read without validating the rest of it."""
+class Rendered(NamedTuple):
+    """What a values file says about the cluster it renders for, read without validating the rest."""
+
+    platform: str
+    output: str  # flux.output: the file its Flux objects are written to
+    cluster: str
+    release: str | None  # platformVersion
+
+
+class ClusterFacts(NamedTuple):
+    """What facts say of one cluster: a name for a reader, its platform and release (None: unknown)."""
+
+    name: str
+    platform: str | None
+    release: str | None
+
+
+def _rendered(tree: Tree, path: str) -> Rendered | None:
     docs = file_docs(tree, path)
     doc = docs[0] if docs else None
     if not isinstance(doc, dict) or not isinstance(doc.get("platform"), str) or not isinstance(doc.get("cluster"), str):
@@ -58,30 +74,57 @@ def _rendered(tree: Tree, path: str) -> tuple[str, str] | None:
     output = flux.get("output") if isinstance(flux, dict) else None
     if not isinstance(output, str):
         output = f"clusters/{doc['cluster']}/coredns.yaml"  # gen.values' default
-    return str(doc["platform"]), posixpath.normpath(output.removeprefix("./"))
+    release = doc.get("platformVersion")
+    return Rendered(str(doc["platform"]), posixpath.normpath(output.removeprefix("./")), str(doc["cluster"]),
+                    str(release) if isinstance(release, (str, int, float)) else None)
 
 
 def cluster_platforms(tree: Tree, config: Config, revisions: Mapping[str, Revision]) -> dict[str, str | None]:
-    """Cluster (its root file) -> platform name, or None where no fact says it.
+    """Cluster (its root file) -> platform name, or None where no fact says it."""
+    return {c: facts.platform for c, facts in cluster_facts(tree, config, revisions).items()}
+
+
+def cluster_facts(tree: Tree, config: Config, revisions: Mapping[str, Revision]) -> dict[str, ClusterFacts]:
+    """Cluster (its root file) -> its name, platform and release, as far as facts say them.
 
     `tree` is the head revision (values files and config are part of the reviewed change);
-    a cluster is matched through the files its Kustomizations' builds read, at head or at base."""
+    a cluster is matched through the files its Kustomizations' builds read, at head or at base.
+    The name is `guard.clusters[].name`, else the `cluster` of the values files landing in it,
+    else the folder of its root file (`clusters/prod/flux-system/gotk-sync.yaml` -> `prod`)."""
     clusters = sorted({r.cluster for rev in revisions.values() for r in rev.roots})
-    platforms_of: dict[str, set[str]] = {}  # a rendered output -> the platforms whose values write it
+    rendered_at: dict[str, list[Rendered]] = {}  # a rendered output -> the values files writing it
     for path in _values_files(tree, config.values):
         rendered = _rendered(tree, path)
         if rendered is not None:
-            platforms_of.setdefault(rendered[1], set()).add(rendered[0])
-    found: dict[str, set[str]] = {}
-    if platforms_of:  # only then is every build's inputs worth a look (a fleet has ~20,000)
+            rendered_at.setdefault(rendered.output, []).append(rendered)
+    found: dict[str, set[Rendered]] = {}
+    if rendered_at:  # only then is every build's inputs worth a look (a fleet has ~20,000)
         for label in ("head", "base"):
             for ref, node in revisions[label].nodes.items() if label in revisions else ():
                 for path in node.build.inputs:
-                    if path in platforms_of:
-                        found.setdefault(ref.cluster, set()).update(platforms_of[path])
-    out: dict[str, str | None] = {c: (next(iter(found[c])) if len(found.get(c, ())) == 1 else None) for c in clusters}
+                    if path in rendered_at:
+                        found.setdefault(ref.cluster, set()).update(rendered_at[path])
+    out: dict[str, ClusterFacts] = {}
+    for c in clusters:
+        seen = found.get(c, set())
+        platforms = {r.platform for r in seen}
+        names = {r.cluster for r in seen}
+        releases = {(r.platform, r.release) for r in seen}
+        out[c] = ClusterFacts(next(iter(names)) if len(names) == 1 else folder_name(c),
+                              next(iter(platforms)) if len(platforms) == 1 else None,
+                              next(iter(releases))[1] if len(releases) == 1 else None)
     for entry in config.guard_clusters:
         cluster = entry.root or entry.path or "."  # a path entry's cluster is the folder it applies
-        if entry.platform and cluster in out:
-            out[cluster] = entry.platform
+        if cluster in out:
+            old = out[cluster]
+            same = entry.platform is None or entry.platform == old.platform
+            out[cluster] = ClusterFacts(entry.name, entry.platform or old.platform, old.release if same else None)
     return out
+
+
+def folder_name(root: str) -> str:
+    """A cluster's name from its root file's folder, past Flux's own `flux-system`/`flux` folders."""
+    parts = [p for p in posixpath.dirname(root).split("/") if p]
+    while len(parts) > 1 and parts[-1] in ("flux-system", "flux"):
+        parts.pop()
+    return parts[-1] if parts else root

@@ -17,7 +17,7 @@ import functools
 import json
 import posixpath
 import subprocess
-from typing import TYPE_CHECKING, Callable, Collection
+from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from gen.errors import ToolError
 from gen.tools import HELPER_BUILD_HINT, helper_binary
@@ -88,6 +88,13 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
         return memo[rel]
 
     return ignored
+
+
+def line_hides(line: str, folder: str, paths: Iterable[str]) -> bool:
+    """Whether one line of the .sourceignore in `folder` matches any of `paths` (repository paths)
+    on its own: which line of an edit hides a file."""
+    spec, _ = _compiled(tuple(_scoped([line], folder)))
+    return any(spec.match_file(p) for p in paths)
 
 
 # The defaults are names (at any depth), folder names and extensions: matched without regexes,

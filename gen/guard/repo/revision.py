@@ -38,9 +38,24 @@ def resolve(repo: Path, ref: str, option: str) -> str:
     proc = subprocess.run([git_binary(), "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise UsageError(f"{ref!r} is not a commit in {repo}", key=option,
-                         hint="pass a branch, tag or commit id (fetch it first in CI: `git fetch origin main`)")
+        raise UsageError(f"{ref!r} is not a commit in {repo}", key=option, hint=_fetch_hint(repo, ref))
     return proc.stdout.strip()
+
+
+def _fetch_hint(repo: Path, ref: str) -> str:
+    """How to make `ref` resolvable. A plain `git fetch origin main` in a single-branch clone
+    (`git clone --depth 1`, actions/checkout's default) leaves the commit in FETCH_HEAD only, so
+    `origin/main` still does not resolve: name the ref to write, or deepen the history."""
+    shallow = subprocess.run([git_binary(), "-C", str(repo), "rev-parse", "--is-shallow-repository"],
+                             capture_output=True, text=True, check=False).stdout.strip() == "true"
+    remote, _, branch = ref.partition("/")
+    named = f"`git fetch origin {branch}:refs/remotes/{remote}/{branch}`" if branch and "~" not in ref and "^" not in ref \
+        else "`git fetch origin main:refs/remotes/origin/main`"
+    if shallow:
+        return (f"this clone is shallow (git clone --depth, actions/checkout's default): fetch the ref into its name, "
+                f"{named} (a plain `git fetch origin main` leaves it in FETCH_HEAD only), and `git fetch --deepen=1` "
+                "for HEAD~1; or check out the whole history (actions/checkout `fetch-depth: 0`)")
+    return f"pass a branch, tag or commit id (fetch it first in CI: {named})"
 
 
 class Files(Protocol):

@@ -1,29 +1,43 @@
 """`--format markdown`: the verdict as a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
-Per cluster, what is refused and what is warned about, each at file:line with its fix; then what
-was not judged; and the counts. GitHub refuses a comment over 65,536 characters, so the page is
-kept under LIMIT bytes: findings go in by weight (errors first, then warnings, allowed removals,
-not-judged notes), and once the page is full the rest is left out and counted, per cluster and
-in total, never silently. Warnings and the not-judged lists are collapsed (`<details>`).
+Per cluster (headed by its name, the root file under it), what is refused, the Corefile CoreDNS
+loads there as a base -> head diff, what is warned about, each finding at file:line with its fix;
+then what was not judged; and the counts. GitHub refuses a comment over 65,536 characters, so the
+page is kept under LIMIT bytes: entries go in by weight (errors first, then Corefile diffs,
+warnings, allowed removals, not-judged notes), and once the page is full the rest is left out and
+counted, per cluster and in total, never silently. Everything but the refusals is collapsed
+(`<details>`). Text from messages is HTML-escaped and its backtick spans become `<code>`, so no
+mark of a message shows up literally or turns into markup.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Sequence
 
 from gen.finding import Finding, Severity
+from gen.guard.corefile_view import ID as VIEW
+from gen.guard.flux.platform_facts import folder_name
 
 LIMIT = 60_000  # bytes; GitHub's comment limit is 65,536 characters
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.ALLOWED, Severity.INFO)
 _TITLES = {Severity.ERROR: "Refused", Severity.WARNING: "Warnings", Severity.ALLOWED: "Allowed removals",
            Severity.INFO: "Not judged"}
 _REPO = "the repository"  # the group of findings that belong to no cluster
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _rank(f: Finding) -> int:
+    """Weight for the budget: refusals, then Corefile diffs, then the rest by severity."""
+    if f.rule == VIEW:
+        return 1
+    return {Severity.ERROR: 0, Severity.WARNING: 2, Severity.ALLOWED: 3, Severity.INFO: 4}[f.severity]
 
 
 def format_markdown(findings: Sequence[Finding], summary: str = "", limit: int = LIMIT) -> str:
     """The whole page; `summary` is GuardResult.summary() (the verdict and coverage lines)."""
-    ordered = sorted(findings, key=lambda f: (_ORDER.index(f.severity), f.details.get("cluster", ""), f.sort_key()))
+    ordered = sorted(findings, key=lambda f: (_rank(f), f.details.get("cluster", ""), f.sort_key()))
     budget = limit
     while True:
         page = _page(findings, ordered, summary, budget)
@@ -34,65 +48,102 @@ def format_markdown(findings: Sequence[Finding], summary: str = "", limit: int =
 
 
 def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, budget: int) -> str:
-    count = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
+    views = [f for f in findings if f.rule == VIEW]
+    verdicts = [f for f in findings if f.rule != VIEW]
+    count = {s: sum(1 for f in verdicts if f.severity is s) for s in Severity}
     refused = count[Severity.ERROR] > 0
     head = [f"## coredns-gen guard: {'refused' if refused else 'passed'}", "",
             f"**{count[Severity.ERROR]}** refused · **{count[Severity.WARNING]}** warnings · "
-            f"**{count[Severity.ALLOWED]}** allowed · **{count[Severity.INFO]}** not judged", ""]
-    if summary:
-        head += ["```", *summary.splitlines(), "```", ""]
+            f"**{count[Severity.ALLOWED]}** allowed · **{count[Severity.INFO]}** not judged"
+            + (f" · **{len(views)}** Corefiles changed" if views else ""), ""]
+    if summary:  # a paragraph, not a code block: it wraps on a narrow screen instead of running off it
+        head += ["<br>\n".join(_text(line) for line in summary.splitlines()), ""]
     used = sum(len(line.encode("utf-8")) + 1 for line in head) + 400  # + the closing note
-    kept: dict[str, dict[Severity, list[str]]] = {}
+    names = {f.details["cluster"]: f.details.get("cluster_name", "") for f in views if f.details.get("cluster")}
+    kept: dict[str, dict[int, list[str]]] = {}
     left: dict[str, int] = {}
     for f in ordered:
         cluster = f.details.get("cluster", "") or _REPO
-        line = _item(f, cluster)
-        cost = len(line.encode("utf-8")) + 1 + (0 if cluster in kept else 200)
+        entry = _diff(f) if f.rule == VIEW else _item(f, cluster)
+        cost = len(entry.encode("utf-8")) + 1 + (0 if cluster in kept else 300)
         if used + cost > budget:
             left[cluster] = left.get(cluster, 0) + 1
             continue
         used += cost
-        kept.setdefault(cluster, {}).setdefault(f.severity, []).append(line)
+        kept.setdefault(cluster, {}).setdefault(_rank(f), []).append(entry)
     body: list[str] = []
-    for cluster in sorted(set(kept) | set(left), key=lambda c: (c == _REPO, c)):
+    for cluster in sorted(set(kept) | set(left), key=lambda c: (c == _REPO, names.get(c) or folder_name(c), c)):
         groups = kept.get(cluster, {})
-        total = {s: sum(1 for f in findings if (f.details.get("cluster", "") or _REPO) == cluster and f.severity is s)
-                 for s in Severity}
+        mine = [f for f in findings if (f.details.get("cluster", "") or _REPO) == cluster]
+        total = {s: sum(1 for f in mine if f.rule != VIEW and f.severity is s) for s in Severity}
         counts = ", ".join(f"{total[s]} {_TITLES[s].lower()}" for s in _ORDER if total[s])
-        body += [f"### {'Cluster `' + cluster + '`' if cluster != _REPO else 'Repository-wide'} ({counts})", ""]
-        for sev in _ORDER:
-            lines = groups.get(sev, [])
+        if any(f.rule == VIEW for f in mine):
+            counts = ", ".join(filter(None, [counts, "Corefile changed"]))
+        if cluster == _REPO:
+            body += [f"### Repository-wide ({counts})", ""]
+        else:
+            name = names.get(cluster) or folder_name(cluster)
+            body += [f"### Cluster {_text(name)} ({counts})", "", f"Root: <code>{html.escape(cluster)}</code>", ""]
+        for rank, title in enumerate(("Refused", "", "Warnings", "Allowed removals", "Not judged")):
+            lines = groups.get(rank, [])
             if not lines:
                 continue
-            if sev is Severity.ERROR:
-                body += [f"**{_TITLES[sev]}** ({total[sev]})", "", *lines, ""]
+            sev = _ORDER[[0, 0, 1, 2, 3][rank]]
+            if rank == 0:
+                body += [f"**{title}** ({total[sev]})", "", *lines, ""]
+            elif rank == 1:
+                body += [*lines, ""]
             else:
-                body += [f"<details><summary>{_TITLES[sev]} ({total[sev]})</summary>", "", *lines, "", "</details>", ""]
+                body += [f"<details><summary>{title} ({total[sev]})</summary>", "", *lines, "", "</details>", ""]
         if left.get(cluster):
-            body += [f"_{left[cluster]} more findings in this cluster left out to stay under GitHub's comment limit._", ""]
+            body += [f"_{left[cluster]} more entries for this cluster left out to stay under GitHub's comment limit._", ""]
     tail = []
     if left:
         tail = [f"**{sum(left.values())} findings left out** (of {len(findings)}) to keep this under "
-                f"{LIMIT // 1000} KB: every finding is in the job log (`--format text`) and in `--format json`."]
+                f"{LIMIT // 1000} KB: every finding and Corefile diff is in the job log (<code>--format text</code>) "
+                "and in <code>--format json</code>."]
     if not findings:
         body = ["Nothing in place would be lost, and every DNS invariant holds.", ""]
+    elif not verdicts:
+        body = ["Nothing in place would be lost, and every DNS invariant holds.", "", *body]
     return "\n".join(head + body + tail).rstrip("\n") + "\n"
 
 
 def _item(f: Finding, cluster: str) -> str:
-    """`- **configmap-pruned** \\`file:line\\` message<br>fix: hint` (the cluster is the heading)."""
+    """`- **configmap-pruned** <code>file:line</code> message<br>fix: hint` (the cluster is the heading)."""
     message = f.message
     suffix = f" [cluster {cluster}]"
     if message.endswith(suffix):
         message = message[: -len(suffix)]
-    where = f"{f.file}:{f.line}".replace("`", "'")
     fix = f"<br>fix: {_text(f.hint)}" if f.hint else ""
-    return f"- **{f.rule}** `{where}` {_text(message)}{fix}"
+    return f"- **{f.rule}** <code>{html.escape(f'{f.file}:{f.line}', quote=False)}</code> {_text(message)}{fix}"
+
+
+def _diff(f: Finding) -> str:
+    """The cluster's Corefile diff, collapsed, in a fence longer than any backtick run inside."""
+    d = f.details
+    diff = d.get("diff", "")
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", diff)), default=0))
+    change = f.message.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in f.message else ""
+    origins = (f"base: {_text(d.get('base_origin', ''))}<br>\nhead: {_text(d.get('head_origin', ''))}"
+               + (f"<br>\nverify: {_text(d['verify'])}" if d.get("verify") else ""))
+    problem = f.message.split("; at head it does not parse: ", 1)
+    warn = [f"**At head CoreDNS cannot parse it:** {_text(problem[1])}", ""] if len(problem) == 2 else []
+    return "\n".join([f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
+                      *warn, f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>"])
 
 
 def _text(text: str) -> str:
-    """Plain text that stays plain in GitHub markdown: no HTML, no table or emphasis marks, one line."""
-    out = html.escape(text, quote=False).replace("\r", " ").replace("\n", " ")
-    for mark in ("\\", "*", "_", "`", "|", "[", "]"):
-        out = out.replace(mark, "\\" + mark)
-    return out
+    """Plain text that stays plain in GitHub markdown: no HTML, no table or emphasis marks, one
+    line; a `code` span shows as code, never as literal backticks."""
+    parts = _SPAN.split(text.replace("\r", " ").replace("\n", " "))
+    out = []
+    for i, part in enumerate(parts):
+        escaped = html.escape(part, quote=False)
+        if i % 2:
+            out.append(f"<code>{escaped}</code>")
+            continue
+        for mark in ("\\", "*", "_", "`", "|", "[", "]", "#", "~"):
+            escaped = escaped.replace(mark, "\\" + mark)
+        out.append(escaped)
+    return "".join(out)

@@ -20,6 +20,7 @@ from gen import __version__
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import GuardResult
+from gen.guard.corefile_view import ID as VIEW
 from gen.guard.coverage import Coverage
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
@@ -53,7 +54,9 @@ def dump_result(result: GuardResult) -> str:
             "empty_clusters": list(cov.empty_clusters),
             "operator": [{"kind": kind, "name": name, "kustomization": _ref(by)} for kind, name, by in cov.operator],
         },
-        "findings": [f.as_dict() for f in result.findings if f.rule not in COVERAGE_RULES],
+        # the Corefile views travel as the findings they are (rule corefile-diff) and are split off again
+        "findings": [f.as_dict() for f in sorted([*result.findings, *result.views], key=Finding.sort_key)
+                     if f.rule not in COVERAGE_RULES],
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -116,7 +119,10 @@ def merge_results(paths: list[Path]) -> GuardResult:
     cov.unreached.sort()
     cov.empty_clusters.sort()
     findings += cov.findings()
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, dict(first.commits), cov)
+    views = [f for f in findings if f.rule == VIEW]
+    findings = [f for f in findings if f.rule != VIEW]
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, dict(first.commits), cov,
+                       views=sorted(views, key=Finding.sort_key))
 
 
 def _pair(commits: dict[str, str]) -> str:

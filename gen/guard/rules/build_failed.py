@@ -49,6 +49,11 @@ def _finding(change: Change, issue: BuildIssue) -> Finding:
             "; its prunes cannot be judged, so the change is refused"
         hint = f"make `kubectl kustomize ./{node.ks.path}` succeed; if it is retired on purpose, " + \
             _allow_hint(change, issue.ks)
+        if "not found" in error and node.ks.path and change.locator.trees["head"].is_dir(node.ks.path):
+            hint = (f"./{node.ks.path} is in the repository but not in the Flux artifact: an ignore rule "
+                    "(.sourceignore, GitRepository spec.ignore) leaves it out, so `kubectl kustomize` on the checkout "
+                    "succeeds where Flux's build fails; change that rule (see sourceignore-hides); if it is retired "
+                    "on purpose, " + _allow_hint(change, issue.ks))
     elif issue.head_error:
         severity, head, tail = Severity.WARNING, \
             f"Kustomization {issue.ks} fails to build at base and at head, not judged: ", ""

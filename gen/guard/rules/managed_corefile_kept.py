@@ -22,8 +22,8 @@ from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import KsRef, ObjKey
 from gen.lint import forward_next_ignored
+from gen.lint.effective import managed_corefile
 from gen.lint.objects import lint_text
-from gen.platforms import eks, rke2
 
 ID = "managed-corefile-kept"
 SEVERITY = Severity.ERROR
@@ -57,14 +57,6 @@ def _problems(text: str) -> Iterator[tuple[str, str]]:
         yield f"line {f.line}: {f.message}", f.hint
 
 
-def _corefile(key: ObjKey, obj: dict[str, object]) -> str | None:
-    spec = obj.get("spec")
-    spec = spec if isinstance(spec, dict) else {}
-    if key == CHART_CONFIG:
-        return rke2.corefile_of(str(spec.get("valuesContent") or ""))
-    return eks.corefile_of(str(spec.get("configurationValues") or "{}"))
-
-
 def _managed(key: ObjKey, obj: dict[str, object]) -> bool:
     if key == CHART_CONFIG:
         return True
@@ -81,10 +73,11 @@ def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Vi
 
 def _judge(ks: KsRef, key: ObjKey, obj: dict[str, object]) -> Iterator[Violation]:
     try:
-        text = _corefile(key, obj)
+        managed = managed_corefile(obj)
     except ValueError as err:
         yield Violation(ks, key, f"{key.ref}: {err}", "fix the values so the platform can read them", "spec")
         return
+    text = managed[1] if managed is not None else None
     if text is None:
         return  # the add-on keeps its own corefile
     for problem, hint in _problems(text):
