@@ -145,6 +145,11 @@ def test_the_built_wheel_runs_the_guard_with_its_own_helper(tmp_path, git_bin):
         info = archive.getinfo("gen/bin/coredns-gen-helper")
         assert (info.external_attr >> 16) & stat.S_IXUSR
         assert "Root-Is-Purelib: false" in archive.read(f"coredns_gen-{VERSION}.dist-info/WHEEL").decode()
+    # the same way twice: a wheel built from the checkout is byte for byte the one built from the sdist
+    again = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
+                            str(tmp_path / "again")], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (tmp_path / "again" / wheel.name).read_bytes() == wheel.read_bytes()
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
