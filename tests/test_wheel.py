@@ -111,6 +111,33 @@ def test_a_wheel_without_go_is_refused_naming_go(tmp_path):
     assert not list(tmp_path.glob("*.whl"))
 
 
+@pytest.mark.slow
+def test_an_editable_install_builds_the_helper_where_the_package_looks(tmp_path):
+    """`pip install -e .` imports gen from the checkout: hatch runs the hook for the editable wheel
+    too, and the helper must land in the checkout's gen/bin (package_bin), not in site-packages."""
+    if not shutil.which("go") and not os.environ.get("GO"):
+        missing_tool("go", RuntimeError("the build hook compiles tools/helper"))
+    checkout = tmp_path / "checkout"
+    for part in ("gen", "templates", "tools/helper"):
+        shutil.copytree(REPO_ROOT / part, checkout / part, ignore=shutil.ignore_patterns("bin", "__pycache__"))
+    for name in ("pyproject.toml", "README.md", "hatch_build.py"):
+        shutil.copy(REPO_ROOT / name, checkout / name)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e",
+                           str(checkout)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    env = {k: v for k, v in os.environ.items() if k != "COREDNS_GEN_HELPER"}
+    env.update(COREDNS_GEN_BIN=str(tmp_path / "empty"), PATH="/usr/bin:/bin")
+    found = subprocess.run([python, "-c", "from gen.tools import helper_binary; print(helper_binary())"], env=env,
+                           cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert found.stdout.strip() == str(checkout / "gen" / "bin" / "coredns-gen-helper"), found.stderr
+    helper = checkout / "gen" / "bin" / "coredns-gen-helper"
+    said = subprocess.run([str(helper), "build", "-version"], capture_output=True, text=True, check=False)
+    assert said.returncode == 0 and said.stdout.startswith("build 4 ")
+
+
 def _flux_repo(root: Path) -> None:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
