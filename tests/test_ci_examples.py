@@ -1,0 +1,107 @@
+"""The CI recipes users copy (examples/github-actions, examples/gitlab-ci, docs/ci.md): valid for
+their CI (actionlint), installing the released package by this version, CoreDNS cached under the
+version setup-dev builds, and no path filter that would let a change merge unjudged."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gen import tools
+from tests.conftest import REPO_ROOT
+
+GITHUB = sorted((REPO_ROOT / "examples/github-actions").glob("*.yaml"))
+GITLAB = REPO_ROOT / "examples/gitlab-ci/coredns-gen.gitlab-ci.yml"
+VERSION = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+COREDNS_VERSION = re.search(r'COREDNS_VERSION="\$\{COREDNS_VERSION:-(v[0-9.]+)\}"',
+                            (REPO_ROOT / "scripts/setup-dev").read_text()).group(1)  # type: ignore[union-attr]
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    data = yaml.safe_load(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def _actionlint() -> str:
+    """actionlint (`go install github.com/rhysd/actionlint/cmd/actionlint@latest`) on PATH or in the
+    cache bin. Skipped when missing, in CI too: scripts/setup-dev does not install it."""
+    found = shutil.which("actionlint") or shutil.which("actionlint", path=str(tools.cache_bin()))
+    if not found:
+        pytest.skip("actionlint not found: go install github.com/rhysd/actionlint/cmd/actionlint@latest")
+    return found
+
+
+def test_github_examples_pass_actionlint(tmp_path):
+    actionlint = _actionlint()
+    proc = subprocess.run([actionlint, "-no-color", *map(str, GITHUB)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the same actionlint refuses a broken workflow: the pass above is a judgement, not a no-op
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(GITHUB[0].read_text().replace("steps.coredns.outputs.cache-hit", "steps.nowhere.outputs.hit"))
+    refused = subprocess.run([actionlint, "-no-color", str(broken)], capture_output=True, text=True, check=False)
+    assert refused.returncode == 1 and "nowhere" in refused.stdout
+
+
+@pytest.mark.parametrize("path", GITHUB, ids=lambda p: p.name)
+def test_github_examples_judge_every_pull_request(path):
+    """A `paths:` filter on YAML skipped pull requests that change only a .sourceignore or an
+    .env file, which change what Flux builds: the guard decides what a change reaches."""
+    trigger = _load(path)[True]["pull_request"]  # YAML 1.1 reads the key `on` as true
+    assert not (trigger or {}).get("paths") and not (trigger or {}).get("paths-ignore")
+
+
+def test_gitlab_example_judges_every_merge_request():
+    jobs = {name: job for name, job in _load(GITLAB).items() if isinstance(job, dict) and "script" in job}
+    assert set(jobs) == {"coredns-binary", "coredns-gen"}
+    for job in jobs.values():
+        assert all("changes" not in rule for rule in job["rules"])
+
+
+@pytest.mark.parametrize("path", [*GITHUB, GITLAB], ids=lambda p: p.name)
+def test_examples_install_the_released_wheel_of_this_version(path):
+    data = _load(path)
+    assert str(data["variables" if path == GITLAB else "env"]["COREDNS_GEN_VERSION"]) == VERSION
+    text = path.read_text()
+    installs = re.findall(r"pip install [^\n]*", text)
+    assert installs and all('--only-binary coredns-gen "coredns-gen==' in line for line in installs), installs
+    assert "git+" not in text
+
+
+@pytest.mark.parametrize("path", [GITHUB[0], GITLAB], ids=lambda p: p.name)
+def test_examples_cache_coredns_under_the_version_setup_dev_builds(path):
+    data = _load(path)
+    assert data["variables" if path == GITLAB else "env"]["COREDNS_VERSION"] == COREDNS_VERSION
+    text = path.read_text()
+    assert 'go install "github.com/coredns/coredns@$COREDNS_VERSION"' in text
+    if path == GITLAB:
+        assert data["coredns-binary"]["cache"]["key"] == "coredns-$COREDNS_VERSION"
+    else:
+        (restore,) = [s for s in data["jobs"]["dns-gate"]["steps"] if s.get("id") == "coredns"]
+        assert restore["uses"].startswith("actions/cache@")
+        assert "${{ env.COREDNS_VERSION }}" in restore["with"]["key"]
+        assert "${{ env.COREDNS_VERSION }}" in restore["with"]["path"]
+
+
+def test_shell_recipe_in_the_docs_is_valid_bash_with_these_versions():
+    text = (REPO_ROOT / "docs/ci.md").read_text()
+    (script,) = re.findall(r"```sh\n(#!/usr/bin/env bash\n.*?)```", text, flags=re.S)
+    assert f"COREDNS_GEN_VERSION={VERSION}\n" in script and f"COREDNS_VERSION={COREDNS_VERSION}\n" in script
+    proc = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_precommit_guard_hook_does_not_hard_code_a_branch():
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    guard = hooks["coredns-gen-guard"]
+    assert "--base" not in guard["entry"], "users can only override what is in args"
+    assert guard["args"] == ["--base", "origin/HEAD"]
+    assert "files" not in guard
+
