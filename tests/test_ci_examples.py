@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from gen import tools
-from tests.conftest import REPO_ROOT
+from tests.conftest import missing_tool, REPO_ROOT
 
 GITHUB = sorted((REPO_ROOT / "examples/github-actions").glob("*.yaml"))
 GITLAB = REPO_ROOT / "examples/gitlab-ci/coredns-gen.gitlab-ci.yml"
@@ -31,11 +31,12 @@ def _load(path: Path) -> dict[Any, Any]:
 
 
 def _actionlint() -> str:
-    """actionlint (`go install github.com/rhysd/actionlint/cmd/actionlint@latest`) on PATH or in the
-    cache bin. Skipped when missing, in CI too: scripts/setup-dev does not install it."""
+    """actionlint on PATH or in the cache bin, where scripts/setup-dev installs it (skipped at a
+    desk without it, a failure under CI=true)."""
     found = shutil.which("actionlint") or shutil.which("actionlint", path=str(tools.cache_bin()))
     if not found:
-        pytest.skip("actionlint not found: go install github.com/rhysd/actionlint/cmd/actionlint@latest")
+        missing_tool("actionlint", RuntimeError("scripts/setup-dev installs it (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)"))
+        raise AssertionError("unreachable")
     return found
 
 

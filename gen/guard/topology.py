@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen.config import CONFIG_NAME
+from gen.config import CONFIG_NAME, load_config
 from gen.errors import UsageError
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.build.engine import Engine
@@ -210,6 +210,7 @@ def write_config(repo: Path, top: Topology) -> Path:
     yaml.indent(mapping=2, sequence=4, offset=2)
     data: Any = CommentedMap()
     if target.exists():
+        load_config(repo_root(repo))  # the file as every command reads it first: a bad or deep one is bad input
         loaded = yaml.load(target.read_text(encoding="utf-8"))
         if loaded is not None and not isinstance(loaded, dict):
             raise UsageError("expected a mapping", file=CONFIG_NAME, key="(top)", hint="fix the file, then run again")
