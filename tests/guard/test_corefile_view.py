@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from gen.cli import app
 from gen.finding import Severity
 from gen.guard.report.markdown import LIMIT, format_markdown
-from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.guard.conftest import configmap, flux_ks, kustomization
 
 CONFIG = ".coredns-gen.yaml"
 K3S = {
