@@ -9,8 +9,8 @@
 // `coredns-gen-helper artifact` reads one JSON request per line: the revision's regular files
 // (symlinks are never archived: storage.Archive keeps regular files only), the text of each
 // .sourceignore among them, and spec.ignore; it answers with the files the artifact holds.
-// Only the .sourceignore files are written, into a scratch folder laid out like the revision,
-// because LoadIgnorePatterns reads them from disk.
+// Only the .sourceignore files are written, into a scratch folder laid out like the revision
+// (their folders only), because LoadIgnorePatterns reads them from disk.
 package artifact
 
 import (
@@ -75,13 +75,8 @@ func kept(req request) (res result) {
 		return res
 	}
 	defer os.RemoveAll(dir)
-	// the folders of the revision (LoadIgnorePatterns walks them) and its .sourceignore files
-	for _, file := range req.Files {
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(filepath.FromSlash(file))), 0o755); err != nil {
-			res.Error = err.Error()
-			return res
-		}
-	}
+	// the .sourceignore files in their folders: LoadIgnorePatterns walks the folders in name order
+	// and reads each one's file, so a folder with none below it adds nothing and is left out
 	for path, text := range req.IgnoreFiles {
 		target := filepath.Join(dir, filepath.FromSlash(path))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
