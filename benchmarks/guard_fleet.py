@@ -19,8 +19,6 @@ the real CLI (`python -m gen guard`) as a subprocess, sampling the RSS of its wh
                        cluster for the one-file change, cold and warm (fleet_extra.py);
   6. findings-heavy:   one cluster whose 1,000-file Kustomizations lose half their ConfigMaps, 500
                        and 5,000 pruned: the time per finding must not grow (issue 11: <= 2x);
-  7. one kubectl per build: run 1 again with the batch program disabled
-                       (COREDNS_GEN_HELPER=off): the build-everything baseline.
 
 The package's modules are byte-compiled first, as an installed coredns-gen has them: under
 PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in every timed run
@@ -195,7 +193,8 @@ def median(label: str, runs: list[tuple[float, int, int, str]]) -> tuple[float, 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clusters", type=int, default=200)
-    ap.add_argument("--skip-baseline", action="store_true", help="skip the slow one-kubectl-per-build run")
+    ap.add_argument("--skip-baseline", action="store_true", help="(kept for old command lines: there is no "
+                    "one-kubectl-per-build run any more, every build is Flux's own through coredns-gen-helper)")
     ap.add_argument("--skip-heavy", action="store_true", help="skip the findings-heavy pair (5,000 pruned files)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="time the one-file runs (guard and flate, cold and warm) N times each and compare medians "
@@ -243,9 +242,6 @@ def main() -> None:
                   f"warm {warm[0] / flated[1]:.2f}", flush=True)
         if not args.skip_heavy:
             heavy(Path(tmp), env)
-        if not args.skip_baseline:
-            base_env = {**env, "COREDNS_GEN_HELPER": "off"}
-            timed("full, one kubectl per build", [*guard, "--head", "full", "--no-cache"], base_env)
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         peak = max(full[1], cold[1], warm[1])
         start = timed("python start-up (import cli+guard)", [sys.executable, "-c", "import gen.cli, gen.guard"], env)
