@@ -28,6 +28,7 @@ from gen.lint.load import load_check
 from gen.lint.run import RULES, run_lint
 from gen.platforms import get
 from gen.versions import parse_version
+from tests.conftest import missing_tool
 
 pytestmark = [pytest.mark.coredns, pytest.mark.slow]
 DATA = Path(__file__).resolve().parents[1] / "data" / "corefiles-realworld"
@@ -59,7 +60,9 @@ def _binary(version: str, coredns_bin: Path) -> Path:
                                                         Path(os.environ.get("COREDNS_GEN_HELPER", "/nonexistent")).parent / "coredns-1.11.3"]:
         if candidate.is_file():
             return candidate
-    pytest.skip("no CoreDNS 1.11.3 beside the 1.13.1 binary (COREDNS_BIN_1_11_3)")
+    missing_tool("CoreDNS 1.11.3", RuntimeError("scripts/setup-dev builds it beside 1.13.1 as coredns-1.11.3 "
+                                               "(or set COREDNS_BIN_1_11_3)"))
+    raise AssertionError("unreachable")
 
 
 def _context(context: str) -> tuple[str | None, str | None]:
