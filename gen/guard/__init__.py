@@ -165,11 +165,11 @@ def _judge(opts: GuardOptions) -> GuardResult:
         _paths_exist(trees, opts.paths, roots_under)
         config = trees["head"].config()
         allows = parse_allows(opts.allow, config)
-        engine = ReportingEngine(work, opts.parallel, opts.report) if opts.report else Engine(work, opts.parallel)
+        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)
         cache = BuildCache(opts.cache_dir)
         cache.count_rejected(parse_cache.load(opts.cache_dir))
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
-                              build_all=inventory is not None, repo=root)
+                              build_all=inventory is not None)
         revisions = discovery.run(refs)
         if not revisions["base"].roots and not revisions["head"].roots:
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""

@@ -66,8 +66,7 @@ class Item:
 
 class Discovery:
     def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache, config: Config,
-                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False,
-                 repo: Path | None = None) -> None:
+                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
@@ -79,8 +78,7 @@ class Discovery:
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked)
                         for label, tree in trees.items()}
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
-        self._kids: dict[tuple[str, bool, str, str, str], list[FluxKs]] = {}
-        self._repo = repo
+        self._kids: dict[tuple[str, str, str, str], list[FluxKs]] = {}
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache
         self._readers: dict[int, seenmod.Reader] = {}  # per artifact (by identity): states of looks
         self._built_here: dict[tuple[str, int], Build] = {}  # (key, artifact identity) -> its build
@@ -149,8 +147,7 @@ class Discovery:
 
     def _made(self, key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
               what: seenmod.Seen) -> Build:
-        keyed = _keyed(objects or [], (), "")
-        build = Build(objects=keyed.objects, error=error,
+        build = Build(objects=_keyed(objects or []), error=error,
                       inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
                       fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
         self.made.setdefault(key, []).append(build)
@@ -236,7 +233,7 @@ class Discovery:
     def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:
         """The Flux Kustomizations a build applies, but the root that manages itself (flux-system);
         parsed once per build content (base and head share most builds)."""
-        key = (build.fingerprint or "", build.pending, parent.cluster, parent.namespace, parent.name)
+        key = (build.fingerprint or "", parent.cluster, parent.namespace, parent.name)
         if key not in self._kids:
             kids = (parse_ks(obj, parent.namespace, cluster=parent.cluster)
                     for obj in build.objects.values() if is_flux_kustomization(obj))
@@ -378,9 +375,10 @@ def _for_flux(ks: FluxKs, variables: Vars) -> dict[str, Any]:
     return obj
 
 
-def _keyed(objects: list[dict[str, Any]], inputs: tuple[str, ...], fp: str) -> Build:
+def _keyed(objects: list[dict[str, Any]]) -> dict[ObjKey, dict[str, Any]]:
+    """A build's objects by identity; the first of two with one identity wins, as before."""
     keyed: dict[ObjKey, dict[str, Any]] = {}
     for obj in objects:
         if isinstance(obj, dict):
             keyed.setdefault(ObjKey.of(obj), obj)
-    return Build(objects=keyed, inputs=inputs, fingerprint=fp)
+    return keyed

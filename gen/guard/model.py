@@ -121,7 +121,6 @@ class Build:
     error: str | None = None
     inputs: tuple[str, ...] = ()  # repo-relative files the build read (kustomize says which)
     fingerprint: str | None = None  # the build's identity: its key and what it saw
-    pending: bool = False  # never set since every build is run: kept for result files of older runs
     seen: tuple[tuple[str, str, str], ...] = ()  # what it saw of its artifact (gen/guard/build/seen.py)
 
 

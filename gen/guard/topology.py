@@ -99,7 +99,7 @@ def discover(repo: Path, revision: str = "HEAD", cache_dir: Path | None = None) 
         tree = load_tree(root, commit, work / "head" / "repo")
         try:
             config = tree.config()
-            engine = Engine(work)
+            engine = Engine()
             discovery = Discovery({"head": tree}, engine, BuildCache(cache_dir if cache_dir is not None else default_dir()),
                                   config, remote_urls(root), work)
             model = discovery.run({"head": commit})["head"]

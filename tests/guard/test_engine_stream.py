@@ -42,7 +42,7 @@ class _Placed(Tree):
 
 def engine_with(tmp_path: Path, batch: Path, monkeypatch: pytest.MonkeyPatch,
                 place: Callable[[Job], None] | None = None) -> Engine:
-    engine = Engine(tmp_path / "work", parallel=2)
+    engine = Engine(parallel=2)
     engine.helper = batch
     engine.place = place  # type: ignore[attr-defined]
     return engine

@@ -150,7 +150,7 @@ def _platforms(root, tmp_path):
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
         config = trees["head"].config()
-        discovery = Discovery(trees, Engine(work), BuildCache(tmp_path / "cache"), config, remote_urls(root), work, ())
+        discovery = Discovery(trees, Engine(), BuildCache(tmp_path / "cache"), config, remote_urls(root), work, ())
         revisions = discovery.run(refs)
         discovery.finish(revisions)
         for tree in trees.values():

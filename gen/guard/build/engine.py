@@ -50,8 +50,7 @@ class Outcome:
 class Engine:
     """Builds jobs with coredns-gen-helper; `parallel` worker processes."""
 
-    def __init__(self, workdir: Path, parallel: int | None = None) -> None:
-        self.workdir = workdir
+    def __init__(self, parallel: int | None = None) -> None:
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
         self.helper = helper_binary()
         self.builds = 0

@@ -43,13 +43,12 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
     # committed in git is not in the artifact kustomize-controller builds from.
     blobs = {p[len(lead):]: b for p, b in tree.blobs.items()
              if p.startswith(lead) and p not in tree.links and not ignored(p)}
-    links: dict[str, str] = {}
     # the folders that held a link are there, as the clone's walk archives every folder
     kept_folders = {posixpath.dirname(p[len(lead):]) for p in tree.links if p.startswith(lead) and not ignored(p)}
     under = sum(1 for p in tree.blobs if p.startswith(lead)) if prefix else len(tree.blobs)
     if len(blobs) == under:  # nothing ignored: the revision's folders as they are
         return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
-                    tree.entries if not prefix else index_entries(blobs), links, prefix=prefix,
+                    tree.entries if not prefix else index_entries(blobs), {}, prefix=prefix,
                     checkout=tree.checkout)
     name = hashlib.sha256(f"{prefix}\0{spec_ignore}".encode()).hexdigest()[:16]
     entries = index_entries(blobs)
@@ -59,7 +58,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
             entries.setdefault(folder, set())
             entries.setdefault(parent, set()).add(leaf)
             folder = parent
-    view = Tree(tree.commit, tree.root.with_name(f"{tree.root.name}.view-{name}"), blobs, entries, links,
+    view = Tree(tree.commit, tree.root.with_name(f"{tree.root.name}.view-{name}"), blobs, entries, {},
                 prefix=prefix)
     view.checkout = _ViewFiles(tree, view)
     return view
@@ -79,22 +78,11 @@ class _ViewFiles:
             return
         # only the artifact's files of the revision are written (not its ignored images and archives)
         source = self.revision.place([self.view.repo_path(p) for p in self.view.blobs])
-        made: set[str] = set()
-        for folder in self.view.entries:  # folders too: one may hold no file of the artifact
+        self.view.root.mkdir(parents=True, exist_ok=True)  # an artifact with no file is still a folder
+        for folder in self.view.entries:  # every folder, even one with no file of the artifact
             os.makedirs(self.view.root / folder, exist_ok=True)
-        for path in sorted(self.view.blobs):
-            target = self.view.root / path
-            folder = os.path.dirname(target)
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            origin = source / self.view.repo_path(path)
-            if path in self.view.links:
-                if os.path.islink(origin):
-                    os.symlink(os.readlink(origin), target)
-            else:
-                os.link(origin, target)
-        self.view.root.mkdir(parents=True, exist_ok=True)
+        for path in self.view.blobs:
+            os.link(source / self.view.repo_path(path), self.view.root / path)
         self.unpacked = True
 
     def place(self, paths: list[str]) -> None:

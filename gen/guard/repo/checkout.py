@@ -1,8 +1,9 @@
-"""A revision's files: read from git, and put on disk only when real kustomize needs them.
+"""A revision's files: read from git, and put on disk only when a build needs them.
 
 Files are read by blob id, the manifests in one `git cat-file --batch` stream when the revision
-is listed; a build writes only the files it reads (its exact inputs), and the whole revision is
-written only for a build whose inputs are not exact, an ArtifactGenerator copy or a symlink.
+is listed. A revision is written whole for its first build (kustomize may read any file of the
+artifact); an artifact that leaves files out (an ignore rule, a symlink) takes only its own files
+(gen/guard/flux/views.py), and an ArtifactGenerator copy the files it copies.
 Every file is written byte for byte as git holds it, as Flux's clone has it. A run whose builds
 are all cached writes nothing of a fleet's thousands of files. The user's checkout, index and
 refs are never modified (a `git worktree` would write to .git).

@@ -95,8 +95,8 @@ class Tree:
         return self.root
 
     def place(self, paths: Iterable[str]) -> Path:
-        """`root`, with these files of the revision (those that exist) on disk there: what one
-        build reads, not the whole fleet. A symlink among them unpacks the whole revision."""
+        """`root`, with these files of the revision (those that exist) on disk there: an artifact's
+        own files, not the whole revision. A symlink among them unpacks the whole revision."""
         if self.checkout is not None:
             self.checkout.place([self.repo_path(p) for p in paths if p in self.blobs])
         return self.root

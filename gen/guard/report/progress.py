@@ -8,7 +8,6 @@ engine's outcomes arrive; only a watched run is counted, so an unwatched one pay
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Iterator
 from typing import Callable
 
@@ -20,8 +19,8 @@ Report = Callable[[str, int, int], None]
 class ReportingEngine(Engine):
     """An Engine that reports `building <what>: done/total` between slices of each batch."""
 
-    def __init__(self, workdir: Path, parallel: int | None, report: Report) -> None:
-        super().__init__(workdir, parallel)
+    def __init__(self, parallel: int | None, report: Report) -> None:
+        super().__init__(parallel)
         self.report = report
 
     def run(self, jobs: list[Job]) -> Iterator[tuple[str, Outcome]]:
