@@ -355,13 +355,13 @@ def guard(
     """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
 
     Builds every Flux Kustomization reached from the roots at --base and
-    --head with Flux's own build (the coredns-gen-helper), as kustomize-controller would, and reports
-    what Flux would delete, orphan or move, plus the DNS invariants on head.
+    --head with Flux's own build (the coredns-gen-helper), as kustomize-controller
+    would, and reports what Flux would delete, orphan or move, plus the DNS invariants on head.
     With --discover it judges nothing and prints what it believes about the
     repository (clusters with their bootstrap evidence, sources, what is not
     judged); --write records the clusters in .coredns-gen.yaml.
-    Exit codes: 0 pass, 1 refused, 2 bad input, 3 git/kustomize missing or
-    broken. See docs/guard.md.
+    Exit codes: 0 pass, 1 refused, 2 bad input, 3 git or coredns-gen-helper
+    missing or broken. See docs/guard.md.
     """
     from gen.guard import GuardOptions, run_guard
     from gen.guard.report.shard import Shard
