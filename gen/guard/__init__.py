@@ -47,6 +47,9 @@ from gen.guard.change import Change
 from gen.guard.coverage import Coverage, judged_nothing, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
+from gen.guard import reach
+from gen.guard.build.index import FleetIndex
+from gen.config import CONFIG_NAME
 from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
@@ -170,17 +173,29 @@ def _judge(opts: GuardOptions) -> GuardResult:
         cache.count_rejected(parse_cache.load(opts.cache_dir))
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
                               build_all=inventory is not None)
-        revisions = discovery.run(refs)
-        if not revisions["base"].roots and not revisions["head"].roots:
+        discovery.find_roots(refs)
+        changed = changed_paths(root, refs["base"], refs["head"])
+        index = FleetIndex(opts.cache_dir)
+        ctx = reach.context(discovery, trees["head"].blobs.get(CONFIG_NAME), roots_under)
+        whole = ("--inventory judges every cluster" if inventory is not None else
+                 "--shard judges the fleet's share" if opts.shard else "")
+        reached = reach.plan(index, ctx, refs["base"], discovery, trees, changed, whole)
+        discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
+        revisions = discovery.explore(refs, reached.only)
+        reach.keep(index, ctx, refs, {label: discovery.looks(rev) for label, rev in revisions.items()}, reached)
+        cache.count_rejected(index.rejected)
+        carried_nodes = sum(entry.nodes for entry in reached.carried.values())
+        if not discovery.roots.get("base") and not discovery.roots.get("head"):
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""
             raise UsageError(f"no Flux Kustomization (kustomize.toolkit.fluxcd.io) found{where} at {opts.base} or {opts.head}: "
                              "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
-        if nothing is not None:  # the whole fleet, before --shard: every shard agrees
+        if nothing is not None and not reached.carried:  # a carried cluster was judged (index.py)  # the whole fleet, before --shard: every shard agrees
             raise nothing
-        fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
+        fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots)
+                          | {c.ks.ref for cands in discovery.roots.values() for c in cands if c.ks.ref.cluster in reached.carried})
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
         # the last build is done: the revisions' files are read from git from here on (a copied
@@ -198,7 +213,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         facts = cluster_facts(trees["head"], config, revisions)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
-                        changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
+                        changed=changed, unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
         findings: list[Finding] = []
         for rule in RULES:
@@ -214,11 +229,12 @@ def _judge(opts: GuardOptions) -> GuardResult:
     cache.save()
     findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
     stats = {
-        "kustomizations_base": len(revisions["base"].nodes),
-        "kustomizations_head": len(revisions["head"].nodes),
+        "kustomizations_base": len(revisions["base"].nodes) + carried_nodes,
+        "kustomizations_head": len(revisions["head"].nodes) + carried_nodes,
         "builds": engine.builds,
         "cache_hits": cache.hits,
-        "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}),
+        "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}
+                        | set(reached.carried)),
         "clusters_judged": len(touched),
     }
     stats["not_judged"] = coverage.not_judged_count

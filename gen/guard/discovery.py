@@ -23,6 +23,7 @@ from gen.config import Config
 from gen.guard.flux import bootstraps, roots as rootsmod
 from gen.guard.flux.applied import applied_before
 from gen.guard.build.cache import BuildCache
+from gen.guard.build.index import ClusterLooks, look_key, outside_reads
 from gen.guard.build.engine import Engine, Job
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.build import seen as seenmod
@@ -89,6 +90,9 @@ class Discovery:
         self.refused: dict[str, dict[str, str]] = {}  # per revision: files the fallback never takes, why
         self.chosen: dict[str, list[Candidate]] = {}  # per revision: the roots
         self.unreached: list[str] = []
+        self.roots: dict[str, list[Candidate]] = {}  # per revision: every cluster's roots (find_roots)
+        # files read by the clusters a run did not explore (their index entries): not unreached
+        self.read_elsewhere: set[str] = set()
         self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
         # this round's answers that depended on what the clusters' builds hold
         self.questions: list[Question] = []
@@ -256,7 +260,13 @@ class Discovery:
         return items
 
     def run(self, refs: dict[str, str]) -> dict[str, Revision]:
-        """Find the roots, explore until substituteFrom values and sources are stable."""
+        """Find the roots, explore every cluster until substituteFrom values and sources are stable."""
+        self.find_roots(refs)
+        return self.explore(refs)
+
+    def find_roots(self, refs: dict[str, str]) -> None:
+        """Every cluster's roots at every revision (`roots`), from the bootstraps written in the
+        repository, the config, the scripts, or the fallback's reading."""
         chosen: dict[str, list[Candidate]] = {}
         for label in self.trees:
             view = self.sources[label].view(self.sources[label].git_view(None))
@@ -291,6 +301,24 @@ class Discovery:
             head_refs = {c.ks.ref for c in self.candidates["head"]}
             chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours, c.evidence, c.guessed)
                                for c in chosen["base"] if c.ks.ref not in head_refs]
+        self.roots = chosen
+
+    def root_digests(self, label: str) -> dict[str, str]:
+        """Per cluster, one id of its roots at this revision as discovered: what they are, where
+        they are written, their source and evidence (a cluster whose id differs is explored)."""
+        parts: dict[str, list[str]] = {}
+        for c in self.roots.get(label, []):
+            parts.setdefault(c.ks.ref.cluster, []).append(json.dumps(
+                [c.ks.build_id(), c.ks.path, c.file, c.namespace_given, c.source_object, c.not_ours, repr(c.evidence),
+                 c.guessed, str(c.ks.ref), c.ks.source], sort_keys=True, default=str))
+        return {cluster: hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()
+                for cluster, texts in parts.items()}
+
+    def explore(self, refs: dict[str, str], only: frozenset[str] | None = None) -> dict[str, Revision]:
+        """Explore the clusters (`only` these, when given) from their roots at every revision,
+        until substituteFrom values and sources are stable."""
+        chosen = {label: [c for c in roots if only is None or c.ks.ref.cluster in only]
+                  for label, roots in self.roots.items()}
         knowledge: dict[str, dict[str, Knowledge]] = {}
         models: dict[str, Revision] = {}
         for _ in range(_ROUNDS):
@@ -309,6 +337,37 @@ class Discovery:
         if "head" in models:
             self.unreached = self._find_unreached(models["head"])
         return models
+
+    def looks(self, rev: Revision) -> dict[str, ClusterLooks]:
+        """The index entries of the clusters explored at this revision that an index can vouch
+        for (gen/guard/build/index.py): their looks, what they read, how many Kustomizations."""
+        digests = self.root_digests(rev.label)
+        by_cluster: dict[str, list[Node]] = {}
+        for ref in sorted(rev.nodes):
+            by_cluster.setdefault(ref.cluster, []).append(rev.nodes[ref])
+        out: dict[str, ClusterLooks] = {}
+        for cluster, nodes in by_cluster.items():
+            looks: set[str] = set()
+            reads: set[str] = set()
+            for node in nodes:
+                build = node.build
+                if node.external or build.error is not None or node.unresolved or node.ks.substitute_from \
+                        or not (node.view == "git" or node.view.startswith("git:")) \
+                        or outside_reads(build.objects.values()):
+                    break
+                tree = self.view(rev.label, node.view)
+                keys = [look_key(kind, tree.repo_path(path) if path not in ("", ".") else "")
+                        for kind, path, _ in build.seen]
+                if any(k is None for k in keys):
+                    break
+                looks.update(k for k in keys if k is not None)
+                reads.update(build.inputs)
+                if node.file:
+                    reads.add(node.file)
+            else:
+                if cluster in digests:
+                    out[cluster] = ClusterLooks(digests[cluster], tuple(sorted(looks)), tuple(sorted(reads)), len(nodes))
+        return out
 
     def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
         """The older reading's roots: candidates that no other candidate's build produces, or would
@@ -334,7 +393,7 @@ class Discovery:
     def _find_unreached(self, head: Revision) -> list[str]:
         """Files holding Flux Kustomizations that no build of any cluster reads, and no root
         (only these few of a fleet's files are parsed here)."""
-        read: set[str] = set()
+        read: set[str] = set(self.read_elsewhere)
         for node in head.nodes.values():
             read.update(node.build.inputs)
             if node.file:

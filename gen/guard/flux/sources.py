@@ -71,13 +71,18 @@ def _folder(raw: str) -> str:
     return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
 
 
+def is_ci_file(path: str) -> bool:
+    """Whether a repository file is one where CI or a script may push an OCI artifact of it."""
+    return _CI_FILES.search(path) is not None
+
+
 def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
     """(OCI URL pattern, repo folder) for every artifact the repository's CI pushes: a
     `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
     action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`)."""
     found = []
     for path in sorted(tree.blobs):
-        if not _CI_FILES.search(path):
+        if not is_ci_file(path):
             continue
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" in text:

@@ -1,0 +1,107 @@
+"""Which clusters a change reaches, from the changed paths and the fleet index of its base.
+
+`git diff --name-only base head` names what changed; the index (gen/guard/build/index.py) names
+what each cluster's builds looked at in the base revision. A cluster is explored when the change
+meets one of its looks, when its roots differ between the revisions, or when the index has no
+entry for it. A change to what decides the topology itself (the config, an ignore file, a file
+that holds a Flux source or Flux Operator object at either revision, a CI file that pushes an OCI
+artifact) is judged on the whole fleet, as is any run without a verified index of its base.
+tests/guard/test_reach.py holds the verdicts of both ways equal on random changes to random fleets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gen import __version__
+from gen.config import CONFIG_NAME
+from gen.guard.build.index import ClusterLooks, FleetIndex, change_keys
+from gen.guard.discovery import Discovery
+from gen.guard.flux.sources import is_ci_file
+from gen.guard.repo.revision import Tree
+
+_TOPOLOGY_MARKS = (b"source.toolkit.fluxcd.io", b"source.extensions.fluxcd.io", b"fluxcd.controlplane.io",
+                   b"flux-instance")
+_IGNORE_FILE = ".sourceignore"
+_code_digest: str | None = None
+
+
+@dataclass
+class Reach:
+    """What a run explores: `only` these clusters (None: every one), and what the index says of
+    the others (their reads keep `unreached` true, their Kustomizations count in the summary)."""
+
+    only: frozenset[str] | None
+    carried: dict[str, ClusterLooks] = field(default_factory=dict)
+    why_whole: str = ""  # why the whole fleet is explored (for --verbose and tests)
+
+
+def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[str, ...]) -> str:
+    """What an index entry depends on besides its commit: this code, the helper that builds, the
+    config the run reads, the remotes that say which sources are this repository, and --path."""
+    return json.dumps([__version__, _code(), discovery.engine.identity, config_blob, sorted(discovery.remotes),
+                       list(roots_under)], separators=(",", ":"))
+
+
+def plan(index: FleetIndex, ctx: str, base_commit: str, discovery: Discovery, trees: dict[str, Tree],
+         changed: frozenset[str], whole: str = "") -> Reach:
+    """The clusters to explore for this change (after `discovery.find_roots`)."""
+    if whole:
+        return Reach(None, why_whole=whole)
+    if any(how == "fallback" for how in discovery.how.values()):
+        return Reach(None, why_whole="roots are guessed (no bootstrap found)")
+    topology = _topology_change(changed, trees, discovery)
+    if topology:
+        return Reach(None, why_whole=topology)
+    known = index.load(ctx, base_commit)
+    if known is None:
+        return Reach(None, why_whole="no index of the base revision")
+    base, head = discovery.root_digests("base"), discovery.root_digests("head")
+    keys = change_keys(changed)
+    only = set()
+    carried = {}
+    for cluster in set(base) | set(head):
+        entry = known.get(cluster)
+        if entry is None or entry.roots != base.get(cluster) or entry.roots != head.get(cluster) or entry.reached(keys):
+            only.add(cluster)
+        else:
+            carried[cluster] = entry
+    return Reach(frozenset(only), carried)
+
+
+def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, dict[str, ClusterLooks]],
+         reach: Reach) -> None:
+    """Keep each revision's index: what this run explored there, and what it carried unexplored
+    (a cluster the change does not reach looked at the same at both revisions)."""
+    for label, commit in commits.items():
+        index.save(ctx, commit, {**reach.carried, **found.get(label, {})})
+
+
+def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery: Discovery) -> str:
+    """Why this change may alter what sources, roots or artifacts are ("" when it cannot)."""
+    for path in sorted(changed):
+        name = posixpath.basename(path)
+        if path == CONFIG_NAME or name == _IGNORE_FILE:
+            return f"{path} decides what the guard or Flux reads"
+        if is_ci_file(path):
+            return f"{path} may push an OCI artifact of this repository"
+        for tree in trees.values():
+            if path in tree.blobs and discovery.marked(tree, path, _TOPOLOGY_MARKS):
+                return f"{path} holds a Flux source or Flux Operator object"
+    return ""
+
+
+def _code() -> str:
+    """One id of the guard's own code: an index is what this code made of a revision."""
+    global _code_digest
+    if _code_digest is None:
+        digest = hashlib.sha256()
+        here = Path(__file__).resolve().parent
+        for path in sorted(here.rglob("*.py")):
+            digest.update(path.relative_to(here).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        _code_digest = digest.hexdigest()
+    return _code_digest

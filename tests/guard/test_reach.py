@@ -1,0 +1,271 @@
+"""The fleet index: a run that explores only the clusters a change reaches says what a run over
+the whole fleet says, on random changes to random fleets (gen/guard/reach.py, build/index.py).
+
+Each case is a real git repository: a few clusters, each a flux-system root and app
+Kustomizations over shared bases, in the shapes that read across folders (a base, a file of
+another cluster's folder, a PatchTransformer's patch file, a configMapGenerator file, a folder
+Flux generates the kustomization of). Its base is judged once against another change (which
+leaves the index of base), then the case's change is judged with that index and again with no
+cache at all; both must give the same findings, the same Corefile views and the same summary.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gen.guard import GuardOptions, GuardResult, reach, run_guard
+from tests.guard.conftest import flux_ks, kustomization
+from tests.helpers import build_tree, git
+
+APPS = ("dns", "web", "cache")
+SHAPES = ("ref", "generated", "cross", "transformer", "generator")
+
+
+def _cm(name: str, value: str, namespace: str = "apps") -> str:
+    return f"""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: {name}
+          namespace: {namespace}
+        data:
+          value: "{value}"
+    """
+
+
+def _root(cluster: str) -> dict[str, str]:
+    return {
+        f"clusters/{cluster}/flux-system/kustomization.yaml": kustomization("gotk-sync.yaml"),
+        f"clusters/{cluster}/flux-system/gotk-sync.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          interval: 1m
+          url: ssh://git@example.invalid/fleet
+          ref:
+            branch: main
+        ---
+        """ + flux_ks("flux-system", f"./clusters/{cluster}"),
+    }
+
+
+def _overlay(app: str, cluster: str, shape: str, clusters: list[str]) -> dict[str, str]:
+    """One cluster's overlay of an app, in one of the shapes that read across folders."""
+    top = f"apps/{app}/overlays/{cluster}"
+    files = {f"{top}/cm.yaml": _cm(f"{app}-{cluster}", "1")}
+    if shape == "generated":  # no kustomization file: Flux lists every manifest below the path
+        files[f"{top}/extra/more.yaml"] = _cm(f"{app}-{cluster}-more", "1")
+        return files
+    resources = ["../../base", "cm.yaml"]
+    extra = ""
+    if shape == "cross":  # a file of another cluster's folder
+        other = clusters[(clusters.index(cluster) + 1) % len(clusters)]
+        resources.append(f"../../../../shared/{other}/shared.yaml")
+    if shape == "transformer":  # a PatchTransformer whose patch is a file (the prune that once passed)
+        files[f"{top}/xf.yaml"] = f"""
+            apiVersion: builtin
+            kind: PatchTransformer
+            metadata:
+              name: xf
+            path: ../../base/patch.yaml
+            target:
+              kind: ConfigMap
+              name: {app}-settings
+        """
+        extra = "transformers:\n  - xf.yaml"
+    if shape == "generator":
+        files[f"{top}/settings.conf"] = "mode=1\n"
+        extra = f"configMapGenerator:\n  - name: {app}-{cluster}-gen\n    namespace: apps\n    files:\n      - settings.conf"
+    files[f"{top}/kustomization.yaml"] = kustomization(*resources, extra=extra)
+    return files
+
+
+def _fleet(rng: random.Random) -> tuple[dict[str, str], dict[tuple[str, str], str], list[str]]:
+    clusters = [f"c{i}" for i in range(rng.randint(2, 4))]
+    files: dict[str, str] = {}
+    shapes: dict[tuple[str, str], str] = {}
+    for app in APPS:
+        files[f"apps/{app}/base/kustomization.yaml"] = kustomization("settings.yaml")
+        files[f"apps/{app}/base/settings.yaml"] = _cm(f"{app}-settings", "1")
+        files[f"apps/{app}/base/patch.yaml"] = f"""
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: {app}-settings
+            data:
+              patched: "1"
+        """
+    for cluster in clusters:
+        files.update(_root(cluster))
+        files[f"shared/{cluster}/shared.yaml"] = _cm(f"shared-{cluster}", "1")
+        for app in rng.sample(APPS, rng.randint(1, len(APPS))):
+            shape = rng.choice(SHAPES)
+            shapes[(app, cluster)] = shape
+            files[f"clusters/{cluster}/{app}.yaml"] = flux_ks(app, f"./apps/{app}/overlays/{cluster}")
+            files.update(_overlay(app, cluster, shape, clusters))
+    files["README.md"] = "fleet\n"
+    return files, shapes, clusters
+
+
+def _change(rng: random.Random, files: dict[str, str], shapes: dict[tuple[str, str], str],
+            clusters: list[str]) -> dict[str, str | None]:
+    """One or two random edits of the kinds a pull request makes."""
+    out: dict[str, str | None] = {}
+    for _ in range(rng.randint(1, 2)):
+        app, cluster = rng.choice(sorted(shapes))
+        top = f"apps/{app}/overlays/{cluster}"
+        kind = rng.choice(["base", "overlay-cm", "drop-cm", "shared", "patch", "conf", "new-file", "drop-ks",
+                           "ks-path", "readme", "new-cluster", "root", "sourceignore", "nothing"])
+        if kind == "base":
+            out[f"apps/{app}/base/settings.yaml"] = _cm(f"{app}-settings", str(rng.randint(2, 9)))
+        elif kind == "overlay-cm":
+            out[f"{top}/cm.yaml"] = _cm(f"{app}-{cluster}", str(rng.randint(2, 9)))
+        elif kind == "drop-cm":  # a prune: the guard must refuse it either way
+            out[f"{top}/cm.yaml"] = None
+            if shapes[(app, cluster)] != "generated":
+                text = files[f"{top}/kustomization.yaml"].replace("\n          - cm.yaml", "")
+                out[f"{top}/kustomization.yaml"] = text
+        elif kind == "shared":
+            victim = rng.choice(clusters)
+            out[f"shared/{victim}/shared.yaml"] = rng.choice([None, _cm(f"shared-{victim}", "2")])
+        elif kind == "patch":
+            out[f"apps/{app}/base/patch.yaml"] = f"""
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: {app}-settings
+                  annotations:
+                    edited: "yes"
+                $patch: delete
+            """ if rng.random() < 0.5 else None
+        elif kind == "conf":
+            out[f"{top}/settings.conf"] = "mode=2\n"
+        elif kind == "new-file":
+            out[f"{top}/extra/new.yaml"] = _cm(f"{app}-{cluster}-new", "1")
+        elif kind == "drop-ks":
+            out[f"clusters/{cluster}/{app}.yaml"] = None
+        elif kind == "ks-path":
+            out[f"clusters/{cluster}/{app}.yaml"] = flux_ks(app, f"./apps/{app}/base")
+        elif kind == "readme":
+            out["README.md"] = "fleet, edited\n"
+        elif kind == "new-cluster":
+            out.update(_root("c9"))
+            out["clusters/c9/dns.yaml"] = flux_ks("dns", "./apps/dns/base")
+        elif kind == "root":
+            out[f"clusters/{cluster}/flux-system/gotk-sync.yaml"] = None
+        elif kind == "sourceignore":
+            out[".sourceignore"] = "shared/\n"
+    return out
+
+
+def _repo(root: Path, files: dict[str, str], change: dict[str, str | None], other: dict[str, str | None]) -> None:
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    build_tree(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "tag", "base")
+    for name, edits in (("other", other), ("head", change)):
+        git(root, "checkout", "-q", "-b", name, "base")
+        for rel, text in edits.items():
+            if text is None:
+                if (root / rel).exists():
+                    git(root, "rm", "-r", "-q", rel)
+            else:
+                build_tree(root, {rel: text})
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", name)
+
+
+def _said(result: GuardResult) -> tuple[Any, ...]:
+    """Everything a run says but how much it built or took from a cache."""
+    shown = [(f.rule, f.severity.value, f.file, f.line, f.message, f.hint, sorted(f.details.items()))
+             for f in result.shown()]
+    stats = {k: v for k, v in result.stats.items() if k not in ("builds", "cache_hits")}
+    return tuple(shown), result.summary(), sorted(stats.items())
+
+
+def _case(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    other = {"README.md": "another change\n"} if rng.random() < 0.3 else _change(rng, files, shapes, clusters)
+    root = tmp / f"repo-{seed}"
+    _repo(root, files, change, other)
+    cache = tmp / f"cache-{seed}"
+    first = run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))  # leaves base's index
+    if other == {"README.md": "another change\n"}:
+        assert not [f for f in first.findings if f.rule == "build-failed"], "the random fleet builds at base"
+    planned = reach.plan
+
+    def recorded(*args: Any, **kwargs: Any) -> reach.Reach:
+        found = planned(*args, **kwargs)
+        plans.append(found)
+        return found
+
+    monkeypatch.setattr(reach, "plan", recorded)
+    with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    monkeypatch.setattr(reach, "plan", planned)
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(with_index) == _said(whole), f"seed {seed}: change {sorted(change)}"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_index_run_says_what_the_whole_fleet_run_says(seed: int, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, batch_bin: Path) -> None:
+    _case(seed, tmp_path, [], monkeypatch)
+
+
+@pytest.mark.slow
+def test_index_runs_agree_on_many_random_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 batch_bin: Path) -> None:
+    plans: list[reach.Reach] = []
+    for seed in range(6, 46):
+        _case(seed, tmp_path, plans, monkeypatch)
+    used = [p for p in plans if p.only is not None]
+    # the comparison proves something only where the index was used and left clusters out
+    assert len(used) >= len(plans) // 3, [p.why_whole for p in plans]
+    assert any(p.carried for p in used)
+
+
+def test_a_change_explores_only_the_clusters_it_reaches(flux_repo: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch, batch_bin: Path) -> None:
+    """A change to one cluster's overlay explores that cluster only, and still refuses its prune;
+    a shared base reaches every cluster built on it."""
+    rng = random.Random(1)
+    files, shapes, clusters = _fleet(rng)
+    (app, cluster), shape = sorted(shapes.items())[0][0], sorted(shapes.items())[0][1]
+    top = f"apps/{app}/overlays/{cluster}"
+    change: dict[str, str | None] = {f"{top}/cm.yaml": None}
+    if shape != "generated":
+        change[f"{top}/kustomization.yaml"] = files[f"{top}/kustomization.yaml"].replace("\n          - cm.yaml", "")
+    root = tmp_path / "repo"
+    _repo(root, files, change, {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    plans: list[reach.Reach] = []
+    planned = reach.plan
+    monkeypatch.setattr(reach, "plan", lambda *a, **k: plans.append(planned(*a, **k)) or plans[-1])
+    result = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    assert plans[0].only is not None
+    reached_clusters = {c for c in plans[0].only}
+    assert len(reached_clusters) < len(clusters), reached_clusters
+    assert any(f.rule == "configmap-pruned" for f in result.findings), [f.rule for f in result.findings]
+    assert result.stats["clusters"] == len(clusters)
+
+
+def test_change_keys_name_every_look_a_changed_path_can_alter() -> None:
+    """A changed file alters a read or check of itself, a listing of its folder, and a walk of any
+    folder above it, up to the root."""
+    from gen.guard.build.index import change_keys
+
+    assert change_keys(["apps/dns/cm.yaml"]) == frozenset({
+        "p:apps/dns/cm.yaml", "l:apps/dns", "t:apps/dns", "t:apps", "t:"})
+    assert change_keys(["README.md"]) == frozenset({"p:README.md", "l:", "t:"})
