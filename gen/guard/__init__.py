@@ -183,7 +183,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
         reach.keep(index, ctx, refs, {label: discovery.looks(rev) for label, rev in revisions.items()}, reached)
-        cache.count_rejected(index.rejected)
+        cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
         carried_nodes = sum(entry.nodes for entry in reached.carried.values())
         if not discovery.roots.get("base") and not discovery.roots.get("head"):
             where = f" under {', '.join(opts.paths)}" if opts.paths else ""

@@ -35,6 +35,7 @@ from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
 from gen.guard.flux.sources import Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
+from gen.guard.flux.sourceignore import KeptStore
 
 _VERSION = "guard-build-4"  # bump when what a build means changes
 _ROUNDS = 4
@@ -76,8 +77,9 @@ class Discovery:
         self.roots_under = roots_under
         self.build_all = build_all
         self.marked = Marks()
-        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked)
-                        for label, tree in trees.items()}
+        store = self.kept = KeptStore(cache.directory, engine.identity) if cache.directory is not None else None
+        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
+                                       store) for label, tree in trees.items()}
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
         self._kids: dict[tuple[str, str, str, str], list[FluxKs]] = {}
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache

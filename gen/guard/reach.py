@@ -37,7 +37,8 @@ class Reach:
 
     only: frozenset[str] | None
     carried: dict[str, ClusterLooks] = field(default_factory=dict)
-    why_whole: str = ""  # why the whole fleet is explored (for --verbose and tests)
+    why_whole: str = ""  # why the whole fleet is explored (for tests)
+    known: bool = False  # the base revision's index was found (and verified): it is not written again
 
 
 def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[str, ...]) -> str:
@@ -70,7 +71,7 @@ def plan(index: FleetIndex, ctx: str, base_commit: str, discovery: Discovery, tr
             only.add(cluster)
         else:
             carried[cluster] = entry
-    return Reach(frozenset(only), carried)
+    return Reach(frozenset(only), carried, known=True)
 
 
 def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, dict[str, ClusterLooks]],
@@ -78,7 +79,11 @@ def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, 
     """Keep each revision's index: what this run explored there, and what it carried unexplored
     (a cluster the change does not reach looked at the same at both revisions)."""
     for label, commit in commits.items():
-        index.save(ctx, commit, {**reach.carried, **found.get(label, {})})
+        if label == "base" and reach.known:
+            continue  # what this run explored at base, it found as the index says
+        if label == "head" and commits["head"] == commits.get("base"):
+            continue
+        index.save(ctx, commit, {**reach.carried, **found.get(label, {})}, replace=label == "base")
 
 
 def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery: Discovery) -> str:

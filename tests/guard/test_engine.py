@@ -70,8 +70,9 @@ def test_untouched_cluster_builds_only_what_discovery_needs_then_caches(flux_rep
     first = guard(root)
     assert first.stats["builds"] == 2  # each Kustomization once: head sees all that base's builds read the same
     assert first.stats["clusters_judged"] == 0
-    second = guard(root)
-    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 2
+    second = guard(root)  # the fleet index of base: the change reaches no cluster, nothing is built or recalled
+    assert second.stats["builds"] == 0 and second.stats["cache_hits"] == 0
+    assert second.stats["kustomizations_base"] == first.stats["kustomizations_base"] == 2
     assert second.findings == first.findings == []
 
 

@@ -269,3 +269,26 @@ def test_change_keys_name_every_look_a_changed_path_can_alter() -> None:
     assert change_keys(["apps/dns/cm.yaml"]) == frozenset({
         "p:apps/dns/cm.yaml", "l:apps/dns", "t:apps/dns", "t:apps", "t:"})
     assert change_keys(["README.md"]) == frozenset({"p:README.md", "l:", "t:"})
+
+
+@pytest.mark.parametrize("folder", ["index-1", "artifacts-1"])
+def test_a_damaged_index_or_artifact_answer_is_a_miss_said_once(folder: str, tmp_path: Path, batch_bin: Path) -> None:
+    """Each kept index and each kept answer of which files an artifact holds is sealed: one byte
+    flipped and the run explores and asks again, says so, and gives the verdict of no cache."""
+    rng = random.Random(3)
+    files, shapes, clusters = _fleet(rng)
+    (app, cluster) = sorted(shapes)[0]
+    root = tmp_path / "repo"
+    _repo(root, files, {f"apps/{app}/overlays/{cluster}/cm.yaml": _cm(f"{app}-{cluster}", "7")}, {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    kept = sorted((cache / folder).iterdir())
+    assert kept, f"the first run keeps {folder}"
+    for path in kept:
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        path.write_bytes(bytes(data))
+    damaged = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(damaged) == _said(whole)
+    assert any("did not verify" in note for note in damaged.notes), damaged.notes

@@ -130,12 +130,17 @@ class FleetIndex:
             Sealed.drop(path)
             return None
 
-    def save(self, context: str, commit: str, clusters: dict[str, ClusterLooks]) -> None:
+    def save(self, context: str, commit: str, clusters: dict[str, ClusterLooks], replace: bool = True) -> None:
+        """Keep the clusters of this commit; with `replace` false an index already kept stays (a
+        commit's index is a function of the commit and the context: a warm run need not rewrite it)."""
         if self.directory is None:
             return
         name = self._name(context, commit)
+        path = self.directory / FOLDER / f"{name}.idx"
+        if not replace and path.exists():
+            return
         body = json.dumps(_encode(clusters), separators=(",", ":"), sort_keys=True).encode()
-        write_entry(self.directory / FOLDER / f"{name}.idx", seal([(name, body)]))
+        write_entry(path, seal([(name, body)]))
 
 
 def _encode(clusters: dict[str, ClusterLooks]) -> dict[str, Any]:

@@ -14,11 +14,15 @@ patterns below, a model of the same rules (its CLI's own filter is not linked ye
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import posixpath
 import subprocess
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
+from gen.cachefile import Sealed, seal, write_entry
 from gen.errors import ToolError
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     import pathspec
 
 IGNORE_FILE = ".sourceignore"
+_KEPT = "artifacts-1"  # the folder of kept answers in the guard's cache (sealed: gen/cachefile.py)
 # source-controller's defaults (fluxcd/pkg sourceignore: ExcludeVCS, ExcludeExt, ExcludeCI,
 # ExcludeExtra). The VCS patterns apply always; the rest only when spec.ignore is not set.
 VCS = (".git/", ".gitignore", ".gitmodules", ".gitattributes")
@@ -54,18 +59,29 @@ def _scoped(lines: list[str], folder: str) -> list[str]:
     return out
 
 
+@dataclass
+class KeptStore:
+    """Where source-controller's answers are kept between runs (the guard's cache folder), and
+    which helper gave them (its libraries' versions): an answer is a function of the request.
+    `rejected` counts kept answers that did not verify (asked again, and said by the run)."""
+
+    directory: Path
+    identity: str
+    rejected: int = 0
+
+
 def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None = None,
-            prefix: str = "", links: Collection[str] = ()) -> Callable[[str], bool]:
+            prefix: str = "", links: Collection[str] = (), store: KeptStore | None = None) -> Callable[[str], bool]:
     """A predicate `ignored(path)` for the artifact made of `files` (repo paths) below `prefix`.
 
     `read` gives a file's bytes (the .sourceignore files are read from the revision itself);
-    `links` are the revision's symlinks, never in an artifact.
+    `links` are the revision's symlinks, never in an artifact; `store` keeps the helper's answers.
 
     Raises:
         ToolError: the helper is missing or failed (a GitRepository's artifact is its answer).
     """
     if not prefix:
-        kept = _flux_kept(files, read, spec_ignore, links)
+        kept = _flux_kept(files, read, spec_ignore, links, store)
         return lambda path: path not in kept
     lines = list(VCS)
     lines += list(DEFAULTS) if spec_ignore is None else spec_ignore.splitlines()
@@ -125,15 +141,38 @@ def _compiled(lines: tuple[str, ...]) -> tuple[pathspec.GitIgnoreSpec, dict[str,
 
 
 def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None,
-               links: Collection[str]) -> frozenset[str]:
-    """The regular files of the revision that source-controller archives (the helper's answer)."""
+               links: Collection[str], store: KeptStore | None = None) -> frozenset[str]:
+    """The regular files of the revision that source-controller archives (the helper's answer,
+    or the same answer kept by an earlier run for the very same request, verified by digest)."""
+    regular = sorted(p for p in files if p not in links)
+    ignore_files = {p: read(p).decode("utf-8", "replace") for p in regular if posixpath.basename(p) == IGNORE_FILE}
+    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore})
+    entry = key = None
+    if store is not None:
+        key = hashlib.sha256(f"{store.identity}\0{request}".encode()).hexdigest()
+        entry = store.directory / _KEPT / f"{key}.sealed"
+        if entry.exists():
+            sealed = Sealed.read(entry)
+            content = sealed.open(key)
+            try:
+                ignored = json.loads(content) if content is not None and not sealed.rejected else None
+            except ValueError:
+                ignored = None
+            if isinstance(ignored, list):
+                return frozenset(regular) - frozenset(str(p) for p in ignored)
+            store.rejected += 1
+            Sealed.drop(entry)
+    kept = _ask_helper(request)
+    if entry is not None and key is not None:
+        write_entry(entry, seal([(key, json.dumps([p for p in regular if p not in kept]).encode())]))
+    return kept
+
+
+def _ask_helper(request: str) -> frozenset[str]:
     helper = helper_binary()
     if helper is None:
         raise ToolError("coredns-gen-helper is not installed: which files a GitRepository's artifact holds is "
                         "source-controller's answer, asked through it", hint=HELPER_BUILD_HINT)
-    regular = sorted(p for p in files if p not in links)
-    ignore_files = {p: read(p).decode("utf-8", "replace") for p in regular if posixpath.basename(p) == IGNORE_FILE}
-    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore})
     try:
         proc = subprocess.run([str(helper), "artifact"], input=request + "\n", capture_output=True, text=True,
                               timeout=300, check=False)

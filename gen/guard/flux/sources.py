@@ -23,6 +23,7 @@ from typing import Any
 
 from gen.config import SourceEntry
 from gen.guard.flux import views
+from gen.guard.flux.sourceignore import KeptStore
 from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.repo.revision import Tree, normalize_url
@@ -115,7 +116,7 @@ class Sources:
     """Decides, at one revision, which sources are this repository, and makes their views."""
 
     def __init__(self, tree: Tree, label: str, remotes: set[str], configured: tuple[SourceEntry, ...],
-                 workdir: Path, marked: Marked) -> None:
+                 workdir: Path, marked: Marked, store: KeptStore | None = None) -> None:
         self.tree = tree
         self.marked = marked  # the run's memo of which blobs mention what (gen/guard/repo/marks.py)
         self.label = label
@@ -123,6 +124,7 @@ class Sources:
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
         self.workdir = workdir
         self.pushes = push_conventions(tree)
+        self.store = store  # source-controller's answers kept between runs (flux/sourceignore.py)
         self._views: dict[str, Tree | None] = {}
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
         self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
@@ -136,7 +138,7 @@ class Sources:
     def git_view(self, spec_ignore: str | None) -> str:
         view_id = "git" if spec_ignore is None else "git:" + hashlib.sha256(spec_ignore.encode()).hexdigest()[:12]
         if view_id not in self._views:
-            self._views[view_id] = views.artifact(self.tree, "", spec_ignore)
+            self._views[view_id] = views.artifact(self.tree, "", spec_ignore, self.store)
         return view_id
 
     def _folder_view(self, folder: str) -> str | None:

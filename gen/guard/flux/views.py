@@ -27,7 +27,8 @@ from gen.guard.repo.revision import Tree, index_entries
 _GLOB = re.compile(r"[*?\[]")
 
 
-def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tree | None:
+def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
+             store: sourceignore.KeptStore | None = None) -> Tree | None:
     """The artifact of `tree` (a revision) rooted at folder `prefix`; None if no such folder.
 
     On disk it is the revision's own folder where nothing is ignored; where something is, it is
@@ -36,7 +37,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None) -> Tr
     prefix = prefix.strip("/")
     if prefix and not tree.is_dir(prefix):
         return None
-    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links)
+    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links, store)
     lead = prefix + "/" if prefix else ""
     # source-controller's archive holds regular files only: "Ignore anything that is not a file or
     # directories e.g. symlinks" (fluxcd/pkg/artifact storage/archive.go, Archive), so a symlink

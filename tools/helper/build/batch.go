@@ -162,7 +162,8 @@ func dispatch(n int) {
 	}
 }
 
-// libraries names the versions of Flux's and kustomize's libraries linked in.
+// libraries names the versions of Flux's and kustomize's libraries linked in (the guard keys its
+// caches by them: builds, and which files an artifact holds).
 func libraries() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -171,7 +172,7 @@ func libraries() string {
 	out := ""
 	for _, dep := range info.Deps {
 		switch dep.Path {
-		case "github.com/fluxcd/pkg/kustomize", "sigs.k8s.io/kustomize/api":
+		case "github.com/fluxcd/pkg/kustomize", "sigs.k8s.io/kustomize/api", "github.com/fluxcd/pkg/sourceignore":
 			v := dep.Version
 			if dep.Replace != nil {
 				v = dep.Replace.Version
