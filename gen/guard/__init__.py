@@ -161,7 +161,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp, ExitStack() as readers:
         work = Path(tmp)
         report(f"reading {opts.base} and {opts.head}", 0, 0)
-        trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
+        trees = {"base": load_tree(root, refs["base"], work / "base" / "repo")}
+        trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"])
         for tree in trees.values():
             if tree.checkout is not None:
                 readers.callback(tree.checkout.close)

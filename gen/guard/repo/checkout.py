@@ -196,9 +196,10 @@ class Sweep:
             self._proc.wait()
 
 
-def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
+def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None) -> Tree:
     """List `commit`; its files are read from git, and unpacked into `dest` (which must not
-    exist yet) when `Tree.on_disk` is first asked."""
+    exist yet) when `Tree.on_disk` is first asked. A revision with the very paths of `like` (a
+    change that only edits files) shares its folder index, which is a function of the paths."""
     tree = Tree(commit=commit, root=dest)
     listing = _git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
     manifests: list[str] = []
@@ -216,7 +217,8 @@ def load_tree(repo: Path, commit: str, dest: Path) -> Tree:
         elif path.endswith(_MANIFEST_ENDINGS) and size.isdigit() and int(size) <= budget:
             budget -= int(size)
             manifests.append(blob)
-    tree.entries = index_entries(tree.blobs)
+    tree.entries = like.entries if like is not None and like.blobs.keys() == tree.blobs.keys() \
+        else index_entries(tree.blobs)
     if dest.exists():
         raise ToolError(f"cannot unpack revision {commit[:12]}: {dest} exists already")
     tree.checkout = Checkout(repo, dest, tree)
