@@ -180,7 +180,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         ctx = reach.context(discovery, trees["head"].blobs.get(CONFIG_NAME), roots_under)
         whole = ("--inventory judges every cluster" if inventory is not None else
                  "--shard judges the fleet's share" if opts.shard else "")
-        reached = reach.plan(index, ctx, refs["base"], discovery, trees, changed, whole)
+        reached = reach.plan(index, ctx, refs, discovery, trees, changed, root, whole)
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
         reach.keep(index, ctx, refs, {label: discovery.looks(rev) for label, rev in revisions.items()}, reached)

@@ -1,7 +1,8 @@
 """Which clusters a change reaches, from the changed paths and the fleet index of its base.
 
 `git diff --name-only base head` names what changed; the index (gen/guard/build/index.py) names
-what each cluster's builds looked at in the base revision. A cluster is explored when the change
+what each cluster's builds looked at in the base revision (or in a commit indexed lately, such as
+main before its last merges: then what changed between that commit and base counts too). A cluster is explored when the change
 meets one of its looks, when its roots differ between the revisions, or when the index has no
 entry for it. A change to what decides the topology itself (the config, an ignore file, a file
 that holds a Flux source or Flux Operator object at either revision, a CI file that pushes an OCI
@@ -14,15 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gen import __version__
 from gen.config import CONFIG_NAME
+from gen.errors import ToolError
 from gen.guard.build.index import ClusterLooks, FleetIndex, change_keys
 from gen.guard.discovery import Discovery
 from gen.guard.flux.sources import is_ci_file
-from gen.guard.repo.revision import Tree
+from gen.guard.repo.revision import Tree, changed_paths
+from gen.tools import git_binary
 
 _TOPOLOGY_MARKS = (b"source.toolkit.fluxcd.io", b"source.extensions.fluxcd.io", b"fluxcd.controlplane.io",
                    b"flux-instance")
@@ -38,7 +42,7 @@ class Reach:
     only: frozenset[str] | None
     carried: dict[str, ClusterLooks] = field(default_factory=dict)
     why_whole: str = ""  # why the whole fleet is explored (for tests)
-    known: bool = False  # the base revision's index was found (and verified): it is not written again
+    known: bool = False  # base's own index was found (and verified): it is not written again
 
 
 def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[str, ...]) -> str:
@@ -48,9 +52,11 @@ def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[st
                        list(roots_under)], separators=(",", ":"))
 
 
-def plan(index: FleetIndex, ctx: str, base_commit: str, discovery: Discovery, trees: dict[str, Tree],
-         changed: frozenset[str], whole: str = "") -> Reach:
-    """The clusters to explore for this change (after `discovery.find_roots`)."""
+def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discovery, trees: dict[str, Tree],
+         changed: frozenset[str], repo: Path, whole: str = "") -> Reach:
+    """The clusters to explore for this change (after `discovery.find_roots`), from the index of
+    base, else of a commit indexed lately (main before the last merges): then what changed since
+    that commit counts as changed too."""
     if whole:
         return Reach(None, why_whole=whole)
     if any(how == "fallback" for how in discovery.how.values()):
@@ -58,11 +64,17 @@ def plan(index: FleetIndex, ctx: str, base_commit: str, discovery: Discovery, tr
     topology = _topology_change(changed, trees, discovery)
     if topology:
         return Reach(None, why_whole=topology)
-    known = index.load(ctx, base_commit)
+    known, since = index.load(ctx, commits["base"]), frozenset[str]()
     if known is None:
-        return Reach(None, why_whole="no index of the base revision")
+        found = _nearest(index, ctx, commits, repo)
+        if found is None:
+            return Reach(None, why_whole="no index of the base revision or of a commit near it")
+        known, since, commit = found
+        topology = _topology_change(since, trees, discovery, repo, commit)
+        if topology:
+            return Reach(None, why_whole=topology)
     base, head = discovery.root_digests("base"), discovery.root_digests("head")
-    keys = change_keys(changed)
+    keys = change_keys(changed | since)
     only = set()
     carried = {}
     for cluster in set(base) | set(head):
@@ -71,7 +83,30 @@ def plan(index: FleetIndex, ctx: str, base_commit: str, discovery: Discovery, tr
             only.add(cluster)
         else:
             carried[cluster] = entry
-    return Reach(frozenset(only), carried, known=True)
+    return Reach(frozenset(only), carried, known=not since)
+
+
+_NEAR = 8  # indexed commits tried
+_NEAR_PATHS = 2000  # a commit further than this from base is no help
+
+
+def _nearest(index: FleetIndex, ctx: str, commits: dict[str, str], repo: Path) -> \
+        tuple[dict[str, ClusterLooks], frozenset[str], str] | None:
+    """The index of a commit indexed lately and what changed between it and base, the nearest first."""
+    best: tuple[dict[str, ClusterLooks], frozenset[str], str] | None = None
+    for commit in index.recent(ctx)[:_NEAR]:
+        if commit in commits.values():
+            continue
+        try:
+            since = changed_paths(repo, commit, commits["base"])
+        except ToolError:
+            continue  # not in this clone (a cache restored from another fork)
+        if len(since) > _NEAR_PATHS or (best is not None and len(since) >= len(best[1])):
+            continue
+        known = index.load(ctx, commit)
+        if known is not None:
+            best = (known, since, commit)
+    return best
 
 
 def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, dict[str, ClusterLooks]],
@@ -86,8 +121,10 @@ def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, 
         index.save(ctx, commit, {**reach.carried, **found.get(label, {})}, replace=label == "base")
 
 
-def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery: Discovery) -> str:
-    """Why this change may alter what sources, roots or artifacts are ("" when it cannot)."""
+def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery: Discovery,
+                     repo: Path | None = None, commit: str = "") -> str:
+    """Why this change may alter what sources, roots or artifacts are ("" when it cannot); with
+    `commit`, each path is also read as it was there."""
     for path in sorted(changed):
         name = posixpath.basename(path)
         if path == CONFIG_NAME or name == _IGNORE_FILE:
@@ -97,7 +134,16 @@ def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery:
         for tree in trees.values():
             if path in tree.blobs and discovery.marked(tree, path, _TOPOLOGY_MARKS):
                 return f"{path} holds a Flux source or Flux Operator object"
+        if repo is not None and any(mark in _blob_at(repo, commit, path) for mark in _TOPOLOGY_MARKS):
+            return f"{path} held a Flux source or Flux Operator object at {commit[:12]}"
     return ""
+
+
+def _blob_at(repo: Path, commit: str, path: str) -> bytes:
+    """The file at `path` in `commit` (b"" when it has none)."""
+    proc = subprocess.run([git_binary(), "-C", str(repo), "cat-file", "blob", f"{commit}:{path}"],
+                          capture_output=True, check=False)
+    return proc.stdout if proc.returncode == 0 else b""
 
 
 def _code() -> str:

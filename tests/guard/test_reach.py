@@ -292,3 +292,58 @@ def test_a_damaged_index_or_artifact_answer_is_a_miss_said_once(folder: str, tmp
     whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
     assert _said(damaged) == _said(whole)
     assert any("did not verify" in note for note in damaged.notes), damaged.notes
+
+
+def _chain(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Main moved on since the index was kept: the index of an older commit, plus what changed
+    between it and base, must give the verdict of the whole fleet."""
+    rng = random.Random(seed)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp / f"chain-{seed}"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    build_tree(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "older")
+    git(root, "tag", "older")
+    for name, edits in (("base", _change(rng, files, shapes, clusters)), ("head", _change(rng, files, shapes, clusters))):
+        for rel, text in edits.items():
+            if text is None:
+                if (root / rel).exists():
+                    git(root, "rm", "-r", "-q", rel)
+            else:
+                build_tree(root, {rel: text})
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", name)
+        git(root, "tag", name)
+    cache = tmp / f"chain-cache-{seed}"
+    run_guard(GuardOptions(repo=root, base="older", head="older", cache_dir=cache))  # indexes `older` only
+    planned = reach.plan
+
+    def recorded(*args: Any, **kwargs: Any) -> reach.Reach:
+        found = planned(*args, **kwargs)
+        plans.append(found)
+        return found
+
+    monkeypatch.setattr(reach, "plan", recorded)
+    with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    monkeypatch.setattr(reach, "plan", planned)
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(with_index) == _said(whole), f"seed {seed}"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_index_of_an_older_main_serves_with_what_changed_since(seed: int, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch, batch_bin: Path) -> None:
+    _chain(seed, tmp_path, [], monkeypatch)
+
+
+@pytest.mark.slow
+def test_older_indexes_agree_on_many_random_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    batch_bin: Path) -> None:
+    plans: list[reach.Reach] = []
+    for seed in range(3, 33):
+        _chain(seed, tmp_path, plans, monkeypatch)
+    used = [p for p in plans if p.only is not None]
+    assert len(used) >= len(plans) // 3, [p.why_whole for p in plans]
+    assert any(p.carried for p in used)

@@ -33,6 +33,8 @@ from typing import Any, Iterable
 from gen.cachefile import Sealed, seal, write_entry
 
 FOLDER = "index-1"  # the number is the format's
+_RECENT = "recent.json"  # the commits indexed lately, newest first: a hint only (each index is sealed)
+_RECENT_KEEP = 32
 _HELM_GROUP = "helm.toolkit.fluxcd.io"
 # Flux Operator objects: what they create is listed per run (gen/guard/coverage.py), never built
 _OUTSIDE_GROUPS = ("fluxcd.controlplane.io",)
@@ -141,6 +143,25 @@ class FleetIndex:
             return
         body = json.dumps(_encode(clusters), separators=(",", ":"), sort_keys=True).encode()
         write_entry(path, seal([(name, body)]))
+        scope = hashlib.sha256(context.encode()).hexdigest()
+        recent = [entry for entry in self._recent() if entry != [scope, commit]]
+        write_entry(self.directory / FOLDER / _RECENT, json.dumps([[scope, commit], *recent][:_RECENT_KEEP]).encode())
+
+    def recent(self, context: str) -> list[str]:
+        """Commits indexed lately in this context, newest first (a hint: each index verifies itself)."""
+        scope = hashlib.sha256(context.encode()).hexdigest()
+        return [commit for kept_scope, commit in self._recent() if kept_scope == scope]
+
+    def _recent(self) -> list[list[str]]:
+        if self.directory is None:
+            return []
+        try:
+            found = json.loads((self.directory / FOLDER / _RECENT).read_bytes())
+        except (OSError, ValueError):
+            return []
+        if not isinstance(found, list):
+            return []
+        return [e for e in found if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)]
 
 
 def _encode(clusters: dict[str, ClusterLooks]) -> dict[str, Any]:
