@@ -74,7 +74,11 @@ def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discov
         if topology:
             return Reach(None, why_whole=topology)
     base, head = discovery.root_digests("base"), discovery.root_digests("head")
-    keys = change_keys(changed | since)
+    def came_or_went(folder: str) -> bool:
+        return trees["base"].is_dir(folder) != trees["head"].is_dir(folder)
+
+    # what changed since an older index: its folders are not at hand, so each counts as come or gone
+    keys = change_keys(changed, came_or_went) | change_keys(since)
     only = set()
     carried = {}
     for cluster in set(base) | set(head):

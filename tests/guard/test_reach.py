@@ -262,13 +262,14 @@ def test_a_change_explores_only_the_clusters_it_reaches(flux_repo: Any, tmp_path
 
 
 def test_change_keys_name_every_look_a_changed_path_can_alter() -> None:
-    """A changed file alters a read or check of itself, a listing of its folder, and a walk of any
-    folder above it, up to the root."""
+    """A changed file alters a read or check of itself, a listing of its folder, and a walk or a
+    check of any folder above it, up to the root (the folder may vanish with its last file)."""
     from gen.guard.build.index import change_keys
 
-    assert change_keys(["apps/dns/cm.yaml"]) == frozenset({
-        "p:apps/dns/cm.yaml", "l:apps/dns", "t:apps/dns", "t:apps", "t:"})
-    assert change_keys(["README.md"]) == frozenset({"p:README.md", "l:", "t:"})
+    walks = {"p:apps/dns/cm.yaml", "l:apps/dns", "t:apps/dns", "t:apps", "t:"}
+    assert change_keys(["apps/dns/cm.yaml"], lambda folder: False) == frozenset(walks)
+    assert change_keys(["apps/dns/cm.yaml"], lambda folder: folder == "apps/dns") == frozenset({*walks, "p:apps/dns"})
+    assert change_keys(["README.md"], lambda folder: False) == frozenset({"p:README.md", "l:", "t:"})
 
 
 @pytest.mark.parametrize("folder", ["index-1", "artifacts-1"])

@@ -28,7 +28,7 @@ import json
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from gen.cachefile import Sealed, seal, write_entry
 
@@ -54,9 +54,10 @@ class ClusterLooks:
         return not keys.isdisjoint(self.looks)
 
 
-def change_keys(changed: Iterable[str]) -> frozenset[str]:
+def change_keys(changed: Iterable[str], came_or_went: Callable[[str], bool] = lambda folder: True) -> frozenset[str]:
     """The looks a change of these repository paths can alter: each path itself, a listing of its
-    folder, and a walk of any folder above it (the root is "")."""
+    folder, a walk of any folder above it (the root is ""), and a check of a folder above it that
+    `came_or_went` says is a folder at one revision only (it came or went with the change)."""
     keys: set[str] = set()
     for path in changed:
         keys.add("p:" + path)
@@ -64,6 +65,8 @@ def change_keys(changed: Iterable[str]) -> frozenset[str]:
         keys.add("l:" + parent)
         while True:
             keys.add("t:" + parent)
+            if came_or_went(parent):
+                keys.add("p:" + parent)
             if not parent:
                 break
             parent = posixpath.dirname(parent)
