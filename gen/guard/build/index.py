@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -129,8 +130,8 @@ class FleetIndex:
             Sealed.drop(path)
             return None
         try:
-            return _decode(json.loads(content))
-        except (ValueError, TypeError, KeyError, IndexError):
+            return _decode(json.loads(zlib.decompress(content)))
+        except (ValueError, TypeError, KeyError, IndexError, zlib.error):
             self.rejected += 1
             Sealed.drop(path)
             return None
@@ -144,11 +145,22 @@ class FleetIndex:
         path = self.directory / FOLDER / f"{name}.idx"
         if not replace and path.exists():
             return
-        body = json.dumps(_encode(clusters), separators=(",", ":"), sort_keys=True).encode()
+        body = zlib.compress(json.dumps(_encode(clusters), separators=(",", ":"), sort_keys=True).encode(), 1)
         write_entry(path, seal([(name, body)]))
+        self._prune()
         scope = hashlib.sha256(context.encode()).hexdigest()
         recent = [entry for entry in self._recent() if entry != [scope, commit]]
         write_entry(self.directory / FOLDER / _RECENT, json.dumps([[scope, commit], *recent][:_RECENT_KEEP]).encode())
+
+    def _prune(self) -> None:
+        """Keep the newest indexes only (a fleet's is a few MB, and each pull request adds one)."""
+        assert self.directory is not None
+        try:
+            kept = sorted((self.directory / FOLDER).glob("*.idx"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            for old in kept[_RECENT_KEEP:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass  # a cache only costs time
 
     def recent(self, context: str) -> list[str]:
         """Commits indexed lately in this context, newest first (a hint: each index verifies itself)."""
