@@ -33,6 +33,7 @@ from gen.guard.repo.revision import Tree
 from gen.guard.flux.roots import Candidate
 from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
+from gen.guard.repo.manifests import file_docs
 from gen.guard.flux.sources import Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
 from gen.guard.flux.sourceignore import KeptStore
@@ -50,6 +51,7 @@ class Question:
     cluster: str
     subject: FluxKs | tuple[SourceRef, SourceRef]
     answer: Vars | Delivery
+    root_file: str | None = None  # a root's own delivery: the file that writes it (and maybe its source)
 
 
 @dataclass
@@ -104,7 +106,11 @@ class Discovery:
         knows = knowledge.get(q.label, {}).get(q.cluster, Knowledge())
         if isinstance(q.subject, FluxKs):
             return resolve(q.subject, lookup(knows, self.repo_values[q.label]))
-        return self.sources[q.label].deliver(q.subject[0], q.subject[1], knows.sources)
+        known = knows.sources
+        if q.root_file is not None and q.subject[0] not in known:
+            own = self._own_source(q.label, q.root_file, q.subject[0], "")
+            known = {**known, q.subject[0]: own} if own is not None else known
+        return self.sources[q.label].deliver(q.subject[0], q.subject[1], known)
 
     # -- views and inputs -------------------------------------------------------------------
     def resolver(self, label: str, view: str) -> Resolver:
@@ -257,9 +263,25 @@ class Discovery:
             if c.source_object is not None:
                 key = source_key(c.source_object)
                 known = {**known, **({key: c.source_object} if key else {})}
+            elif c.ks.source not in known and c.file is not None:
+                # the bootstrap's own file writes its source beside it (gotk-sync.yaml): a fleet has
+                # hundreds of GitRepository flux-system, so the repository-wide lookup cannot tell
+                own = self._own_source(label, c.file, c.ks.source, "")
+                known = {**known, c.ks.source: own} if own is not None else known
             got = self.sources[label].deliver(c.ks.source, c.ks.source, known)
+            # asked again with what the cluster's builds hold (its spec.ignore decides the artifact)
+            self.questions.append(Question(label, c.ks.ref.cluster, (c.ks.source, c.ks.source), got,
+                                           c.file if c.source_object is None else None))
             items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, got.view, got.reason))
         return items
+
+    def _own_source(self, label: str, file: str, ref: SourceRef, namespace: str) -> dict[str, Any] | None:
+        """The source object `ref` written in the root's own file, if it is there."""
+        view = self.sources[label].view(self.sources[label].git_view(None))
+        for doc in file_docs(view, file) or [] if view.is_file(file) else []:
+            if source_key(doc, namespace) == ref:
+                return dict(doc)
+        return None
 
     def run(self, refs: dict[str, str]) -> dict[str, Revision]:
         """Find the roots, explore every cluster until substituteFrom values and sources are stable."""

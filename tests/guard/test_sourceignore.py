@@ -44,3 +44,35 @@ def test_a_sourceignore_file_is_applied_from_its_folder_and_can_re_include(batch
              ".sourceignore": "/*\n!/apps/\n", "README.md": "x"}
     ignored = sourceignore.matcher(files, lambda path: files[path].encode())
     assert [p for p in sorted(files) if not ignored(p)] == ["apps/.sourceignore"]
+
+
+def test_each_cluster_builds_in_its_own_bootstrap_sources_ignore(flux_repo, guard):
+    """A fleet writes a GitRepository flux-system per cluster, so the repository-wide lookup of a
+    root's source is ambiguous: its own file (gotk-sync.yaml) decides, and what its spec.ignore
+    leaves out of the artifact was never applied, so deleting it prunes nothing."""
+    from tests.guard.conftest import configmap, flux_ks, kustomization
+
+    files = {}
+    for cluster in ("a", "b"):
+        files[f"clusters/{cluster}/flux-system/kustomization.yaml"] = kustomization("gotk-sync.yaml")
+        files[f"clusters/{cluster}/flux-system/gotk-sync.yaml"] = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: flux-system
+          namespace: flux-system
+        spec:
+          interval: 1m
+          url: ssh://git@example.invalid/fleet
+          ref:
+            branch: main
+          ignore: |
+            /apps/legacy/
+        ---
+        """ + flux_ks("flux-system", f"./clusters/{cluster}")
+        files[f"clusters/{cluster}/apps.yaml"] = flux_ks("apps", "./apps")
+    files["apps/cm.yaml"] = configmap("kept", namespace="default")
+    files["apps/legacy/old.yaml"] = configmap("never-applied", namespace="default")
+    root = flux_repo(files, {"apps/legacy/old.yaml": None}, standard=False)
+    result = guard(root)
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == []
