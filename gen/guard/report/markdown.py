@@ -120,17 +120,30 @@ def _item(f: Finding, cluster: str) -> str:
 
 
 def _diff(f: Finding) -> str:
-    """The cluster's Corefile diff, collapsed, in a fence longer than any backtick run inside."""
+    """The cluster's Corefile diff, collapsed, in a fence longer than any backtick run inside; then
+    the platform's stock Corefile diff when the cluster changes release (drift on upgrade)."""
     d = f.details
     diff = d.get("diff", "")
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", diff)), default=0))
-    change = f.message.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in f.message else ""
+    first = f.message.split("; ", 1)[0]
+    change = first.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in first else ""
     origins = (f"base: {_text(d.get('base_origin', ''))}<br>\nhead: {_text(d.get('head_origin', ''))}"
                + (f"<br>\nverify: {_text(d['verify'])}" if d.get("verify") else ""))
     problem = f.message.split("; at head it does not parse: ", 1)
     warn = [f"**At head CoreDNS cannot parse it:** {_text(problem[1])}", ""] if len(problem) == 2 else []
-    return "\n".join([f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
-                      *warn, f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>"])
+    shown = [f"{_fence(diff)}diff", diff.rstrip("\n"), _fence(diff)] if diff else ["(no change)"]
+    out = [f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
+           *warn, *shown, "", "</details>"]
+    if d.get("stock_summary"):
+        stock = d.get("stock_diff", "")
+        out += ["", f"<details><summary>Platform default Corefile: {_text(d['stock_summary'])}</summary>", ""]
+        out += [f"{_fence(stock)}diff", stock.rstrip("\n"), _fence(stock), ""] if stock else []
+        out += ["</details>"]
+    return "\n".join(out)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any backtick run inside `text`."""
+    return "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
 
 
 def _text(text: str) -> str:
