@@ -35,15 +35,19 @@ def _plan_platform(version: str, image: str) -> str | None:
     return None
 
 
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def recorded_release(obj: Mapping[str, Any]) -> Recorded | None:
     """The platform release one object records, if it is an upgrade object that says one."""
     api = str(obj.get("apiVersion") or "")
     kind = obj.get("kind")
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    spec = _map(obj.get("spec"))
+    meta = _map(obj.get("metadata"))
     where = f"{kind} {meta.get('namespace') or ''}/{meta.get('name') or ''}".replace(" /", " ")
     if kind == "Plan" and api.startswith("upgrade.cattle.io/"):
-        upgrade = spec.get("upgrade") if isinstance(spec.get("upgrade"), dict) else {}
+        upgrade = _map(spec.get("upgrade"))
         version, image = str(spec.get("version") or ""), str(upgrade.get("image") or "").split("@", 1)[0]
         image = re.sub(r":[^/]*$", "", image)
         platform = _plan_platform(version, image)
@@ -51,7 +55,7 @@ def recorded_release(obj: Mapping[str, Any]) -> Recorded | None:
             return Recorded(platform, version, where)
         return None
     if kind == "TalosUpgrade" and api.startswith("tuppr.home-operations.com/"):
-        talos = spec.get("talos") if isinstance(spec.get("talos"), dict) else {}
+        talos = _map(spec.get("talos"))
         version = str(talos.get("version") or spec.get("version") or "")
         return Recorded("talos", version, where) if _RELEASE.match(version) else None
     return None

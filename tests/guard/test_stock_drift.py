@@ -8,6 +8,7 @@ hid that Talos's own default had."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -15,6 +16,7 @@ from typer.testing import CliRunner
 from gen.cli import app
 from gen.guard.upgrades import recorded_release
 from gen.platforms.drift import stock_drift
+from gen.versions import Version
 from tests.guard.conftest import configmap, flux_ks, kustomization
 
 CONFIG = ".coredns-gen.yaml"
@@ -155,10 +157,10 @@ def test_upgrade_objects_name_their_platform_themselves():
 def test_stock_drift_between_releases_with_the_same_corefile_says_so():
     from gen.platforms import kubeadm
 
-    releases = [str(r) for r in kubeadm.releases()]
-    same = [(a, b) for a, b in zip(releases, releases[1:])
-            if kubeadm.stock_corefile(kubeadm.releases()[releases.index(a)], "cluster.local")
-            == kubeadm.stock_corefile(kubeadm.releases()[releases.index(b)], "cluster.local")]
+    def text(r: Version) -> str | None:
+        return kubeadm.stock_corefile(r, "cluster.local")
+
+    same = [(str(a), str(b)) for a, b in pairwise(kubeadm.releases()) if text(a) == text(b)]
     assert same, "kubeadm holds releases with the same Corefile"
     a, b = same[0]
     drift = stock_drift("kubeadm", f"v{a}", f"v{b}")
