@@ -202,7 +202,7 @@ class FakeUpstream:
             except OSError:
                 return
             if not self._running():
-                return  # woken by _close
+                break  # woken by _close, or the lifetime is over
             out = self._reply(wire, "udp")
             if out is not None:
                 try:
