@@ -151,7 +151,10 @@ def test_upgrade_objects_name_their_platform_themselves():
                      "spec": {"version": "${KUBE_VERSION}", "upgrade": {"image": "rancher/k3s-upgrade"}}}
     kubelet = {"apiVersion": "upgrade.cattle.io/v1", "kind": "Plan",
                "spec": {"version": "v1.33.1", "upgrade": {"image": "ghcr.io/siderolabs/kubelet"}}}
+    channel = {"apiVersion": "upgrade.cattle.io/v1", "kind": "Plan",  # kube-hetzner's: the release is not in git
+               "spec": {"channel": "https://update.k3s.io/v1-release/channels/stable", "upgrade": {"image": "rancher/k3s-upgrade"}}}
     assert recorded_release(unsubstituted) is None and recorded_release(kubelet) is None
+    assert recorded_release(channel) is None
 
 
 def test_stock_drift_between_releases_with_the_same_corefile_says_so():
