@@ -124,6 +124,8 @@ def test_every_format_shows_the_stock_diff(flux_repo):
     _, page = invoke(root, "--format", "markdown")
     assert "<summary>Platform default Corefile: the talos stock Corefile changes from v1.8.0 to v1.13.9" in page
     assert "```diff\n--- talos v1.8.0 stock Corefile" in page
+    assert "· **1** platform defaults changed" in page and "Corefiles changed" not in page
+    assert "### Cluster edge (platform default changed)" in page
 
 
 def test_every_format_says_when_the_stock_corefile_is_unknown(flux_repo):

@@ -31,7 +31,7 @@ def format_views_text(findings: Sequence[Finding]) -> str:
                 *d.get("diff", "").rstrip("\n").splitlines(), *stock_lines(f)]
     if not out:
         return ""
-    return "\n".join(["The Corefile CoreDNS will load, base -> head, in each cluster whose Corefile changes:", *out[1:]]) + "\n"
+    return "\n".join(["The Corefile CoreDNS will load, base -> head, in each cluster whose Corefile or platform release changes:", *out[1:]]) + "\n"
 
 
 def stock_lines(f: Finding) -> list[str]:

@@ -49,13 +49,15 @@ def format_markdown(findings: Sequence[Finding], summary: str = "", limit: int =
 
 def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, budget: int) -> str:
     views = [f for f in findings if f.rule == VIEW]
+    changed = [f for f in views if _loads_change(f)]
     verdicts = [f for f in findings if f.rule != VIEW]
     count = {s: sum(1 for f in verdicts if f.severity is s) for s in Severity}
     refused = count[Severity.ERROR] > 0
     head = [f"## coredns-gen guard: {'refused' if refused else 'passed'}", "",
             f"**{count[Severity.ERROR]}** refused · **{count[Severity.WARNING]}** warnings · "
             f"**{count[Severity.ALLOWED]}** allowed · **{count[Severity.INFO]}** not judged"
-            + (f" · **{len(views)}** Corefiles changed" if views else ""), ""]
+            + (f" · **{len(changed)}** Corefiles changed" if changed else "")
+            + (f" · **{len(views) - len(changed)}** platform defaults changed" if len(views) > len(changed) else ""), ""]
     if summary:  # a paragraph, not a code block: it wraps on a narrow screen instead of running off it
         head += ["<br>\n".join(_text(line) for line in summary.splitlines()), ""]
     used = sum(len(line.encode("utf-8")) + 1 for line in head) + 400  # + the closing note
@@ -78,7 +80,8 @@ def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, bud
         total = {s: sum(1 for f in mine if f.rule != VIEW and f.severity is s) for s in Severity}
         counts = ", ".join(f"{total[s]} {_TITLES[s].lower()}" for s in _ORDER if total[s])
         if any(f.rule == VIEW for f in mine):
-            counts = ", ".join(filter(None, [counts, "Corefile changed"]))
+            what = "Corefile changed" if any(_loads_change(f) for f in mine if f.rule == VIEW) else "platform default changed"
+            counts = ", ".join(filter(None, [counts, what]))
         if cluster == _REPO:
             body += [f"### Repository-wide ({counts})", ""]
         else:
@@ -107,6 +110,11 @@ def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, bud
     elif not verdicts:
         body = ["Nothing in place would be lost, and every DNS invariant holds.", "", *body]
     return "\n".join(head + body + tail).rstrip("\n") + "\n"
+
+
+def _loads_change(view: Finding) -> bool:
+    """False for a view shown only for the platform's stock Corefile (drift on upgrade)."""
+    return " does not change (" not in view.message.split("; ", 1)[0]
 
 
 def _item(f: Finding, cluster: str) -> str:
