@@ -387,6 +387,9 @@ def guard(
     Builds every Flux Kustomization reached from the roots at --base and
     --head with Flux's own build (the coredns-gen-helper), as kustomize-controller
     would, and reports what Flux would delete, orphan or move, plus the DNS invariants on head.
+    text, markdown and json also show each touched cluster's Corefile diff and,
+    when a cluster changes platform release, the diff of the platform's own
+    stock Corefiles for the two releases.
     With --discover it judges nothing and prints what it believes about the
     repository (clusters with their bootstrap evidence, sources, what is not
     judged); --write records the clusters in .coredns-gen.yaml.
