@@ -145,6 +145,9 @@ def render(
         metavar="VALUES_FILE...", help="Values files, one per cluster (default: the `values:` globs of .coredns-gen.yaml).", show_default=False)] = None,
     repo: RepoOption = ".",
     check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
+    since: Annotated[Optional[str], typer.Option(
+        "--since", metavar="REF", help="With --check: the git revision whose platformVersion an upgrade is "
+        "compared with, to show the platform's stock Corefile diff (default: HEAD).", show_default=False)] = None,
 ) -> None:
     """Render overlays/<platform>/<cluster>/ and the Flux objects per values file.
 
@@ -152,6 +155,10 @@ def render(
     every file as it was. Files an earlier render generated and this one does
     not are removed. 64 or more files are rendered on every core. One render
     at a time (a lock in .git/); a killed render is finished by the next one.
+    With --check, a values file whose platformVersion differs from the one
+    at --since (default HEAD) also shows, on stderr, what the platform's own
+    stock Corefile changes between the two releases (or that it is not
+    known); that review alone never makes the check fail.
     Exit codes: 0 ok, 1 drift (--check), 2 bad input or another render
     running, 3 tool or system failure, 4 internal error.
     """
@@ -164,11 +171,18 @@ def render(
 
         root = _repo(repo)
         cwd = Path.cwd()
+        if since is not None and not check:
+            from gen.errors import UsageError
+
+            raise UsageError("--since compares releases for --check only", key="--since",
+                             hint="add --check, or drop --since")
         paths = [cwd / p for p in values] if values else values_from_config(root)  # cwd / an absolute path is that path
         notices: list[str] = []
         files = render_files(paths, root, notices)
         for notice in notices:  # before the writes: an assumption is read even when nothing changed
             typer.echo(f"warning: {notice}", err=True)
+        if check:
+            _upgrades(paths, root, since)
         with render_lock(root, shared=check):
             if not check:
                 finished = recover(root)
@@ -188,6 +202,22 @@ def render(
         return 0
 
     raise typer.Exit(_run(run))
+
+
+def _upgrades(paths: list[Path], root: Path, since: str | None) -> None:
+    """render --check: the stock Corefile diff of each values file's platform upgrade (stderr)."""
+    from gen.upgrade_drift import report, upgrades
+
+    found = upgrades(paths, since or "HEAD", since is not None)
+    shown = {}
+    for path, _ in found:
+        try:
+            shown[path] = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            shown[path] = str(path)
+    text = report(found, since or "HEAD", shown)
+    if text:
+        typer.echo(text, err=True, nl=False)
 
 
 def _drift(plan: "Plan", root: Path, diff_plan: Callable[["Plan", Path], str], n_files: int, n_values: int) -> int:
@@ -357,6 +387,9 @@ def guard(
     Builds every Flux Kustomization reached from the roots at --base and
     --head with Flux's own build (the coredns-gen-helper), as kustomize-controller
     would, and reports what Flux would delete, orphan or move, plus the DNS invariants on head.
+    text, markdown and json also show each touched cluster's Corefile diff and,
+    when a cluster changes platform release, the diff of the platform's own
+    stock Corefiles for the two releases.
     With --discover it judges nothing and prints what it believes about the
     repository (clusters with their bootstrap evidence, sources, what is not
     judged); --write records the clusters in .coredns-gen.yaml.

@@ -3,8 +3,9 @@
 
 A process serves one Corefile from a sandbox folder and is always stopped; every wait is
 bounded (`timeout` from coreutils also ends it if coredns-gen itself is killed). Start-up is
-ready when all of these hold, in this order (when the caller names no listener, CoreDNS's version
-banner instead, which it prints once every server listens):
+ready when all of these hold, in this order, checked once CoreDNS has printed its version banner
+(which it prints once every server listens: waiting on it reads a small log file instead of
+polling sockets, /proc and HTTP; with no listener named, the banner alone):
 1. every DNS listener accepts TCP;
 2. every DNS listener's UDP socket is bound (/proc/net/udp): CoreDNS (caddy's startServers)
    binds TCP, then UDP, so an accepted TCP probe does not mean a UDP query has anywhere to go;
@@ -118,8 +119,7 @@ class CoreDNS:
         except OSError as err:
             raise ToolError(f"cannot run CoreDNS binary {self.binary}: {err}", hint=COREDNS_INSTALL_HINT) from None
         deadline = time.monotonic() + self.start_timeout
-        if not self.ports:
-            self._wait("its version banner", deadline, lambda: BANNER in self.output())
+        self._wait("its version banner", deadline, lambda: BANNER in self.output())
         pending = list(self.ports)
         while pending:
             if self.proc.poll() is not None:

@@ -219,7 +219,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
-        views = corefile_views(revisions, touched, facts)
+        views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions))
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
         unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]

@@ -6,6 +6,11 @@ imports them, or the Corefile the repository owns. gen/lint/effective.py decides
 objects each cluster's builds apply; this module diffs base against head per touched cluster and
 hands each change on as an `info` finding (rule `corefile-diff`, never blocking), so `--result`
 envelopes and guard-merge carry it like any finding, and every output format can show it.
+
+A change that moves the cluster to another platform release (`platformVersion` of its values
+file, or a release its upgrade objects record: gen/guard/upgrades.py) also carries the diff of
+the platform's own stock Corefiles for the two releases (gen/platforms/drift.py), even when
+what CoreDNS loads does not change: a repository-owned Corefile keeps the old defaults.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from gen.finding import Finding, Severity
 from gen.guard.flux.platform_facts import ClusterFacts, folder_name
 from gen.guard.model import ObjKey, Revision
 from gen.lint.effective import Effective, effective_corefile
+from gen.guard.upgrades import Recorded, recorded_releases
 from gen.platforms import PLATFORMS
+from gen.platforms.drift import StockDrift, stock_drift
 
 ID = "corefile-diff"
 _KINDS = ("ConfigMap", "HelmChartConfig", "Addon")  # what can carry a Corefile or coredns-custom
@@ -44,26 +51,76 @@ def _dns_objects(rev: Revision, clusters: set[str]) -> dict[str, dict[ObjKey, di
 
 
 def corefile_views(revisions: Mapping[str, Revision], touched: set[str],
-                   facts: Mapping[str, ClusterFacts]) -> list[Finding]:
-    """One `corefile-diff` finding per touched cluster whose loaded Corefile changes."""
-    objects = {label: _dns_objects(rev, touched) for label, rev in revisions.items()}
+                   facts: Mapping[str, ClusterFacts], base_facts: Mapping[str, ClusterFacts] | None = None) -> list[Finding]:
+    """One `corefile-diff` finding per touched cluster whose loaded Corefile changes, or whose
+    platform release changes (`base_facts`: what the values files at base say)."""
+    # a values file is read by no build: bumping only its platformVersion touches no cluster
+    bumped = {c for c, f in facts.items() if base_facts is not None and c in base_facts
+              and _drift(_release(base_facts[c], {}), _release(f, {})) is not None}
+    objects = {label: _dns_objects(rev, touched | bumped) for label, rev in revisions.items()}
+    recorded = {label: recorded_releases(rev, touched | bumped) for label, rev in revisions.items()}
     out = []
-    for cluster in sorted(touched):
+    built = {label: {ref.cluster for ref in rev.nodes} for label, rev in revisions.items()}
+    for cluster in sorted(touched | bumped):
         fact = facts.get(cluster) or ClusterFacts(folder_name(cluster), None, None)
+        old = base_facts.get(cluster) if base_facts is not None else fact  # none given: the head's values stand
+        if cluster not in touched and not all(cluster in built[label] for label in ("base", "head")):
+            out.append(_untouched(cluster, fact, _drift(_release(old, {}), _release(fact, {}))))
+            continue
         platform = PLATFORMS.get(fact.platform) if fact.platform else None
         held = {label: objects[label].get(cluster, {}) for label in ("base", "head")}
         if held["base"] is None or held["head"] is None:
             continue  # a build fails: build-failed says so, and a guess here would mislead
-        sides = {label: effective_corefile(objs.values(), platform, fact.release)
+        releases = {"head": _release(fact, recorded["head"].get(cluster, {})),
+                    "base": _release(old, recorded["base"].get(cluster, {}))}
+        sides = {label: effective_corefile(objs.values(), platform, _at(releases[label], fact))
                  for label, objs in held.items() if objs is not None}
+        drift = _drift(releases["base"], releases["head"])
         base, head = sides["base"], sides["head"]
-        if base == head:
+        if base == head and drift is None:
             continue
-        out.append(_finding(cluster, fact, base, head))
+        out.append(_finding(cluster, fact, base, head, drift))
     return out
 
 
-def _finding(cluster: str, fact: ClusterFacts, base: Effective | None, head: Effective | None) -> Finding:
+def _release(fact: ClusterFacts | None, recorded: Mapping[str, Recorded]) -> tuple[str, str, str] | None:
+    """(platform, release, where it is written): the values file's `platformVersion` first,
+    else the one release the cluster's upgrade objects record for its platform."""
+    if fact is not None and fact.platform and fact.release:
+        return fact.platform, fact.release, "platformVersion"
+    candidates = [r for p, r in recorded.items() if fact is None or fact.platform is None or p == fact.platform]
+    if len(candidates) == 1:
+        return candidates[0].platform, candidates[0].release, candidates[0].where
+    return None
+
+
+def _at(release: tuple[str, str, str] | None, fact: ClusterFacts) -> str | None:
+    """The release to read a side's stock Corefile at: that side's own, on the head's platform."""
+    if release is not None and release[0] == fact.platform:
+        return release[1]
+    return fact.release
+
+
+def _drift(base: tuple[str, str, str] | None, head: tuple[str, str, str] | None) -> StockDrift | None:
+    """The stock Corefile drift when the cluster stays on one platform and changes release."""
+    if base is None or head is None or base[0] != head[0]:
+        return None
+    return stock_drift(head[0], base[1], head[1])
+
+
+def _untouched(cluster: str, fact: ClusterFacts, drift: StockDrift | None) -> Finding:
+    """A cluster whose values file changes release while nothing it applies changes."""
+    assert drift is not None
+    same = "not rebuilt: nothing this cluster applies changes"
+    return Finding(ID, Severity.INFO, cluster, 1,
+                   f"the Corefile CoreDNS loads in cluster {fact.name} does not change (+0 -0 lines); {drift.summary()}",
+                   details={"cluster": cluster, "cluster_name": fact.name, "platform": fact.platform or "",
+                            "base_origin": same, "head_origin": same, "base": "", "head": "", "diff": "",
+                            **drift.as_details()})
+
+
+def _finding(cluster: str, fact: ClusterFacts, base: Effective | None, head: Effective | None,
+             drift: StockDrift | None = None) -> Finding:
     before = base.text if base else ""
     after = head.text if head else ""
     diff = "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
@@ -73,8 +130,13 @@ def _finding(cluster: str, fact: ClusterFacts, base: Effective | None, head: Eff
     lines = diff.splitlines()[2:]
     added = sum(1 for line in lines if line.startswith("+"))
     removed = sum(1 for line in lines if line.startswith("-"))
-    change = f"+{added} -{removed} lines" if diff else "same text, read from elsewhere"
-    message = f"the Corefile CoreDNS loads in cluster {fact.name} changes ({change})"
+    if base == head:
+        message = f"the Corefile CoreDNS loads in cluster {fact.name} does not change (+0 -0 lines)"
+    else:
+        change = f"+{added} -{removed} lines" if diff else "same text, read from elsewhere"
+        message = f"the Corefile CoreDNS loads in cluster {fact.name} changes ({change})"
+    if drift is not None:
+        message += f"; {drift.summary()}"
     if head and head.problem:
         message += f"; at head it does not parse: {head.problem}"
     details = {
@@ -86,5 +148,6 @@ def _finding(cluster: str, fact: ClusterFacts, base: Effective | None, head: Eff
         "base": before,
         "head": after,
         "diff": diff,
+        **(drift.as_details() if drift is not None else {}),
     }
     return Finding(ID, Severity.INFO, cluster, 1, message, details=details)

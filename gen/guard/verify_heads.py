@@ -20,6 +20,7 @@ from typing import Sequence
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
+from gen.launcher import binary_version
 from gen.verify.run import verify_config
 from gen.verify.engine import VerifyResult
 from gen.verify.sandbox import VerifyConfig
@@ -35,6 +36,8 @@ def verify_views(views: Sequence[Finding], binary: Path) -> tuple[list[Finding],
     Raises:
         ToolError: the binary does not run (exit 3: the user asked for --verify).
     """
+    ran = binary_version(binary) if any(v.details.get("head") for v in views) else ""
+
     def one(view: Finding) -> tuple[list[Finding], Finding]:
         d = view.details
         name = d.get("cluster_name", view.file)
@@ -48,7 +51,7 @@ def verify_views(views: Sequence[Finding], binary: Path) -> tuple[list[Finding],
             return [], view
         config = VerifyConfig(d["head"], {}, name=f"{name} Corefile at head")
         try:
-            result = verify_config(config, binary, cluster=name, platform=d.get("platform", ""))
+            result = verify_config(config, binary, cluster=name, platform=d.get("platform", ""), ran=ran)
         except UsageError as err:
             return [Finding(FAILOVER, Severity.WARNING, view.file, 1,
                             f"the Corefile cluster {name} would load at head was not run in CoreDNS: {err}",

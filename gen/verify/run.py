@@ -22,14 +22,17 @@ from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.corefile.facts import UPSTREAM_KEY
 
 
-def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "") -> VerifyResult:
-    """Run every scenario the Corefile's shape calls for (the engine without values files).
+def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "",
+                  ran: str | None = None) -> VerifyResult:
+    """Run every scenario the Corefile's shape calls for (the engine without values files);
+    `ran` is the binary's version when the caller asked it already (guard --verify, once for
+    every cluster: `coredns -version` is a process start each time).
 
     Raises:
         ToolError: the binary does not run.
         UsageError: an upstream or server block verify cannot fake.
     """
-    ran = binary_version(binary)
+    ran = ran or binary_version(binary)
     outcomes, mode = run_scenarios(config, binary)
     return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes))
 

@@ -88,3 +88,16 @@ def test_fakes_avoid_the_address_coredns_dials_from() -> None:
     finally:
         for f in fakes:
             f.stop()
+
+
+def test_a_fake_is_ready_without_a_query_and_stops_at_once() -> None:
+    """Readiness is the serving threads' word (guard --verify starts ~200 fakes at once: a UDP and
+    a TCP round trip each cost seconds on a busy machine), and a blocked thread is woken on stop."""
+    fake = start_fake("u", 0)
+    fake.wait_ready(timeout=5.0)
+    assert fake.queries == []  # no probe went out
+    assert _ask(fake).rcode() == dns.rcode.NOERROR
+    threads = list(fake._threads)
+    start = time.monotonic()
+    fake.stop()
+    assert not any(t.is_alive() for t in threads) and time.monotonic() - start < 1.0

@@ -49,13 +49,15 @@ def format_markdown(findings: Sequence[Finding], summary: str = "", limit: int =
 
 def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, budget: int) -> str:
     views = [f for f in findings if f.rule == VIEW]
+    changed = [f for f in views if _loads_change(f)]
     verdicts = [f for f in findings if f.rule != VIEW]
     count = {s: sum(1 for f in verdicts if f.severity is s) for s in Severity}
     refused = count[Severity.ERROR] > 0
     head = [f"## coredns-gen guard: {'refused' if refused else 'passed'}", "",
             f"**{count[Severity.ERROR]}** refused · **{count[Severity.WARNING]}** warnings · "
             f"**{count[Severity.ALLOWED]}** allowed · **{count[Severity.INFO]}** not judged"
-            + (f" · **{len(views)}** Corefiles changed" if views else ""), ""]
+            + (f" · **{len(changed)}** Corefiles changed" if changed else "")
+            + (f" · **{len(views) - len(changed)}** platform defaults changed" if len(views) > len(changed) else ""), ""]
     if summary:  # a paragraph, not a code block: it wraps on a narrow screen instead of running off it
         head += ["<br>\n".join(_text(line) for line in summary.splitlines()), ""]
     used = sum(len(line.encode("utf-8")) + 1 for line in head) + 400  # + the closing note
@@ -78,7 +80,8 @@ def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, bud
         total = {s: sum(1 for f in mine if f.rule != VIEW and f.severity is s) for s in Severity}
         counts = ", ".join(f"{total[s]} {_TITLES[s].lower()}" for s in _ORDER if total[s])
         if any(f.rule == VIEW for f in mine):
-            counts = ", ".join(filter(None, [counts, "Corefile changed"]))
+            what = "Corefile changed" if any(_loads_change(f) for f in mine if f.rule == VIEW) else "platform default changed"
+            counts = ", ".join(filter(None, [counts, what]))
         if cluster == _REPO:
             body += [f"### Repository-wide ({counts})", ""]
         else:
@@ -109,6 +112,11 @@ def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, bud
     return "\n".join(head + body + tail).rstrip("\n") + "\n"
 
 
+def _loads_change(view: Finding) -> bool:
+    """False for a view shown only for the platform's stock Corefile (drift on upgrade)."""
+    return " does not change (" not in view.message.split("; ", 1)[0]
+
+
 def _item(f: Finding, cluster: str) -> str:
     """`- **configmap-pruned** <code>file:line</code> message<br>fix: hint` (the cluster is the heading)."""
     message = f.message
@@ -120,17 +128,30 @@ def _item(f: Finding, cluster: str) -> str:
 
 
 def _diff(f: Finding) -> str:
-    """The cluster's Corefile diff, collapsed, in a fence longer than any backtick run inside."""
+    """The cluster's Corefile diff, collapsed, in a fence longer than any backtick run inside; then
+    the platform's stock Corefile diff when the cluster changes release (drift on upgrade)."""
     d = f.details
     diff = d.get("diff", "")
-    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", diff)), default=0))
-    change = f.message.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in f.message else ""
+    first = f.message.split("; ", 1)[0]
+    change = first.rsplit("(", 1)[-1].split(")", 1)[0] if "(" in first else ""
     origins = (f"base: {_text(d.get('base_origin', ''))}<br>\nhead: {_text(d.get('head_origin', ''))}"
                + (f"<br>\nverify: {_text(d['verify'])}" if d.get("verify") else ""))
     problem = f.message.split("; at head it does not parse: ", 1)
     warn = [f"**At head CoreDNS cannot parse it:** {_text(problem[1])}", ""] if len(problem) == 2 else []
-    return "\n".join([f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
-                      *warn, f"{fence}diff", diff.rstrip("\n"), fence, "", "</details>"])
+    shown = [f"{_fence(diff)}diff", diff.rstrip("\n"), _fence(diff)] if diff else ["(no change)"]
+    out = [f"<details><summary>Corefile CoreDNS loads: {_text(change)}</summary>", "", origins, "",
+           *warn, *shown, "", "</details>"]
+    if d.get("stock_summary"):
+        stock = d.get("stock_diff", "")
+        out += ["", f"<details><summary>Platform default Corefile: {_text(d['stock_summary'])}</summary>", ""]
+        out += [f"{_fence(stock)}diff", stock.rstrip("\n"), _fence(stock), ""] if stock else []
+        out += ["</details>"]
+    return "\n".join(out)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any backtick run inside `text`."""
+    return "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
 
 
 def _text(text: str) -> str:
