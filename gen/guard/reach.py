@@ -6,7 +6,7 @@ main before its last merges: then what changed between that commit and base coun
 meets one of its looks, when its roots differ between the revisions, or when the index has no
 entry for it. A change to what decides the topology itself (the config, an ignore file, a file
 that holds a Flux source or Flux Operator object at either revision, a CI file that pushes an OCI
-artifact) is judged on the whole fleet, as is any run without a verified index of its base.
+artifact) or a cluster's platform facts (a values file the config names) is judged on the whole fleet, as is any run without a verified index of its base.
 tests/guard/test_reach.py holds the verdicts of both ways equal on random changes to random fleets.
 """
 
@@ -24,6 +24,7 @@ from gen.config import CONFIG_NAME
 from gen.errors import ToolError
 from gen.guard.build.index import ClusterLooks, FleetIndex, change_keys
 from gen.guard.discovery import Discovery
+from gen.guard.flux.platform_facts import is_values_file
 from gen.guard.flux.sources import is_ci_file
 from gen.guard.repo.revision import Tree, changed_paths
 from gen.tools import git_binary
@@ -135,6 +136,8 @@ def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery:
             return f"{path} decides what the guard or Flux reads"
         if is_ci_file(path):
             return f"{path} may push an OCI artifact of this repository"
+        if is_values_file(path, discovery.config.values):
+            return f"{path} is a values file: it says which platform and release its cluster runs"
         for tree in trees.values():
             if path in tree.blobs and discovery.marked(tree, path, _TOPOLOGY_MARKS):
                 return f"{path} holds a Flux source or Flux Operator object"

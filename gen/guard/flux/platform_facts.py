@@ -40,6 +40,11 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile(out + r"\Z")
 
 
+def is_values_file(path: str, patterns: Iterable[str]) -> bool:
+    """Whether the `values:` globs name this repository file (dot-files skipped, as gen.config does)."""
+    return not posixpath.basename(path).startswith(".") and any(_glob(p).match(path) for p in patterns)
+
+
 def _values_files(tree: Tree, patterns: Iterable[str]) -> list[str]:
     """The files of the revision the `values:` globs name (dot-files skipped, as gen.config does)."""
     globs = [_glob(p) for p in patterns]
