@@ -1,0 +1,144 @@
+"""Flux postBuild variables (`${NAME}`, `${NAME:=default}`) in the values Flux fills at apply time.
+
+kustomize-controller substitutes `${…}` in the built overlay only when the Kustomization has
+`spec.postBuild` (fluxcd/pkg/kustomize SubstituteVariables, through fluxcd/pkg/envsubst). So a
+variable may stand where such a value is written (a zone name, an upstream, a zone's or an
+override's lines), is rendered verbatim, and is allowed only when the Flux Kustomization this
+tool renders sets postBuild. Only the two plain forms are accepted, and a default may hold only
+characters that stay inside one bare Corefile word: whatever Flux puts in, the default or a
+value, replaces a word fragment and never a brace, quote, comment or line. Every check that
+judges such a value judges it twice: with each variable replaced by a placeholder word, and by
+its default; the structural proof reads the rendered text with the same placeholders.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Literal
+
+from gen.errors import Problem, quote
+from gen.schema_errors import key_path, locate
+
+NAME = "[_A-Za-z][_A-Za-z0-9]*"  # fluxcd/pkg/kustomize varsub: `^[_[:alpha:]][_[:alpha:][:digit:]]*$`
+# A variable as accepted here; the default excludes what could end a Corefile word or line and
+# what envsubst itself would read ($, braces).
+VAR = re.compile(r"\$\{(" + NAME + r")(?::=([^\s{}$\"'#\\;`]*))?\}")
+Context = Literal["zone", "address", "line"]
+# The placeholder word each kind of value gets in the checks and the structural proof: a
+# zone label, a documentation address (RFC 5737), a bare word.
+PLACEHOLDER: dict[Context, str] = {"zone": "flux-variable", "address": "192.0.2.1", "line": "flux-variable"}
+POST_BUILD_HINT = ("add `flux: {postBuild: {substitute: {NAME: value}}}` (or substituteFrom a ConfigMap or Secret): "
+                   "Flux substitutes ${…} only in a Kustomization with spec.postBuild; or write the value itself")
+
+
+def has_variables(text: str) -> bool:
+    return "${" in text
+
+
+def syntax_problem(text: str) -> tuple[str, str] | None:
+    """(problem, fix) when a `$` in `text` is Flux substitution syntax other than the plain
+    variables accepted here (envsubst would read `${…}` and `$$`; a lone `$` it leaves alone)."""
+    i = 0
+    while True:
+        i = text.find("$", i)
+        if i < 0 or i + 1 >= len(text):
+            return None
+        nxt = text[i + 1]
+        if nxt == "$":
+            return ("has `$$`, which Flux's substitution turns into `$`",
+                    "write the value without `$$` (Flux would change it)")
+        if nxt == "{":
+            match = VAR.match(text, i)
+            if match is None:
+                return (f"has {text[i:i + 40]!r}, which is not a Flux variable coredns-gen accepts",
+                        "write ${NAME} or ${NAME:=default}: NAME of letters, digits and '_' (not starting with a digit), "
+                        "the default without spaces, braces, quotes, '#', ';', '$' or '\\'")
+            i = match.end()
+            continue
+        i += 1
+
+
+def substituted(text: str, context: Context, defaults: bool) -> str:
+    """`text` with each variable replaced by its default (`defaults`, when it has one) or the placeholder."""
+    placeholder = PLACEHOLDER[context]
+    return VAR.sub(lambda m: m[2] if defaults and m[2] is not None else placeholder, text)
+
+
+def forms(text: str, context: Context) -> list[str]:
+    """The texts a check judges for one value: itself when it has no variable, else the
+    placeholder form and (when a variable has a default) the default form."""
+    if "${" not in text:
+        return [text]
+    out = [substituted(text, context, defaults=False)]
+    with_defaults = substituted(text, context, defaults=True)
+    return out if with_defaults == out[0] else out + [with_defaults]
+
+
+def lower_outside(text: str) -> str:
+    """`text` lower-cased except inside variables (Flux's names are case-sensitive)."""
+    out, last = [], 0
+    for match in VAR.finditer(text):
+        out += [text[last:match.start()].lower(), match[0]]
+        last = match.end()
+    return "".join(out) + text[last:].lower()
+
+
+def value_paths(data: Any) -> Iterator[tuple[list[Any], Context]]:
+    """Where a values document may hold variables: zone names, upstreams, zone and override lines."""
+    def items(*path: Any) -> Iterator[list[Any]]:
+        node = data
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, list):
+            yield from ([*path, i] for i, item in enumerate(node) if isinstance(item, str))
+
+    yield from ((p, "address") for p in items("upstream", "resolvers"))
+    yield from ((p, "address") for p in items("upstream", "fallback"))
+    zones = data.get("zones") if isinstance(data, dict) else None
+    for i, zone in enumerate(zones if isinstance(zones, list) else []):
+        if isinstance(zone, dict) and isinstance(zone.get("zone"), str):
+            yield ["zones", i, "zone"], "zone"
+        lists: tuple[tuple[str, Context], ...] = (("upstreams", "address"), ("fallback", "address"), ("lines", "line"))
+        for key, context in lists:
+            yield from ((["zones", i, key, p[-1]], context) for p in _list(zone, key))
+    overrides = data.get("overrides") if isinstance(data, dict) else None
+    for i, override in enumerate(overrides if isinstance(overrides, list) else []):
+        yield from ((["overrides", i, "lines", p[-1]], "line") for p in _list(override, "lines"))
+
+
+def _list(node: Any, key: str) -> Iterator[list[Any]]:
+    items = node.get(key) if isinstance(node, dict) else None
+    if isinstance(items, list):
+        yield from ([key, j] for j, item in enumerate(items) if isinstance(item, str))
+
+
+def get(data: Any, path: list[Any]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
+    """Variables where Flux will not fill them, or written in a form not accepted (keys the
+    schema already refused, in `reported`, are not reported twice)."""
+    if not isinstance(data, dict):
+        return
+    flux = data.get("flux")
+    post_build = isinstance(flux, dict) and isinstance(flux.get("postBuild"), dict)
+    for path, _ in value_paths(data):
+        text = get(data, path)
+        key = key_path(path)
+        if "$" not in text or key in reported:
+            continue
+        line, col = locate(data, path)
+        found = syntax_problem(text)
+        if found is not None:
+            yield Problem(f"{quote(text)} {found[0]}", file=shown, line=line, col=col, key=key, hint=found[1])
+        elif has_variables(text) and data.get("platform") == "eks":
+            yield Problem(f"{quote(text)} holds a Flux variable, but the EKS add-on's configurationValues are applied "
+                          "by `aws eks` (or ACK) from the rendered document, which Flux never substitutes",
+                          file=shown, line=line, col=col, key=key, hint="write the value itself")
+        elif has_variables(text) and not post_build:
+            yield Problem(f"{quote(text)} holds a Flux variable, but the Flux Kustomization coredns-gen renders has no "
+                          "postBuild, so Flux would apply it as the literal text", file=shown, line=line, col=col, key=key,
+                          hint=POST_BUILD_HINT)
