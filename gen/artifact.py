@@ -144,3 +144,66 @@ def left_out(files: list[str], ignore_files: dict[str, str], spec_ignore: str | 
         rule = traced.get(path)
         out[path] = Rule(str(rule["file"]), int(rule["line"]), str(rule["pattern"])) if isinstance(rule, dict) else None
     return out
+
+
+class Asked(NamedTuple):
+    """One values file's rendered paths and the source its Kustomization builds from."""
+
+    source: str  # the values file, as shown
+    folder: str  # the overlay folder
+    files: tuple[str, ...]  # the overlay's rendered files
+    output: str  # the Flux file
+    kind: str  # of the source
+    name: str
+    namespace: str
+    rendered: bool  # the source is rendered by coredns-gen (flux.source.url): no spec.ignore
+
+
+def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Rule | None, str]], list[str]]:
+    """((asked, path, what, rule, source) for each rendered path the artifact leaves out, notices).
+
+    `what` is "overlay" or "flux.output"; `source` names the artifact. An OCIRepository's
+    artifact is whatever `flux push artifact` was given: not judged, said in a notice. A
+    GitRepository not written in the repository: its spec.ignore is unknown, only the
+    .sourceignore files are judged, said in a notice.
+    """
+    found: list[tuple[Asked, str, str, Rule | None, str]] = []
+    notices: list[str] = []
+    if not asked:
+        return found, notices
+    facts = tree(repo)
+    groups: dict[tuple[str | None, str], list[tuple[Asked, str, str]]] = {}
+    labels: dict[tuple[str | None, str], str] = {}
+    for a in asked:
+        if a.kind != "GitRepository":
+            notices.append(f"{a.source}: the {a.kind} {a.namespace}/{a.name} holds what `flux push artifact` was given: "
+                           f"whether it holds {a.folder}/ is not checked")
+            continue
+        if a.rendered:
+            specs: list[Source | None] = [None]
+        else:
+            specs = [s for s in facts.sources if s.name == a.name and s.namespace in (None, a.namespace)]
+            if not specs:
+                notices.append(f"{a.source}: GitRepository {a.namespace}/{a.name} is not defined in this repository: "
+                               "its spec.ignore is not known, only the .sourceignore files were checked")
+                specs = [None]
+        for spec in specs:
+            ignore = None if spec is None else spec.ignore
+            label = f"GitRepository {a.namespace}/{a.name}" + ("" if spec is None else f" ({spec.file})")
+            key = (ignore, label)
+            labels[key] = label
+            for path, what in (*((f, "overlay") for f in a.files), (a.output, "flux.output")):
+                groups.setdefault(key, []).append((a, path, what))
+    for key, items in groups.items():
+        ignore, label = key
+        spec = next((s for s in facts.sources if s.ignore == ignore and label.endswith(f"({s.file})")), None)
+        out = left_out(sorted({path for _, path, _ in items}), facts.ignore_files, ignore)
+        reported: set[tuple[str, str]] = set()
+        for a, path, what in items:
+            if path in out and (a.source, what) not in reported:  # one problem per key
+                reported.add((a.source, what))
+                rule = out[path]
+                if rule is not None and rule.file == "spec.ignore" and spec is not None:
+                    rule = Rule(spec.file, spec.line + rule.line - 1, rule.pattern)
+                found.append((a, path, what, rule, labels[key]))
+    return found, notices

@@ -14,10 +14,11 @@ its default; the structural proof reads the rendered text with the same placehol
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
 
-from gen.errors import Problem, quote
+from gen.errors import Problem, UsageError, quote
 from gen.schema_errors import key_path, locate
+from gen.spec import Values
 
 NAME = "[_A-Za-z][_A-Za-z0-9]*"  # fluxcd/pkg/kustomize varsub: `^[_[:alpha:]][_[:alpha:][:digit:]]*$`
 # A variable as accepted here; the default excludes what could end a Corefile word or line and
@@ -124,7 +125,11 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
     if not isinstance(data, dict):
         return
     flux = data.get("flux")
-    post_build = isinstance(flux, dict) and isinstance(flux.get("postBuild"), dict)
+    post = flux.get("postBuild") if isinstance(flux, dict) else None
+    post_build = isinstance(post, dict)
+    substitute = post.get("substitute") if isinstance(post, dict) else None
+    known = set(substitute) if isinstance(substitute, dict) else set()
+    elsewhere = isinstance(post, dict) and bool(post.get("substituteFrom"))
     for path, _ in value_paths(data):
         text = get(data, path)
         key = key_path(path)
@@ -142,3 +147,64 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
             yield Problem(f"{quote(text)} holds a Flux variable, but the Flux Kustomization coredns-gen renders has no "
                           "postBuild, so Flux would apply it as the literal text", file=shown, line=line, col=col, key=key,
                           hint=POST_BUILD_HINT)
+        elif not elsewhere and (empty := [m[1] for m in VAR.finditer(text) if m[2] is None and m[1] not in known]):
+            yield Problem(f"{quote(text)}: Flux would substitute ${{{empty[0]}}} with an empty string: it is not under "
+                          "postBuild.substitute, has no default, and there is no postBuild.substituteFrom",
+                          file=shown, line=line, col=col, key=key,
+                          hint=f"add {empty[0]} under flux.postBuild.substitute, a substituteFrom, or a default: ${{{empty[0]}:=value}}")
+
+
+PROOF_WORD = "flux-variable"  # what the structural proof reads in place of every variable
+
+
+def in_text(text: str, word: str = PROOF_WORD) -> str:
+    """A rendered text with every variable (as accepted here) replaced by one bare word."""
+    return VAR.sub(word, text) if "${" in text else text
+
+
+def in_values(values: Values, fill: Callable[[str], str]) -> Values:
+    """`values` with `fill` applied to every value that may hold variables (gen.fluxvars.value_paths)."""
+    up = values.upstream
+    if up is not None:
+        up = up._replace(resolvers=tuple(map(fill, up.resolvers)), fallback=tuple(map(fill, up.fallback)))
+    zones = tuple(z._replace(zone=fill(z.zone), upstreams=tuple(map(fill, z.upstreams)), fallback=tuple(map(fill, z.fallback)),
+                             lines=tuple(map(fill, z.lines))) for z in values.zones)
+    overrides = tuple(o._replace(lines=tuple(map(fill, o.lines))) for o in values.overrides)
+    return values._replace(upstream=up, zones=zones, overrides=overrides)
+
+
+def uses_variables(values: Values) -> bool:
+    up = values.upstream
+    texts = [*(up.resolvers + up.fallback if up else ()), *(o for z in values.zones for o in (z.zone, *z.upstreams, *z.fallback, *z.lines)),
+             *(line for o in values.overrides for line in o.lines)]
+    return any("${" in t for t in texts)
+
+
+def filled(values: Values) -> Values:
+    """`values` with each variable as Flux would fill it from postBuild.substitute, else its
+    default (what `verify` runs).
+
+    Raises:
+        UsageError: a variable has neither (its value comes from a ConfigMap or Secret in the
+            cluster, which this tool cannot read).
+    """
+    known = dict(values.flux.substitute or ())
+    missing: list[str] = []
+
+    def fill(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            if match[1] in known and known[match[1]] != "":
+                return known[match[1]]
+            if match[2] is not None:
+                return str(match[2])
+            missing.append(match[1])
+            return match[0]
+        return VAR.sub(one, text) if "${" in text else text
+
+    out = in_values(values, fill)
+    if missing:
+        raise UsageError(f"{values.source}: Flux fills {', '.join('${' + m + '}' for m in sorted(set(missing)))} from "
+                         "postBuild.substituteFrom (a ConfigMap or Secret in the cluster), which is not in the values: "
+                         "the Corefile CoreDNS would load cannot be known here, so it is not verified",
+                         hint="add the value under flux.postBuild.substitute, or a default: ${NAME:=value}")
+    return out

@@ -38,8 +38,8 @@ def config_for(values: Values) -> VerifyConfig:
     """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys."""
     custom = configmap_data(render_overlay(values), "coredns-custom")
     primaries: dict[str, str] = {}
-    if values.upstream is not None and values.upstream.resolvers:
-        primaries["."] = values.upstream.resolvers[0]
+    if values.upstream is not None and values.upstream.primary:
+        primaries["."] = values.upstream.primary[0]
     for zone in values.zones:
         if zone.upstreams:
             primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]
