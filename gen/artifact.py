@@ -157,6 +157,7 @@ class Asked(NamedTuple):
     name: str
     namespace: str
     rendered: bool  # the source is rendered by coredns-gen (flux.source.url): no spec.ignore
+    named: bool  # flux.source names it (else bootstrap's GitRepository flux-system)
 
 
 def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Rule | None, str]], list[str]]:
@@ -165,7 +166,8 @@ def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Ru
     `what` is "overlay" or "flux.output"; `source` names the artifact. An OCIRepository's
     artifact is whatever `flux push artifact` was given: not judged, said in a notice. A
     GitRepository not written in the repository: its spec.ignore is unknown, only the
-    .sourceignore files are judged, said in a notice.
+    .sourceignore files are judged, said in a notice when flux.source names it (bootstrap's
+    flux-system is often made outside git: not said each render).
     """
     found: list[tuple[Asked, str, str, Rule | None, str]] = []
     notices: list[str] = []
@@ -183,16 +185,18 @@ def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Ru
             specs: list[Source | None] = [None]
         else:
             specs = [s for s in facts.sources if s.name == a.name and s.namespace in (None, a.namespace)]
-            if not specs:
+            if not specs and a.named:  # (bootstrap's flux-system, often defined outside git: judged by .sourceignore only)
                 notices.append(f"{a.source}: GitRepository {a.namespace}/{a.name} is not defined in this repository: "
                                "its spec.ignore is not known, only the .sourceignore files were checked")
-                specs = [None]
+            specs = specs or [None]
         for spec in specs:
             ignore = None if spec is None else spec.ignore
             label = f"GitRepository {a.namespace}/{a.name}" + ("" if spec is None else f" ({spec.file})")
             key = (ignore, label)
             labels[key] = label
             for path, what in (*((f, "overlay") for f in a.files), (a.output, "flux.output")):
+                if ".git" in path.lower().split("/"):
+                    continue  # the writer refuses any path into .git, for what it is
                 groups.setdefault(key, []).append((a, path, what))
     for key, items in groups.items():
         ignore, label = key

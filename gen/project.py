@@ -81,7 +81,7 @@ def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share
                                    tuple(f.path for f in files.values() if f.path.startswith(values.overlay_dir + "/")
                                          and owner_of(f.text) in (values.source, None)),
                                    values.flux.output, src.kind if src else "GitRepository", src.name if src else "flux-system",
-                                   values.flux.namespace, bool(src and src.url))
+                                   values.flux.namespace, bool(src and src.url), src is not None)
             claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output, asked))
         except RenderedValuesError as err:
             problems.extend(render_check.place(err, read_document(path, values.source)))
