@@ -146,8 +146,10 @@ def render(
     repo: RepoOption = ".",
     check: Annotated[bool, typer.Option("--check", help="Write nothing; print a diff and exit 1 when files on disk differ.")] = False,
 ) -> None:
-    """Render overlays/<platform>/<cluster>/ and the Flux objects per values file.
+    """Render overlays/<platform>/<cluster>/ (or the values' `overlay:`) and the Flux objects per values file.
 
+    An overlay or Flux file that a .sourceignore or the GitRepository's
+    spec.ignore would leave out of Flux's artifact is refused, naming the rule.
     Everything is rendered and validated in memory first; any error leaves
     every file as it was. Files an earlier render generated and this one does
     not are removed. 64 or more files are rendered on every core. One render

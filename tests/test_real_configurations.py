@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from gen.artifact import Rule, left_out
 from gen.cli import app
 from gen.yamlio import load_all_safe
 from tests.helpers import build_tree, snapshot_tree
@@ -317,3 +318,23 @@ def test_verify_says_a_variable_only_the_cluster_knows_is_not_verified(tmp_path:
     result = CliRunner().invoke(app, ["verify", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
     assert result.exit_code == 2, result.output
     assert "Flux fills ${SECRET_DOMAIN} from postBuild.substituteFrom" in result.stderr
+
+
+def test_two_overlays_one_inside_the_other_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(TALOS.replace("home", "a") + "overlay: dns\n")
+    (tmp_path / "b.yaml").write_text(TALOS.replace("home", "b") + "overlay: dns/b\n")
+    result = CliRunner().invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")])
+    assert result.exit_code == 2, result.output
+    assert "b.yaml:6:10: overlay: renders its overlay in dns/b/, inside dns/, which a.yaml renders" in result.stderr
+
+
+def test_the_helper_names_the_rule_that_decides() -> None:
+    """source-controller's own matcher decides (the last matching pattern wins, nested files
+    apply below their folder); the helper traces that pattern to its file and line."""
+    ignore = {".sourceignore": "# root\n/*\n!/kubernetes\n", "kubernetes/.sourceignore": "\n*.md\n"}
+    out = left_out(["kubernetes/apps/a.yaml", "kubernetes/apps/README.md", "docs/x.yaml"], ignore, None)
+    assert out == {"kubernetes/apps/README.md": Rule("kubernetes/.sourceignore", 2, "*.md"),
+                   "docs/x.yaml": Rule(".sourceignore", 2, "/*")}
+    assert left_out([".github/workflows/x.yaml", "a.yaml"], {}, None) == {".github/workflows/x.yaml": Rule("defaults", 0, ".github/")}
+    assert left_out(["a/b.yaml", "c/d.yaml"], {}, "/*\n!/c\n") == {"a/b.yaml": Rule("spec.ignore", 1, "/*")}
+    assert left_out(["x/.git/config"], {".sourceignore": "nothing-matches\n"}, None) == {"x/.git/config": Rule("vcs", 0, ".git/")}
