@@ -138,12 +138,14 @@ def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None
 def _nested(claims: list[Claim]) -> list[Problem]:
     """An overlay folder inside another's: the outer kustomization would not list the inner
     files, and each render would clean the other's folder."""
-    folders = sorted((c.overlay_dir, c) for c in claims)
+    owners = {c.overlay_dir: c for c in reversed(claims)}  # (the first claim of a folder)
     problems = []
-    for (outer, a), (inner, b) in zip(folders, folders[1:]):
-        if inner.startswith(outer + "/"):
+    for b in claims:
+        parts = b.overlay_dir.split("/")
+        outer = next((f for f in ("/".join(parts[:k]) for k in range(1, len(parts))) if f in owners), None)
+        if outer is not None:
             line, col = position(b.path, b.source, ["overlay"])
-            problems.append(Problem(f"renders its overlay in {inner}/, inside {outer}/, which {a.source} renders",
+            problems.append(Problem(f"renders its overlay in {b.overlay_dir}/, inside {outer}/, which {owners[outer].source} renders",
                                     file=b.source, line=line, col=col, key="overlay", hint="give each cluster a folder of its own"))
     return problems
 
