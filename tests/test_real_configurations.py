@@ -162,7 +162,10 @@ flux:
 
 def test_bad_kustomization_fields_are_refused(tmp_path: Path) -> None:
     assert "flux.commonMetadata.labels" in _refused(tmp_path, TALOS + "flux:\n  commonMetadata: {labels: {'a b': x}}\n")
-    assert "flux.postBuild.substitute" in _refused(tmp_path, TALOS + "flux:\n  postBuild: {substitute: {1BAD: x}}\n")
+    assert "flux.postBuild.substitute: '1BAD' is not a Flux variable name" in _refused(
+        tmp_path, TALOS + "flux:\n  postBuild: {substitute: {1BAD: x}}\n")
+    assert "flux.commonMetadata.annotations: annotation key 'a b'" in _refused(
+        tmp_path, TALOS + "flux:\n  commonMetadata: {annotations: {'a b': x}}\n")
     assert "flux.postBuild.substituteFrom[0].kind" in _refused(
         tmp_path, TALOS + "flux:\n  postBuild: {substituteFrom: [{kind: Pod, name: x}]}\n")
     err = _refused(tmp_path, TALOS + "flux:\n  targetNamespace: dns\n")
