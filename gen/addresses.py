@@ -59,7 +59,9 @@ def _port(text: str) -> int:
 
 def check_addresses(data: Any, shown: str, reported: set[str] | frozenset[str] = frozenset()) -> Iterator[Problem]:
     """Each upstream as CoreDNS will read it; one with a Flux variable with the variable as a
-    placeholder address and as its default (gen.fluxvars), keys in `reported` skipped."""
+    placeholder address, as its default and as postBuild.substitute fills it (gen.fluxvars), keys
+    in `reported` skipped."""
+    inline = fluxvars.inline_values(data)
     lists: list[tuple[list[Any], bool]] = []
     lists.append((["upstream", "resolvers"], False))
     lists.append((["upstream", "fallback"], True))
@@ -80,7 +82,7 @@ def check_addresses(data: Any, shown: str, reported: set[str] | frozenset[str] =
         for i, item in enumerate(node):
             if not isinstance(item, str) or key_path([*path, i]) in reported:
                 continue
-            for text in fluxvars.forms(item, "address"):
+            for text in fluxvars.forms(item, "address", inline):
                 found = _address_problem(text, files_ok)
                 if found is not None:
                     line, col = locate(data, [*path, i])

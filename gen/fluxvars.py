@@ -59,20 +59,39 @@ def syntax_problem(text: str) -> tuple[str, str] | None:
         i += 1
 
 
-def substituted(text: str, context: Context, defaults: bool) -> str:
-    """`text` with each variable replaced by its default (`defaults`, when it has one) or the placeholder."""
+def substituted(text: str, context: Context, defaults: bool, inline: dict[str, str] | None = None) -> str:
+    """`text` with each variable replaced by its postBuild.substitute value (`inline`, when it has
+    one), else by its default (`defaults`, when it has one), else by the placeholder."""
     placeholder = PLACEHOLDER[context]
-    return VAR.sub(lambda m: m[2] if defaults and m[2] is not None else placeholder, text)
+
+    def one(m: re.Match[str]) -> str:
+        if inline is not None and m[1] in inline and (inline[m[1]] or m[2] is None):
+            return inline[m[1]]
+        return str(m[2]) if defaults and m[2] is not None else placeholder
+    return VAR.sub(one, text)
 
 
-def forms(text: str, context: Context) -> list[str]:
+def inline_values(data: Any) -> dict[str, str]:
+    """postBuild.substitute of a values document, as Flux reads it (newlines dropped)."""
+    flux = data.get("flux") if isinstance(data, dict) else None
+    post = flux.get("postBuild") if isinstance(flux, dict) else None
+    sub = post.get("substitute") if isinstance(post, dict) else None
+    if not isinstance(sub, dict):
+        return {}
+    return {str(k): v.replace("\n", "") for k, v in sub.items() if isinstance(v, str)}
+
+
+def forms(text: str, context: Context, inline: dict[str, str] | None = None) -> list[str]:
     """The texts a check judges for one value: itself when it has no variable, else the
-    placeholder form and (when a variable has a default) the default form."""
+    placeholder form, the default form (when a variable has a default) and the form with the
+    values postBuild.substitute gives (`inline`: what Flux will put there, judged like the rest)."""
     if "${" not in text:
         return [text]
     out = [substituted(text, context, defaults=False)]
-    with_defaults = substituted(text, context, defaults=True)
-    return out if with_defaults == out[0] else out + [with_defaults]
+    for more in (substituted(text, context, defaults=True), substituted(text, context, defaults=True, inline=inline or {})):
+        if more not in out:
+            out.append(more)
+    return out
 
 
 def lower_outside(text: str) -> str:
@@ -126,10 +145,11 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         return
     flux = data.get("flux")
     post = flux.get("postBuild") if isinstance(flux, dict) else None
-    post_build = isinstance(post, dict)
     substitute = post.get("substitute") if isinstance(post, dict) else None
     known = set(substitute) if isinstance(substitute, dict) else set()
     elsewhere = isinstance(post, dict) and bool(post.get("substituteFrom"))
+    # SubstituteVariables runs envsubst only when there is a variable to put in
+    post_build = isinstance(post, dict) and (bool(known) or elsewhere)
     for path, _ in value_paths(data):
         text = get(data, path)
         key = key_path(path)
@@ -145,8 +165,8 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
                           file=shown, line=line, col=col, key=key, hint="write the value itself")
         elif has_variables(text) and not post_build:
             yield Problem(f"{quote(text)} holds a Flux variable, but the Flux Kustomization coredns-gen renders has no "
-                          "postBuild, so Flux would apply it as the literal text", file=shown, line=line, col=col, key=key,
-                          hint=POST_BUILD_HINT)
+                          "postBuild (with a substitute or a substituteFrom), so Flux would apply it as the literal text",
+                          file=shown, line=line, col=col, key=key, hint=POST_BUILD_HINT)
         elif not elsewhere and (empty := [m[1] for m in VAR.finditer(text) if m[2] is None and m[1] not in known]):
             yield Problem(f"{quote(text)}: Flux would substitute ${{{empty[0]}}} with an empty string: it is not under "
                           "postBuild.substitute, has no default, and there is no postBuild.substituteFrom",
@@ -188,12 +208,12 @@ def filled(values: Values) -> Values:
         UsageError: a variable has neither (its value comes from a ConfigMap or Secret in the
             cluster, which this tool cannot read).
     """
-    known = dict(values.flux.substitute or ())
+    known = {k: v.replace("\n", "") for k, v in values.flux.substitute or ()}
     missing: list[str] = []
 
     def fill(text: str) -> str:
-        def one(match: re.Match[str]) -> str:
-            if match[1] in known and known[match[1]] != "":
+        def one(match: re.Match[str]) -> str:  # (`:=`: the default when unset or empty)
+            if match[1] in known and (known[match[1]] != "" or match[2] is None):
                 return known[match[1]]
             if match[2] is not None:
                 return str(match[2])

@@ -109,6 +109,7 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         line, col = locate(data, path)
         return Problem(problem, file=shown, line=line, col=col, key=key_path(path), hint=hint)
 
+    inline = fluxvars.inline_values(data)
     names: list[list[Any]] = [["clusterDomain"]]
     forwards: list[tuple[list[Any], list[Any]]] = [(["upstream", "resolvers"], ["upstream", "fallback"])]
     zones = _get(data, "zones")
@@ -119,7 +120,7 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         value = _get(data, *path)
         if not isinstance(value, str) or key_path(path) in reported:
             continue
-        for form in fluxvars.forms(value, "zone"):
+        for form in fluxvars.forms(value, "zone", inline):
             shown_as = quote(value) if form == value else f"{quote(value)} (read with its Flux variable as {quote(form)})"
             reason = one_token_problem(form)
             if reason:
@@ -149,7 +150,7 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         lines = _strings(_get(data, *where, "lines"))
         if lines is None or any(key_path([*where, "lines", j]) in reported for j in range(len(lines))):
             continue
-        for judged in _line_forms(lines):
+        for judged in _line_forms(lines, inline):
             found = override_verdict(judged)
             for j, problem, hint in found:
                 yield at([*where, "lines"] + ([] if j is None else [j]), problem, hint)
@@ -157,10 +158,14 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
                 break
 
 
-def _line_forms(lines: list[str]) -> list[tuple[str, ...]]:
-    """The lines as judged: as written, or with each Flux variable as a placeholder word, then as its default."""
+def _line_forms(lines: list[str], inline: dict[str, str]) -> list[tuple[str, ...]]:
+    """The lines as judged: as written, or with each Flux variable as a placeholder word, as its
+    default, and as postBuild.substitute fills it."""
     if not any("${" in line for line in lines):
         return [tuple(lines)]
-    out = [tuple(fluxvars.substituted(line, "line", defaults=False) for line in lines)]
-    with_defaults = tuple(fluxvars.substituted(line, "line", defaults=True) for line in lines)
-    return out if with_defaults == out[0] else out + [with_defaults]
+    out: list[tuple[str, ...]] = []
+    for defaults, values in ((False, None), (True, None), (True, inline)):
+        judged = tuple(fluxvars.substituted(line, "line", defaults=defaults, inline=values) for line in lines)
+        if judged not in out:
+            out.append(judged)
+    return out

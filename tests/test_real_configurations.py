@@ -341,3 +341,18 @@ def test_the_helper_names_the_rule_that_decides() -> None:
     assert left_out([".github/workflows/x.yaml", "a.yaml"], {}, None) == {".github/workflows/x.yaml": Rule("defaults", 0, ".github/")}
     assert left_out(["a/b.yaml", "c/d.yaml"], {}, "/*\n!/c\n") == {"a/b.yaml": Rule("spec.ignore", 1, "/*")}
     assert left_out(["x/.git/config"], {".sourceignore": "nothing-matches\n"}, None) == {"x/.git/config": Rule("vcs", 0, ".git/")}
+
+
+def test_injection_through_a_substitute_value_is_refused(tmp_path: Path) -> None:
+    """What postBuild.substitute puts in is judged where the variable stands, like a default."""
+    err = _refused(tmp_path, K3S + "flux:\n  postBuild: {substitute: {D: 'x.org {', IP: '1.2.3.4 5.6.7.8', L: '}'}}\n"
+                   "zones:\n  - zone: ${D}\n    upstreams: ['${IP}']\noverrides:\n  - name: a\n    lines: ['log ${L}']\n")
+    assert "zones[0].zone: '${D}' (read with its Flux variable as 'x.org {') would be 2 Corefile tokens" in err
+    assert "zones[0].upstreams[0]: '1.2.3.4 5.6.7.8' would be 2 Corefile tokens" in err
+    assert "overrides[0].lines[0]: closes a block it did not open" in err
+
+
+def test_an_empty_post_build_does_not_count(tmp_path: Path) -> None:
+    """kustomize-controller runs envsubst only when there is a variable to put in."""
+    err = _refused(tmp_path, TALOS + "flux:\n  postBuild: {}\nzones:\n  - zone: corp.${D:=example.org}\n    upstreams: [10.1.0.53]\n")
+    assert "has no postBuild (with a substitute or a substituteFrom)" in err
