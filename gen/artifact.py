@@ -61,7 +61,7 @@ def _git_repositories(rel: str, text: str) -> list[Source]:
     out = []
     try:
         nodes = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # (nesting past libyaml's or Python's limit: no object we can use)
         return []
     for node in nodes:
         if not isinstance(node, yaml.MappingNode):

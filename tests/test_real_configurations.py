@@ -356,3 +356,12 @@ def test_an_empty_post_build_does_not_count(tmp_path: Path) -> None:
     """kustomize-controller runs envsubst only when there is a variable to put in."""
     err = _refused(tmp_path, TALOS + "flux:\n  postBuild: {}\nzones:\n  - zone: corp.${D:=example.org}\n    upstreams: [10.1.0.53]\n")
     assert "has no postBuild (with a substitute or a substituteFrom)" in err
+
+
+@pytest.mark.parametrize("depth", [200, 5000])
+def test_a_deep_manifest_in_the_repo_does_not_stop_render(tmp_path: Path, depth: int) -> None:
+    """render reads the repository's manifests for GitRepository objects (their spec.ignore): a
+    file nested past any reader's limit is no GitRepository it can use, never a crash."""
+    build_tree(tmp_path, {"clusters/x.yaml": "kind: GitRepository\nspec:\n  ignore: " + "[" * depth + "]" * depth + "\n"})
+    code, err = _render(tmp_path, TALOS)
+    assert code == 0, err
