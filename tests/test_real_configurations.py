@@ -365,3 +365,17 @@ def test_a_deep_manifest_in_the_repo_does_not_stop_render(tmp_path: Path, depth:
     build_tree(tmp_path, {"clusters/x.yaml": "kind: GitRepository\nspec:\n  ignore: " + "[" * depth + "]" * depth + "\n"})
     code, err = _render(tmp_path, TALOS)
     assert code == 0, err
+
+
+def test_an_oci_source_is_referenced_and_its_artifact_said_unchecked(tmp_path: Path) -> None:
+    code, err = _render(tmp_path, TALOS + "flux:\n  source: {kind: OCIRepository, name: dns-artifact}\n")
+    assert code == 0, err
+    (k,) = _docs(tmp_path / "clusters/home/coredns.yaml")
+    assert k["spec"]["sourceRef"] == {"kind": "OCIRepository", "name": "dns-artifact"}
+    assert "the OCIRepository flux-system/dns-artifact holds what `flux push artifact` was given: whether it holds " \
+           "overlays/talos/home/ is not checked" in err
+
+
+def test_the_flux_file_inside_the_chosen_overlay_is_refused(tmp_path: Path) -> None:
+    err = _refused(tmp_path, TALOS + "overlay: kubernetes/coredns\nflux:\n  output: kubernetes/coredns/flux.yaml\n")
+    assert "flux.output: the Flux objects cannot live inside the overlay folder kubernetes/coredns/" in err
