@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gen import flux
+from gen import flux, fluxvars
 from gen.corefile.facts import fqdn, kubernetes_zones, shadowed
 from gen.errors import Problem
 from gen.platforms import PLATFORMS, REFUSED, beyond_tables, get
@@ -62,19 +62,25 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         ))
 
     seen: dict[str, int] = {}
+    inline = {k: v.replace("\n", "") for k, v in values.flux.substitute or ()}
     for i, zone in enumerate(values.zones):
         if zone.zone in seen:
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} is listed twice (also zones[{seen[zone.zone]}])",
                                "merge the two entries"))
         seen.setdefault(zone.zone, i)
-        taken = shadowed(zone.zone, kubernetes_zones(values.cluster_domain))
-        if taken is not None:
-            inside = fqdn(zone.zone) != taken and taken.endswith("." + fqdn(zone.zone))
-            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records: "
+        # a zone with Flux variables: as its defaults and postBuild.substitute fill it (gen.fluxvars)
+        for name in fluxvars.forms(zone.zone, "zone", inline):
+            taken = shadowed(name.lower(), kubernetes_zones(values.cluster_domain))
+            if taken is None:
+                continue
+            inside = fqdn(name.lower()) != taken and taken.endswith("." + fqdn(name.lower()))
+            read = "" if name == zone.zone else f" (read as {name})"
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone}{read} would shadow the cluster's own records: "
                                f"{'it contains' if inside else 'it is within'} {taken}, which the kubernetes plugin serves, "
                                "and CoreDNS would send those queries to this zone's upstreams",
                                f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa "
                                "(neither equal to, within, nor containing them)"))
+            break
         if zone.zone.startswith("(") and zone.zone.endswith(")"):
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would be a snippet definition to CoreDNS, not a server block",
                                "use a domain name, e.g. corp.example.com"))

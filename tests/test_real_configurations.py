@@ -379,3 +379,9 @@ def test_an_oci_source_is_referenced_and_its_artifact_said_unchecked(tmp_path: P
 def test_the_flux_file_inside_the_chosen_overlay_is_refused(tmp_path: Path) -> None:
     err = _refused(tmp_path, TALOS + "overlay: kubernetes/coredns\nflux:\n  output: kubernetes/coredns/flux.yaml\n")
     assert "flux.output: the Flux objects cannot live inside the overlay folder kubernetes/coredns/" in err
+
+
+def test_a_zone_variable_that_would_shadow_the_cluster_is_refused(tmp_path: Path) -> None:
+    err = _refused(tmp_path, TALOS + "flux:\n  postBuild: {substitute: {D: svc.cluster.local}}\n"
+                   "zones:\n  - zone: ${D}\n    upstreams: [10.1.0.53]\n")
+    assert "zones[0].zone: zone ${D} (read as svc.cluster.local) would shadow the cluster's own records" in err
