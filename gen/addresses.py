@@ -13,6 +13,7 @@ import ipaddress
 import re
 from typing import Any, Iterator
 
+from gen import fluxvars
 from gen.corefile.lexer import one_token_problem
 from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate
@@ -56,7 +57,11 @@ def _port(text: str) -> int:
     return port
 
 
-def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
+def check_addresses(data: Any, shown: str, reported: set[str] | frozenset[str] = frozenset()) -> Iterator[Problem]:
+    """Each upstream as CoreDNS will read it; one with a Flux variable with the variable as a
+    placeholder address, as its default and as postBuild.substitute fills it (gen.fluxvars), keys
+    in `reported` skipped."""
+    inline = fluxvars.inline_values(data)
     lists: list[tuple[list[Any], bool]] = []
     lists.append((["upstream", "resolvers"], False))
     lists.append((["upstream", "fallback"], True))
@@ -75,25 +80,33 @@ def check_addresses(data: Any, shown: str) -> Iterator[Problem]:
         if not isinstance(node, list):
             continue  # the schema reports the wrong type
         for i, item in enumerate(node):
-            if not isinstance(item, str):
+            if not isinstance(item, str) or key_path([*path, i]) in reported:
                 continue
-            text = item
-            if files_ok and text.startswith("/"):
-                if not _SAFE_PATH.fullmatch(text):
+            for text in fluxvars.forms(item, "address", inline):
+                found = _address_problem(text, files_ok)
+                if found is not None:
                     line, col = locate(data, [*path, i])
-                    yield Problem(f"{quote(text)} is not a plain file path", file=shown, line=line, col=col,
-                                  key=key_path([*path, i]), hint="use an absolute path such as /etc/resolv.conf")
-                continue
-            try:
-                reason = one_token_problem(text)
-                if reason is not None:
-                    raise ValueError(f"{quote(text)} {reason}")
-                split_address(text)
-            except ValueError as err:
-                line, col = locate(data, [*path, i])
-                fix = "use 1–65535, " + EXAMPLE if "out of range" in str(err) else "write an IP address or IP:port, " + EXAMPLE
-                if "zone id" in str(err):
-                    fix = "drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53"
-                if files_ok:
-                    fix += ", or a file such as /etc/resolv.conf"
-                yield Problem(str(err), file=shown, line=line, col=col, key=key_path([*path, i]), hint=fix)
+                    shown_as = found[0] if text == item else f"{found[0]} (as {quote(item)} reads with its Flux variable filled)"
+                    yield Problem(shown_as, file=shown, line=line, col=col, key=key_path([*path, i]), hint=found[1])
+                    break
+
+
+def _address_problem(text: str, files_ok: bool) -> tuple[str, str] | None:
+    """(problem, fix) for an upstream CoreDNS would not read as one address (or, `files_ok`, a file)."""
+    if files_ok and text.startswith("/"):
+        if not _SAFE_PATH.fullmatch(text):
+            return f"{quote(text)} is not a plain file path", "use an absolute path such as /etc/resolv.conf"
+        return None
+    try:
+        reason = one_token_problem(text)
+        if reason is not None:
+            raise ValueError(f"{quote(text)} {reason}")
+        split_address(text)
+    except ValueError as err:
+        fix = "use 1–65535, " + EXAMPLE if "out of range" in str(err) else "write an IP address or IP:port, " + EXAMPLE
+        if "zone id" in str(err):
+            fix = "drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53"
+        if files_ok:
+            fix += ", or a file such as /etc/resolv.conf"
+        return str(err), fix
+    return None

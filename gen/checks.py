@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gen import flux
+from gen import flux, fluxvars
 from gen.corefile.facts import fqdn, kubernetes_zones, shadowed
 from gen.errors import Problem
 from gen.platforms import PLATFORMS, REFUSED, beyond_tables, get
-from gen.platforms.base import At, Platform
+from gen.platforms.base import COREDNS_CONFIGMAP, At, Platform
 from gen.platforms.custom import root_forward_overrides
 from gen.platforms.stock import overrides_after_root_forward
 from gen.schema_errors import key_path, locate
-from gen.spec import Values
+from gen.spec import RESOLV_CONF, Values
 from gen.versions import NEXT_MIN, parse_version
 
 
@@ -62,22 +62,29 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         ))
 
     seen: dict[str, int] = {}
+    inline = {k: v.replace("\n", "") for k, v in values.flux.substitute or ()}
     for i, zone in enumerate(values.zones):
         if zone.zone in seen:
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} is listed twice (also zones[{seen[zone.zone]}])",
                                "merge the two entries"))
         seen.setdefault(zone.zone, i)
-        taken = shadowed(zone.zone, kubernetes_zones(values.cluster_domain))
-        if taken is not None:
-            inside = fqdn(zone.zone) != taken and taken.endswith("." + fqdn(zone.zone))
-            problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would shadow the cluster's own records: "
+        # a zone with Flux variables: as its defaults and postBuild.substitute fill it (gen.fluxvars)
+        for name in fluxvars.forms(zone.zone, "zone", inline):
+            taken = shadowed(name.lower(), kubernetes_zones(values.cluster_domain))
+            if taken is None:
+                continue
+            inside = fqdn(name.lower()) != taken and taken.endswith("." + fqdn(name.lower()))
+            read = "" if name == zone.zone else f" (read as {name})"
+            problems.append(at(["zones", i, "zone"], f"zone {zone.zone}{read} would shadow the cluster's own records: "
                                f"{'it contains' if inside else 'it is within'} {taken}, which the kubernetes plugin serves, "
                                "and CoreDNS would send those queries to this zone's upstreams",
                                f"pick a zone outside {values.cluster_domain}, in-addr.arpa and ip6.arpa "
                                "(neither equal to, within, nor containing them)"))
+            break
         if zone.zone.startswith("(") and zone.zone.endswith(")"):
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would be a snippet definition to CoreDNS, not a server block",
                                "use a domain name, e.g. corp.example.com"))
+    problems += _upstream(values, platform, at)
     for name in PLATFORMS:  # a platform's own block (`rke2:`) means nothing elsewhere
         if name in data and name != values.platform:
             problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))
@@ -85,6 +92,30 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
     problems += _root_forward_overrides(values, platform, at)
     problems += flux.check(values, data, at)
     return problems
+
+
+def _upstream(values: Values, platform: Platform, at: At) -> list[Problem]:
+    """`upstream` names a primary: resolvers, or the node's resolv.conf kept (only where the
+    render replaces the platform's own resolv.conf forward, never twice in one forward)."""
+    up = values.upstream
+    if up is None:
+        return []
+    if not up.resolvers and not up.resolv_conf:
+        return [at(["upstream"], "upstream has no primary: neither `resolvers` nor `resolvConf: true`",
+                   "list your DNS servers under `resolvers`, or set `resolvConf: true` to keep the node's /etc/resolv.conf",
+                   key="upstream.resolvers")]
+    if not up.resolv_conf:
+        return []
+    release = parse_version(values.platform_version)
+    if platform.import_points(release) and COREDNS_CONFIGMAP not in platform.OWNS:
+        return [at(["upstream", "resolvConf"], f"{values.platform}'s own Corefile already forwards to /etc/resolv.conf; "
+                   "`upstream` is rendered as an override in front of it, so keeping resolv.conf there adds nothing",
+                   "remove `resolvConf` (omit `upstream` to keep the platform's forward as it is)")]
+    if RESOLV_CONF in up.fallback:
+        return [at(["upstream", "fallback", up.fallback.index(RESOLV_CONF)], "/etc/resolv.conf is already the primary "
+                   "(`resolvConf: true`); listed as the fallback too, the same servers would be tried twice",
+                   "list other fallback resolvers, or none")]
+    return []
 
 
 def _root_forward_overrides(values: Values, platform: Platform, at: At) -> list[Problem]:

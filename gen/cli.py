@@ -149,8 +149,10 @@ def render(
         "--since", metavar="REF", help="With --check: the git revision whose platformVersion an upgrade is "
         "compared with, to show the platform's stock Corefile diff (default: HEAD).", show_default=False)] = None,
 ) -> None:
-    """Render overlays/<platform>/<cluster>/ and the Flux objects per values file.
+    """Render overlays/<platform>/<cluster>/ (or the values' `overlay:`) and the Flux objects per values file.
 
+    An overlay or Flux file that a .sourceignore or the GitRepository's
+    spec.ignore would leave out of Flux's artifact is refused, naming the rule.
     Everything is rendered and validated in memory first; any error leaves
     every file as it was. Files an earlier render generated and this one does
     not are removed. 64 or more files are rendered on every core. One render

@@ -1,8 +1,10 @@
 """The Flux objects that deliver an overlay: a Kustomization, and a source when it lives elsewhere.
 
 Defaults follow `flux bootstrap`: the GitRepository `flux-system` in namespace `flux-system`.
-`prune: true` is deliberate: the DNS ConfigMaps themselves carry `prune: disabled`, so Flux
-can still garbage-collect the HPA or PDB when they leave git, but never the Corefile.
+`prune: true` (the default of `flux.prune`) is deliberate: the DNS ConfigMaps themselves carry
+`prune: disabled`, so Flux can still garbage-collect the HPA or PDB when they leave git, but
+never the Corefile. With `flux.source` naming only `kind` and `name`, the Kustomization refers
+to a source the repository already has and no source is rendered.
 """
 
 from __future__ import annotations
@@ -29,11 +31,23 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
                            "give a path relative to the repository root, e.g. clusters/prod/coredns.yaml"))
     elif posixpath.splitext(output)[1] not in {".yaml", ".yml"}:
         problems.append(at(["flux", "output"], f"{values.flux.output} is not a .yaml file", "end the path with .yaml"))
-    elif parts[0] == "overlays":
-        problems.append(at(["flux", "output"], "the Flux objects cannot live inside overlays/",
+    elif parts[0] == "overlays" or output.startswith(values.overlay_dir + "/"):
+        where = "overlays/" if parts[0] == "overlays" else f"the overlay folder {values.overlay_dir}/"
+        problems.append(at(["flux", "output"], f"the Flux objects cannot live inside {where}",
                            "write them where Flux looks for cluster objects, e.g. clusters/<cluster>/coredns.yaml"))
+    problems += _overlay(values, data, at)
     src = values.flux.source
-    if src is not None:
+    if src is not None and src.url is None:
+        for key in ("interval", "secretRef", "ref"):
+            if key in data["flux"]["source"]:
+                problems.append(at(["flux", "source", key], f"'{key}' describes a source coredns-gen renders, but without `url` "
+                                   f"the source is the existing {src.kind} {src.name}, which is not rendered",
+                                   f"remove '{key}' (set it on the {src.kind} itself), or give `url` to render a source"))
+        if "name" not in data["flux"]["source"]:
+            problems.append(at(["flux", "source"], "an existing source is named by `kind` and `name`; `name` is missing",
+                               "add the source's metadata.name, e.g. `name: flux-system`, or give `url` to render a source",
+                               key="flux.source.name"))
+    elif src is not None and src.url is not None:
         allowed = _REF_KEYS[src.kind]
         for key, _ in src.ref:
             if key not in allowed:
@@ -46,12 +60,28 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     return problems
 
 
+def _overlay(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
+    """The overlay folder must be a folder of the repository that is not the Flux file's or a parent of it."""
+    if "overlay" not in data:
+        return []
+    folder = values.overlay_dir
+    parts = folder.split("/")
+    if folder.startswith("/") or ".." in parts or folder == ".":
+        return [at(["overlay"], f"{folder} is outside the repository or is its root",
+                   "give a folder relative to the repository root, e.g. kubernetes/apps/kube-system/coredns")]
+    if ".git" in parts:
+        return [at(["overlay"], f"{folder} is inside .git", "give a folder of the working tree")]
+    return []
+
+
 def objects(values: Values) -> list[Obj]:
     f = values.flux
     meta = {"name": f.name, "namespace": f.namespace}
     docs: list[Obj] = []
     source_ref = {"kind": "GitRepository", "name": "flux-system"}
-    if f.source is not None:
+    if f.source is not None and f.source.url is None:  # an existing source: referenced, not rendered
+        source_ref = {"kind": f.source.kind, "name": f.source.name}
+    elif f.source is not None:
         spec: dict[str, Any] = {"interval": f.source.interval, "url": f.source.url}
         if f.source.ref:
             spec["ref"] = dict(f.source.ref)
@@ -61,7 +91,20 @@ def objects(values: Values) -> list[Obj]:
                      "metadata": {"name": f.source.name, "namespace": f.namespace}, "spec": spec})
         source_ref = {"kind": f.source.kind, "name": f.source.name}
     spec = {"interval": f.interval, "retryInterval": f.retry_interval, "timeout": f.timeout,
-            "path": f.path, "prune": True, "wait": f.wait, "sourceRef": source_ref}
+            "path": f.path, "prune": f.prune, "wait": f.wait, "sourceRef": source_ref}
+    if f.target_namespace:
+        spec["targetNamespace"] = f.target_namespace
+    if f.common_labels or f.common_annotations:
+        spec["commonMetadata"] = {**({"labels": dict(f.common_labels)} if f.common_labels else {}),
+                                  **({"annotations": dict(f.common_annotations)} if f.common_annotations else {})}
+    if f.substitute is not None:
+        post: dict[str, Any] = {}
+        if f.substitute:
+            post["substitute"] = dict(f.substitute)
+        if f.substitute_from:
+            post["substituteFrom"] = [{"kind": k, "name": n, **({} if o is None else {"optional": o})}
+                                      for k, n, o in f.substitute_from]
+        spec["postBuild"] = post
     if f.depends_on:
         spec["dependsOn"] = [{"name": n, **({"namespace": ns} if ns else {})} for n, ns in f.depends_on]
     docs.append({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "metadata": meta, "spec": spec})

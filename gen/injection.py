@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterator, Sequence
 
+from gen import fluxvars
 from gen.corefile.lexer import CorefileError, Position, one_token_problem, tokenize
 from gen.corefile.model import walk_directives
 from gen.corefile.parser import parse_directives
@@ -60,8 +61,8 @@ def override_verdict(lines: tuple[str, ...]) -> tuple[tuple[int | None, str, str
 
 
 def override_problems(lines: Sequence[str]) -> Iterator[tuple[int | None, str, str]]:
-    """(line index or None for the whole list, problem, fix) for override lines that would not
-    stay inside the default server block as the directives they read as."""
+    """(line index or None for the whole list, problem, fix) for override lines (or a zone's extra
+    lines) that would not stay inside their server block as the directives they read as."""
     text = "\n".join(lines)
     pos = Position("override")
     try:
@@ -108,6 +109,7 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         line, col = locate(data, path)
         return Problem(problem, file=shown, line=line, col=col, key=key_path(path), hint=hint)
 
+    inline = fluxvars.inline_values(data)
     names: list[list[Any]] = [["clusterDomain"]]
     forwards: list[tuple[list[Any], list[Any]]] = [(["upstream", "resolvers"], ["upstream", "fallback"])]
     zones = _get(data, "zones")
@@ -118,26 +120,52 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
         value = _get(data, *path)
         if not isinstance(value, str) or key_path(path) in reported:
             continue
-        reason = one_token_problem(value)
-        if reason:
-            yield at(path, f"{quote(value)} {reason}", "use dot-separated labels, e.g. corp.example.com")
-        elif reason := name_problem(value):
-            yield at(path, f"{quote(value)} {reason}", f"shorten it: at most {MAX_NAME} characters, {MAX_LABEL} between dots")
+        for form in fluxvars.forms(value, "zone", inline):
+            shown_as = quote(value) if form == value else f"{quote(value)} (read with its Flux variable as {quote(form)})"
+            reason = one_token_problem(form)
+            if reason:
+                yield at(path, f"{shown_as} {reason}", "use dot-separated labels, e.g. corp.example.com")
+                break
+            if reason := name_problem(form):
+                yield at(path, f"{shown_as} {reason}", f"shorten it: at most {MAX_NAME} characters, {MAX_LABEL} between dots")
+                break
     for to_path, fallback_path in forwards:
         to, fallback = _strings(_get(data, *to_path)), _get(data, *fallback_path)
+        kept = to_path[0] == "upstream" and _get(data, "upstream", "resolvConf") is True
         if to is None:
-            continue
-        if fallback_path[0] == "upstream" and fallback is None:
+            if not kept:
+                continue
+            to = []
+        if fallback_path[0] == "upstream" and fallback is None and not kept:
             fallback = ["/etc/resolv.conf"]  # the default fallback shares the first forward
-        count = len(to) + len(_strings(fallback) or [])
+        count = len(to) + kept + len(_strings(fallback) or [])
         if count > MAX_UPSTREAMS:
-            yield at(to_path, f"the forward would list {count} upstreams ({len(to)} here + {count - len(to)} fallback); "
+            yield at(to_path, f"the forward would list {count} upstreams ({len(to) + kept} here + {count - len(to) - kept} fallback); "
                      f"CoreDNS allows at most {MAX_UPSTREAMS} in one forward (\"more than {MAX_UPSTREAMS} TOs configured\")",
                      f"list at most {MAX_UPSTREAMS} together with the fallback, which shares this forward")
     overrides = _get(data, "overrides")
-    for i in range(len(overrides) if isinstance(overrides, list) else 0):
-        lines = _strings(_get(overrides, i, "lines"))
-        if lines is None or any(key_path(["overrides", i, "lines", j]) in reported for j in range(len(lines))):
+    blocks: list[list[Any]] = [["overrides", i] for i in range(len(overrides) if isinstance(overrides, list) else 0)]
+    blocks += [["zones", i] for i in range(len(zones) if isinstance(zones, list) else 0)]
+    for where in blocks:
+        lines = _strings(_get(data, *where, "lines"))
+        if lines is None or any(key_path([*where, "lines", j]) in reported for j in range(len(lines))):
             continue
-        for j, problem, hint in override_verdict(tuple(lines)):
-            yield at(["overrides", i, "lines"] + ([] if j is None else [j]), problem, hint)
+        for judged in _line_forms(lines, inline):
+            found = override_verdict(judged)
+            for j, problem, hint in found:
+                yield at([*where, "lines"] + ([] if j is None else [j]), problem, hint)
+            if found:
+                break
+
+
+def _line_forms(lines: list[str], inline: dict[str, str]) -> list[tuple[str, ...]]:
+    """The lines as judged: as written, or with each Flux variable as a placeholder word, as its
+    default, and as postBuild.substitute fills it."""
+    if not any("${" in line for line in lines):
+        return [tuple(lines)]
+    out: list[tuple[str, ...]] = []
+    for defaults, values in ((False, None), (True, None), (True, inline)):
+        judged = tuple(fluxvars.substituted(line, "line", defaults=defaults, inline=values) for line in lines)
+        if judged not in out:
+            out.append(judged)
+    return out

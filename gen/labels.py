@@ -45,9 +45,19 @@ def value_problem(value: str) -> str | None:
 
 
 def check(data: Any, shown: str) -> Iterator[Problem]:
-    """`alert.labels`, which become the PrometheusRule's metadata.labels."""
+    """`alert.labels` (the PrometheusRule's metadata.labels) and `flux.commonMetadata.labels`
+    (which Flux puts on every object it applies from the overlay): Kubernetes label syntax."""
     alert = data.get("alert")
-    labels = alert.get("labels") if isinstance(alert, dict) else None
+    flux = data.get("flux")
+    meta = flux.get("commonMetadata") if isinstance(flux, dict) else None
+    yield from _labels(alert.get("labels") if isinstance(alert, dict) else None, "alert.labels", shown)
+    yield from _labels(meta.get("labels") if isinstance(meta, dict) else None, "flux.commonMetadata.labels", shown)
+    # annotation keys follow the label key rule (a qualified name); their values are free text
+    yield from _labels(meta.get("annotations") if isinstance(meta, dict) else None, "flux.commonMetadata.annotations", shown,
+                       values=False)
+
+
+def _labels(labels: Any, where: str, shown: str, values: bool = True) -> Iterator[Problem]:
     if not isinstance(labels, dict):
         return
     lc = getattr(labels, "lc", None)
@@ -58,8 +68,8 @@ def check(data: Any, shown: str) -> Iterator[Problem]:
         value_line, value_col = (lc.value(key)[0] + 1, lc.value(key)[1] + 1) if lc is not None else (None, None)
         why = key_problem(key)
         if why:
-            yield Problem(f"label key {quote(key)} {why}", file=shown, line=key_line, col=key_col, key="alert.labels",
+            yield Problem(f"{'label' if values else 'annotation'} key {quote(key)} {why}", file=shown, line=key_line, col=key_col, key=where,
                           hint=KEY_HINT)
-        elif isinstance(value, str) and (why := value_problem(value)):
+        elif values and isinstance(value, str) and (why := value_problem(value)):
             yield Problem(f"label value {quote(value)} {why}", file=shown, line=value_line, col=value_col,
-                          key=f"alert.labels.{key}", hint=VALUE_HINT)
+                          key=f"{where}.{key}", hint=VALUE_HINT)

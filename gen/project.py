@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import parallel, render_check, templating
+from gen import artifact, parallel, render_check, templating
 from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
 from gen.boundary import Boundary
 from gen.render import render_cluster
@@ -30,6 +30,7 @@ class Claim(NamedTuple):
     source: str
     overlay_dir: str
     flux_output: str
+    asked: artifact.Asked  # what the Flux artifact must hold
 
 
 def _collisions(claims: list[Claim]) -> list[Problem]:
@@ -39,7 +40,7 @@ def _collisions(claims: list[Claim]) -> list[Problem]:
     for c in claims:
         if c.overlay_dir in overlay:
             problems.append(Problem(f"renders {c.overlay_dir}/, which {overlay[c.overlay_dir].source} renders too",
-                                    file=c.source, key="cluster", hint="give each cluster its own name"))
+                                    file=c.source, key="cluster", hint="give each cluster its own name (or its own `overlay:`)"))
         overlay.setdefault(c.overlay_dir, c)
         out = c.flux_output
         if out in output:
@@ -75,7 +76,13 @@ def _load_and_render(paths: list[Path], repo: Path, boundary: Boundary) -> Share
                 if other is not None and other.owner is not f.owner:  # (same owner kind: _collisions says it)
                     problems.append(_claimed_twice(f.path, values.source, owner_of(other.text)))
                 files[f.path] = f
-            claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output))
+            src = values.flux.source
+            asked = artifact.Asked(values.source, values.overlay_dir,
+                                   tuple(f.path for f in files.values() if f.path.startswith(values.overlay_dir + "/")
+                                         and owner_of(f.text) in (values.source, None)),
+                                   values.flux.output, src.kind if src else "GitRepository", src.name if src else "flux-system",
+                                   values.flux.namespace, bool(src and src.url), src is not None)
+            claims.append(Claim(path, values.source, values.overlay_dir, values.flux.output, asked))
         except RenderedValuesError as err:
             problems.extend(render_check.place(err, read_document(path, values.source)))
         except ToolError:
@@ -117,6 +124,44 @@ def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None
             if other is not None and other.owner is not file.owner:
                 problems.append(_claimed_twice(rel, owner_of(file.text), owner_of(other.text)))
             files[rel] = file
+    problems += _nested(claims)
+    if not problems:
+        found, said = artifact.judge([c.asked for c in claims], str(repo))
+        problems += [_left_out(claims, *item) for item in found]
+        if notices is not None:
+            notices += said
     if problems:
         raise ValuesError(problems)
     return {rel: files[rel] for rel in sorted(files, key=path_order)}
+
+
+def _nested(claims: list[Claim]) -> list[Problem]:
+    """An overlay folder inside another's: the outer kustomization would not list the inner
+    files, and each render would clean the other's folder."""
+    owners = {c.overlay_dir: c for c in reversed(claims)}  # (the first claim of a folder)
+    problems = []
+    for b in claims:
+        parts = b.overlay_dir.split("/")
+        outer = next((f for f in ("/".join(parts[:k]) for k in range(1, len(parts))) if f in owners), None)
+        if outer is not None:
+            line, col = position(b.path, b.source, ["overlay"])
+            problems.append(Problem(f"renders its overlay in {b.overlay_dir}/, inside {outer}/, which {owners[outer].source} renders",
+                                    file=b.source, line=line, col=col, key="overlay", hint="give each cluster a folder of its own"))
+    return problems
+
+
+def _left_out(claims: list[Claim], asked: artifact.Asked, path: str, what: str, rule: artifact.Rule | None, source: str) -> Problem:
+    """The problem at the values file for a rendered path Flux's artifact would not hold."""
+    claim = next(c for c in claims if c.asked is asked)
+    key = ["overlay"] if what == "overlay" else ["flux", "output"]
+    line, col = position(claim.path, claim.source, key)
+    if line is None:
+        line, col = position(claim.path, claim.source, ["cluster"])
+    where = asked.folder + "/" if what == "overlay" else asked.output
+    why = f"the rule {rule} leaves it out" if rule is not None else "its ignore rules leave it out"
+    top = where.split("/")[0]
+    fix = (f"choose a folder the artifact holds (`overlay:` for the overlay, `flux.output` for the Flux file), or re-include "
+           f"its top folder after that rule, e.g. `!/{top}/`") if rule is None or rule.line else \
+        "choose a path source-controller does not exclude by default"
+    return Problem(f"{where} would not be in the artifact of {source}, so Flux would never apply it: {why}",
+                   file=claim.source, line=line, col=col, key=".".join(key), hint=fix)

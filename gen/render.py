@@ -9,12 +9,12 @@ carries the objects it holds.
 from __future__ import annotations
 
 from gen import render_check, yamlio
-from gen.errors import Problem, ValuesError
+from gen.errors import Problem, RenderedValuesError, ValuesError
 from gen.flux import render_flux
 from gen.objects import validate_object
 from gen.platforms import get
 from gen.rendered import Obj, Owner, RenderedFile, header
-from gen.spec import Values
+from gen.spec import Values, default_overlay
 
 
 def render_overlay(values: Values) -> list[RenderedFile]:
@@ -26,6 +26,7 @@ def render_overlay(values: Values) -> list[RenderedFile]:
     """
     platform = get(values.platform)
     folder = values.overlay_dir
+    owner = Owner.OVERLAY if folder == default_overlay(values.platform, values.cluster) else Owner.CHOSEN
     manifests = platform.manifests(values)
     problems: list[Problem] = []
     files: list[RenderedFile] = []
@@ -34,15 +35,15 @@ def render_overlay(values: Values) -> list[RenderedFile]:
     for name, obj in manifests:
         path = f"{folder}/{name}"
         problems += validate_object(obj, file=path, kubernetes=kubernetes)
-        files.append(RenderedFile(path, top + yamlio.dump(obj), Owner.OVERLAY, (obj,)))
+        files.append(RenderedFile(path, top + yamlio.dump(obj), owner, (obj,)))
     for name, text in platform.documents(values):
-        files.append(RenderedFile(f"{folder}/{name}", text, Owner.OVERLAY))
+        files.append(RenderedFile(f"{folder}/{name}", text, owner))
     kustomization: Obj = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "resources": [name for name, _ in manifests],
     }
-    files.append(RenderedFile(f"{folder}/kustomization.yaml", top + yamlio.dump(kustomization), Owner.OVERLAY, (kustomization,)))
+    files.append(RenderedFile(f"{folder}/kustomization.yaml", top + yamlio.dump(kustomization), owner, (kustomization,)))
     if problems:
         raise ValuesError(problems)
     return files
@@ -51,5 +52,21 @@ def render_overlay(values: Values) -> list[RenderedFile]:
 def render_cluster(values: Values) -> list[RenderedFile]:
     """The overlay plus the Flux objects that deliver it."""
     files = [*render_overlay(values), render_flux(values)]
+    _target_namespace(values, files)
     render_check.check(values, files)
     return files
+
+
+def _target_namespace(values: Values, files: list[RenderedFile]) -> None:
+    """flux.targetNamespace moves every namespaced object of the overlay into that namespace:
+    a coredns ConfigMap anywhere but where CoreDNS reads it is no configuration at all."""
+    target = values.flux.target_namespace
+    if not target:
+        return
+    moved = sorted({f"{o['kind']} {o['metadata']['namespace']}/{o['metadata']['name']}" for f in files if f.path != values.flux.output
+                    for o in f.objects if (o.get("metadata") or {}).get("namespace") not in (None, target)})
+    if moved:
+        raise RenderedValuesError([(("flux", "targetNamespace"), Problem(
+            f"Flux would move {', '.join(moved)} into namespace {target}, where CoreDNS does not read it",
+            file=values.source, hint="remove flux.targetNamespace (every object the overlay holds names its namespace), "
+                                     "or set it to that namespace"))])

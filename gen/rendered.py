@@ -21,6 +21,7 @@ class Owner(enum.Enum):
     """Who decides what may sit at a rendered file's path."""
 
     OVERLAY = "overlay"  # overlays/<platform>/<cluster>/: every file there named by us is ours, even hand-edited
+    CHOSEN = "chosen"  # an overlay folder the values chose (`overlay:`): ours to clean, but a file we did not generate is refused
     SHARED = "shared"  # a path in the user's tree (the Flux output): a file we did not generate is refused
 
 

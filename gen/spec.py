@@ -15,10 +15,19 @@ from typing import NamedTuple
 PLACEHOLDER_RESOLVER = "192.0.2.53"
 
 
+RESOLV_CONF = "/etc/resolv.conf"  # the node's resolvers, as the stock Corefiles forward to them
+
+
 class Upstream(NamedTuple):
     resolvers: tuple[str, ...]
-    fallback: tuple[str, ...] = ("/etc/resolv.conf",)
+    fallback: tuple[str, ...] = (RESOLV_CONF,)
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
+    resolv_conf: bool = False  # /etc/resolv.conf is the primary, before `resolvers`
+
+    @property
+    def primary(self) -> tuple[str, ...]:
+        """What the first forward stanza tries first: resolv.conf (when kept), then the resolvers."""
+        return ((RESOLV_CONF,) if self.resolv_conf else ()) + self.resolvers
 
 
 class Zone(NamedTuple):
@@ -29,6 +38,7 @@ class Zone(NamedTuple):
     fallback: tuple[str, ...] = ()
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
     cache: int = 30
+    lines: tuple[str, ...] = ()  # extra plugin lines of the server block, as written
 
 
 class Override(NamedTuple):
@@ -77,9 +87,11 @@ class Eks(NamedTuple):
 
 
 class FluxSource(NamedTuple):
+    """`url` None: an existing source, referenced by kind and name, never rendered."""
+
     kind: str
     name: str
-    url: str
+    url: str | None
     interval: str = "5m"
     secret_ref: str | None = None
     ref: tuple[tuple[str, str], ...] = ()
@@ -96,6 +108,17 @@ class Flux(NamedTuple):
     wait: bool = True
     depends_on: tuple[tuple[str, str | None], ...] = ()
     source: FluxSource | None = None
+    prune: bool = True
+    target_namespace: str | None = None
+    common_labels: tuple[tuple[str, str], ...] = ()
+    common_annotations: tuple[tuple[str, str], ...] = ()
+    substitute: tuple[tuple[str, str], ...] | None = None  # postBuild.substitute; None: no postBuild at all
+    substitute_from: tuple[tuple[str, str, bool | None], ...] = ()  # (kind, name, optional)
+
+    @property
+    def post_build(self) -> bool:
+        """Whether Flux substitutes `${VAR}` in the overlay (only when spec.postBuild is set)."""
+        return self.substitute is not None
 
 
 class Values(NamedTuple):
@@ -118,6 +141,12 @@ class Values(NamedTuple):
     # Warnings for stderr: what was assumed for a release newer than the tables (gen/platforms/newer.py).
     notices: tuple[str, ...] = ()
 
+    overlay: str = ""  # the overlay folder, repo-relative POSIX; "" in hand-built values: the default
+
     @property
     def overlay_dir(self) -> str:
-        return f"overlays/{self.platform}/{self.cluster}"
+        return self.overlay or default_overlay(self.platform, self.cluster)
+
+
+def default_overlay(platform: str, cluster: str) -> str:
+    return f"overlays/{platform}/{cluster}"

@@ -38,9 +38,9 @@ def _mismatch(origin: Path, want: str, got: str) -> Difference:
 
 
 @functools.lru_cache(maxsize=1024)  # a fleet repeats the same few overrides
-def _override(lines: tuple[str, ...], i: int) -> tuple[Want, ...] | Difference:
-    """The directives an override's lines ask for (a Difference: they are no whole directives)."""
-    origin: Path = ("overrides", i, "lines")
+def _override(lines: tuple[str, ...], i: int, where: str = "overrides") -> tuple[Want, ...] | Difference:
+    """The directives an override's (or a zone's) lines ask for (a Difference: they are no whole directives)."""
+    origin: Path = (where, i, "lines")
     try:
         directives = parse_directives("\n".join(lines) + "\n", filename="override")  # gen.injection vetted them
     except CorefileError as err:  # lines that are no directives ask for nothing CoreDNS could do
@@ -248,6 +248,11 @@ class Owned(NamedTuple):
 
 def differences(values: Values, files: list[RenderedFile], owned: Owned | None, port: int = 53) -> Iterator[tuple[Difference, str]]:
     """(difference, what was rendered) for each rendered Corefile text that is not what was asked."""
+    for i, zone in enumerate(values.zones):  # lines that are no whole directives ask for nothing to compare with
+        asked = _override(zone.lines, i, "zones") if zone.lines else ()
+        if isinstance(asked, Difference):
+            yield asked, f"server block of zone {zone.zone}"
+            return
     if owned is not None:
         found = _judge(owned.text, main_corefile(values, owned.stock), (), blocks=True, name="Corefile")
         if found:

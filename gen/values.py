@@ -14,14 +14,15 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from gen import addresses, injection, labels, yamlio
+from gen import addresses, fluxvars, injection, labels, yamlio
 from gen.boundary import Boundary, inside
 from gen.checks import check_values, refused_platform
 from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import assumed, default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
-from gen.spec import Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, Rke2, Upstream, Values, Zone
+from gen.spec import (Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, RESOLV_CONF, Rke2,
+                      Upstream, Values, Zone, default_overlay)
 
 SCHEMA: dict[str, Any] = json.loads(
     resources.files("gen").joinpath("schema/values.schema.json").read_text(encoding="utf-8")
@@ -83,7 +84,8 @@ def _check(data: Any, shown: str, *, all_printable: bool = False, schema_valid: 
     if refused is not None:
         return None, [refused]
     problems = [] if schema_valid else _CHECKER.problems(data, shown)
-    problems += addresses.check_addresses(data, shown)
+    problems += fluxvars.check(data, shown, {p.key for p in problems if p.key})
+    problems += addresses.check_addresses(data, shown, {p.key for p in problems if p.key})
     problems += injection.check(data, shown, {p.key for p in problems if p.key})
     problems += labels.check(data, shown)
     if not all_printable:
@@ -184,15 +186,20 @@ def _freeze(d: Any, shown: str) -> Values:
     up = d.get("upstream")
     upstream = None
     if up is not None:
+        resolv_conf = bool(up.get("resolvConf", False))
         upstream = Upstream(
-            resolvers=_tuple(up["resolvers"]),
-            fallback=_tuple(up.get("fallback", ["/etc/resolv.conf"])),
+            resolvers=_tuple(up.get("resolvers", [])),
+            # kept as the primary, resolv.conf is no fallback: only the fallback the user lists
+            fallback=_tuple(up.get("fallback", [] if resolv_conf else [RESOLV_CONF])),
             fallback_on=_tuple(up.get("fallbackOn", ["SERVFAIL", "REFUSED"])),
+            resolv_conf=resolv_conf,
         )
     zones = tuple(
-        Zone(zone=str(z["zone"]).rstrip(".").lower(), upstreams=_tuple(z["upstreams"]), policy=str(z.get("policy", "sequential")),
+        Zone(zone=fluxvars.lower_outside(str(z["zone"]).rstrip(".")), upstreams=_tuple(z["upstreams"]),
+             policy=str(z.get("policy", "sequential")),
              kind=str(z.get("kind", "stub")), fallback=_tuple(z.get("fallback", [])),
-             fallback_on=_tuple(z.get("fallbackOn", ["SERVFAIL", "REFUSED"])), cache=int(z.get("cache", 30)))
+             fallback_on=_tuple(z.get("fallbackOn", ["SERVFAIL", "REFUSED"])), cache=int(z.get("cache", 30)),
+             lines=_tuple(z.get("lines", [])))
         for z in d.get("zones", [])
     )
     overrides = tuple(Override(name=str(o["name"]), lines=_tuple(o["lines"])) for o in d.get("overrides", []))
@@ -207,17 +214,28 @@ def _freeze(d: Any, shown: str) -> Values:
     src = f.get("source")
     source = None
     if src is not None:
-        source = FluxSource(kind=str(src["kind"]), name=str(src.get("name", f"coredns-{cluster}")), url=str(src["url"]),
+        url = src.get("url")
+        source = FluxSource(kind=str(src["kind"]), name=str(src.get("name", f"coredns-{cluster}")),
+                            url=None if url is None else str(url),
                             interval=str(src.get("interval", "5m")), secret_ref=src.get("secretRef"),
                             ref=tuple((str(k), str(v)) for k, v in src.get("ref", {}).items()))
+    overlay = normal_posix(str(d.get("overlay", default_overlay(platform, cluster))))
+    meta = f.get("commonMetadata", {})
+    post = f.get("postBuild")
     flux = Flux(
         output=normal_posix(str(f.get("output", f"clusters/{cluster}/coredns.yaml"))),  # a/./b.yaml is a/b.yaml
         name=str(f.get("name", "coredns")), namespace=str(f.get("namespace", "flux-system")),
-        path=str(f.get("path", f"./overlays/{platform}/{cluster}")),
+        path=str(f.get("path", f"./{overlay}")),
         interval=str(f.get("interval", "10m")), timeout=str(f.get("timeout", "5m")),
         retry_interval=str(f.get("retryInterval", "2m")), wait=bool(f.get("wait", True)),
         depends_on=tuple((str(x["name"]), x.get("namespace")) for x in f.get("dependsOn", [])),
         source=source,
+        prune=bool(f.get("prune", True)), target_namespace=f.get("targetNamespace"),
+        common_labels=tuple(sorted((str(k), str(v)) for k, v in meta.get("labels", {}).items())),
+        common_annotations=tuple(sorted((str(k), str(v)) for k, v in meta.get("annotations", {}).items())),
+        substitute=None if post is None else tuple(sorted((str(k), str(v)) for k, v in post.get("substitute", {}).items())),
+        substitute_from=() if post is None else tuple((str(x["kind"]), str(x["name"]), x.get("optional"))
+                                                      for x in post.get("substituteFrom", [])),
     )
     r = d.get("rke2", {})
     nodelocal = r.get("nodelocal")
@@ -240,5 +258,5 @@ def _freeze(d: Any, shown: str) -> Values:
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
-        rke2=rke2, eks=eks, notices=notices,
+        rke2=rke2, eks=eks, notices=notices, overlay=overlay,
     )

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple, Sequence
 
-from gen.corefile import Directive, is_root_forward, parse_corefile
+from gen.corefile import CorefileError, Directive, is_root_forward, parse_corefile, parse_directives
 from gen.corefile.facts import UPSTREAM_KEY
-from gen.spec import Values, Zone
+from gen.spec import Upstream, Values, Zone
 
 Path = tuple[Any, ...]  # a values key path, e.g. ("upstream", "resolvers", 1)
 STOCK_DOMAIN = "cluster.local"  # the domain the vendored stock Corefiles are written with
@@ -35,11 +35,13 @@ class WantBlock(NamedTuple):
     origin: Path
 
 
-def _forward_pair(to: Sequence[str], to_path: Path, fallback: Sequence[str], fallback_path: Path,
+def _forward_pair(to: Sequence[str], to_path: Path | tuple[Path, ...], fallback: Sequence[str], fallback_path: Path,
                   fallback_on: Sequence[str], on_path: Path, policy: str, options: tuple[Want, ...], origin: Path) -> list[Want]:
     """The forward pair of seed 000 (one plain stanza without a fallback), as directives."""
     args = (".", *to, *fallback)
-    arg_origins = (origin, *((*to_path, i) for i in range(len(to))), *((*fallback_path, i) for i in range(len(fallback))))
+    # (to_path: where the list is, or, when its items come from different keys, each item's key)
+    to_origins = to_path if to_path and isinstance(to_path[0], tuple) else tuple((*to_path, i) for i in range(len(to)))
+    arg_origins = (origin, *to_origins, *((*fallback_path, i) for i in range(len(fallback))))
     inner = [Want("policy", (policy,), None, origin), *options]
     if not fallback:
         return [Want("forward", args[:len(to) + 1], tuple(inner), origin, arg_origins)]
@@ -48,11 +50,25 @@ def _forward_pair(to: Sequence[str], to_path: Path, fallback: Sequence[str], fal
             Want("forward", (".", *fallback), None, fallback_path, (origin, *((*fallback_path, i) for i in range(len(fallback)))))]
 
 
+@functools.lru_cache(maxsize=1024)  # a fleet repeats the same few lines
+def _lines(lines: tuple[str, ...], origin: Path) -> tuple[Want, ...]:
+    """The directives a zone's extra lines ask for (gen.injection refused lines that are no
+    whole directives; should any reach here, they ask for nothing, and the proof says so)."""
+    if not lines:
+        return ()
+    try:
+        directives = parse_directives("\n".join(lines) + "\n", filename="zone lines")
+    except CorefileError:
+        return (Want("(lines that are no whole directives)", (), None, origin),)
+    return tuple(from_directive(d, (*origin, d.line - 1)) for d in directives)
+
+
 def _zone_block(zone: Zone, i: int, port: int = 53) -> WantBlock:
     here: Path = ("zones", i)
     body = [Want("errors", (), None, here)]
     if zone.cache:
         body.append(Want("cache", (str(zone.cache),), None, (*here, "cache")))
+    body += _lines(zone.lines, (*here, "lines"))
     body += _forward_pair(zone.upstreams, (*here, "upstreams"), zone.fallback, (*here, "fallback"), zone.fallback_on,
                           (*here, "fallbackOn"), zone.policy, (), here)
     return WantBlock((f"{zone.zone}:{port}",), tuple(body), (*here, "zone"))
@@ -84,6 +100,10 @@ def _stock(text: str, domain: str) -> tuple[Slot, ...]:
     return tuple(out)
 
 
+def _primary_origins(up: Upstream) -> tuple[Path, ...]:
+    return ((("upstream", "resolvConf"),) if up.resolv_conf else ()) + tuple(("upstream", "resolvers", i) for i in range(len(up.resolvers)))
+
+
 def main_corefile(values: Values, stock: str) -> list[WantBlock]:
     """The Corefile of a `coredns` ConfigMap we own: stock, forward pair, zones."""
     up = values.upstream
@@ -96,7 +116,7 @@ def main_corefile(values: Values, stock: str) -> list[WantBlock]:
             elif up is None:  # no upstream asked: the platform's own forward stays
                 body.append(slot[0])
             else:
-                body += _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"),
+                body += _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"),
                                       up.fallback_on, ("upstream", "fallbackOn"), "sequential", slot[1:], ("upstream",))
         out.append(WantBlock(keys, tuple(body), ()))
     return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
@@ -119,7 +139,7 @@ def custom_keys(values: Values, port: int = 53) -> dict[str, Expected]:
         out[f"{o.name}.override"] = Expected(("overrides", i, "lines"), [], "\n".join(o.lines) + "\n")
     up = values.upstream
     if up is not None:
-        first = _forward_pair(up.resolvers, ("upstream", "resolvers"), up.fallback, ("upstream", "fallback"), up.fallback_on,
+        first = _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"), up.fallback_on,
                               ("upstream", "fallbackOn"), "sequential", (), ("upstream",))[0]
         out[UPSTREAM_KEY] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
     return out

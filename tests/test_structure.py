@@ -86,6 +86,18 @@ CASES = {
          f"would not mean what the values say: CoreDNS would refuse it: unexpected '}}' with no matching '{{' (line 21 of the "
          f"rendered text) — fix: {HINT}"],
     ),
+    "talos-zone-lines-braces-behind-comments": (
+        TALOS + "zones:\n  - zone: corp.example\n    upstreams: [10.0.0.1]\n"
+        "    lines: ['# {', '}', 'evil.test:53 {', 'forward . 6.6.6.6', '# }']\n",
+        ["v.yaml:9:20: zones[0].lines[1]: the rendered server block of zone corp.example would not mean what the values say: "
+         f"the lines are no whole directives: unexpected '}}' with no matching '{{' — fix: {HINT}"],
+    ),
+    "a-flux-variable-beside-a-second-upstream": (  # the proof reads each variable as one placeholder word
+        TALOS + "flux:\n  postBuild: {substitute: {GW: 10.0.0.2}}\nzones:\n  - zone: corp.example\n"
+        "    upstreams: ['${GW} 6.6.6.6']\n",
+        [f"v.yaml:10:17: zones[0].upstreams[0]: the rendered {TALOS_CM} would not mean what the values say: CoreDNS would read "
+         f"`forward . flux-variable 6.6.6.6 {{` where the values ask for `forward . \"flux-variable 6.6.6.6\" {{` — fix: {HINT}"],
+    ),
 }
 
 

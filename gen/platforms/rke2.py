@@ -203,7 +203,7 @@ def _forward_plugins(values: Values) -> list[dict[str, Any]]:
     """The seed-000 stanzas, from the template every platform uses, as chart plugin entries."""
     u = values.upstream
     assert u is not None
-    text = render_macro("common/forward.j2", "forward_stanzas", to=list(u.resolvers), fallback=list(u.fallback),
+    text = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),
                         fallback_on=list(u.fallback_on), policy="sequential", options=[], indent="", step="    ")
     return [_plugin(d) for d in parse_directives(text, filename="forward stanzas")]
 

@@ -52,7 +52,7 @@ def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
     step = step if match.step is None else match.step
     if values.upstream is not None:
         u = values.upstream
-        stanzas = render_macro("common/forward.j2", "forward_stanzas", to=list(u.resolvers), fallback=list(u.fallback),
+        stanzas = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),
                                fallback_on=list(u.fallback_on), policy="sequential", options=list(match.options),
                                indent=indent, step=step)
         text = text[: match.start] + stanzas + text[match.end:]

@@ -20,6 +20,7 @@ from gen.launcher import binary_version
 from gen.verify.sandbox import VerifyConfig
 from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.corefile.facts import UPSTREAM_KEY
+from gen import fluxvars
 
 
 def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", platform: str = "",
@@ -38,11 +39,13 @@ def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", plat
 
 
 def config_for(values: Values) -> VerifyConfig:
-    """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys."""
+    """What the cluster's CoreDNS loads: the platform's main Corefile plus our coredns-custom keys,
+    each Flux variable filled as Flux would (gen.fluxvars.filled; one only the cluster knows is a UsageError)."""
+    values = fluxvars.filled(values)
     custom = configmap_data(render_overlay(values), "coredns-custom")
     primaries: dict[str, str] = {}
-    if values.upstream is not None and values.upstream.resolvers:
-        primaries["."] = values.upstream.resolvers[0]
+    if values.upstream is not None and values.upstream.primary:
+        primaries["."] = values.upstream.primary[0]
     for zone in values.zones:
         if zone.upstreams:
             primaries[zone.zone.lower().rstrip(".") + "."] = zone.upstreams[0]

@@ -30,12 +30,24 @@ type request struct {
 	Files       []string          `json:"files"`        // the revision's regular files, slash-separated
 	IgnoreFiles map[string]string `json:"ignore_files"` // path of each .sourceignore -> its text
 	SpecIgnore  *string           `json:"spec_ignore"`  // GitRepository spec.ignore, when set
+	Explain     bool              `json:"explain"`      // also say which rule leaves each file out
+}
+
+// rule is where one ignore pattern is written: a .sourceignore (slash path) or "spec.ignore", and
+// its line (0 for the patterns source-controller adds itself: "defaults" or "vcs").
+type rule struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Pattern string `json:"pattern"`
 }
 
 type result struct {
-	ID    string   `json:"id"`
-	Kept  []string `json:"kept"`
-	Error string   `json:"error,omitempty"`
+	ID   string   `json:"id"`
+	Kept []string `json:"kept"`
+	// with explain: for each file left out, the pattern that decides it (the last one that
+	// matches, as gitignore's matcher decides); absent when the patterns could not be traced
+	Excluded map[string]rule `json:"excluded,omitempty"`
+	Error    string          `json:"error,omitempty"`
 }
 
 // Main serves `coredns-gen-helper artifact`.
@@ -99,13 +111,98 @@ func kept(req request) (res result) {
 		ps = append(ps, sourceignore.ReadPatterns(strings.NewReader(*req.SpecIgnore), ignoreDomain)...)
 	}
 	matcher := sourceIgnoreMatcher(ps, ignoreDomain)
+	var origins []gitignore.Pattern
+	var where []rule
+	if req.Explain {
+		origins, where = traced(dir, ignoreDomain, req.SpecIgnore, len(ps))
+		res.Excluded = map[string]rule{}
+	}
 	for _, file := range req.Files {
 		// storage.Archive's walk asks the filter of every regular file, by its path split at "/"
-		if !matcher.Match(strings.Split(filepath.Join(dir, filepath.FromSlash(file)), string(filepath.Separator)), false) {
+		path := strings.Split(filepath.Join(dir, filepath.FromSlash(file)), string(filepath.Separator))
+		if !matcher.Match(path, false) {
 			res.Kept = append(res.Kept, file)
+		} else if origins != nil {
+			// gitignore's matcher: the last pattern that matches decides
+			for i := len(origins) - 1; i >= 0; i-- {
+				if m := origins[i].Match(path, false); m != gitignore.NoMatch {
+					if m == gitignore.Exclude {
+						res.Excluded[file] = where[i]
+					}
+					break
+				}
+			}
 		}
 	}
 	return res
+}
+
+// traced is the pattern list the matcher above uses, each with where it is written: the same
+// calls (sourceignore.ReadPatterns, one line at a time, in LoadIgnorePatterns's order: a folder's
+// own file, then its sub-folders by name), then spec.ignore, then what sourceIgnoreMatcher adds.
+// It is used only when it has as many patterns as the real list (else nil: not traced).
+func traced(dir string, domain []string, specIgnore *string, count int) ([]gitignore.Pattern, []rule) {
+	var ps []gitignore.Pattern
+	var where []rule
+	read := func(text string, dom []string, file string) {
+		for n, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+			for _, p := range sourceignore.ReadPatterns(strings.NewReader(line), dom) {
+				ps = append(ps, p)
+				where = append(where, rule{File: file, Line: n + 1, Pattern: line})
+			}
+		}
+	}
+	var walk func(folder string, dom []string, rel string) error
+	walk = func(folder string, dom []string, rel string) error {
+		if text, err := os.ReadFile(filepath.Join(folder, sourceignore.IgnoreFile)); err == nil {
+			read(string(text), dom, strings.TrimPrefix(rel+"/"+sourceignore.IgnoreFile, "/"))
+		}
+		entries, err := os.ReadDir(folder)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".git" {
+				sub := append(append([]string{}, dom...), e.Name())
+				if err := walk(filepath.Join(folder, e.Name()), sub, strings.TrimPrefix(rel+"/"+e.Name(), "/")); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if walk(dir, domain, "") != nil {
+		return nil, nil
+	}
+	if specIgnore != nil {
+		read(*specIgnore, domain, "spec.ignore")
+	}
+	if len(ps) != count {
+		return nil, nil
+	}
+	// what sourceIgnoreMatcher puts before them: the VCS patterns, and the defaults when no
+	// pattern is given at all
+	prefix := []string{"vcs"}
+	if len(ps) == 0 {
+		prefix = append(prefix, "defaults")
+	}
+	var first []gitignore.Pattern
+	var firstWhere []rule
+	for _, kind := range prefix {
+		text := sourceignore.ExcludeVCS
+		made := sourceignore.VCSPatterns(domain)
+		if kind == "defaults" {
+			text = strings.Join([]string{sourceignore.ExcludeExt, sourceignore.ExcludeCI, sourceignore.ExcludeExtra}, ",")
+			made = sourceignore.DefaultPatterns(domain)
+		}
+		for i, p := range made {
+			first = append(first, p)
+			firstWhere = append(firstWhere, rule{File: kind, Pattern: strings.Split(text, ",")[i]})
+		}
+	}
+	ps = append(first, ps...)
+	where = append(firstWhere, where...)
+	return ps, where
 }
 
 // sourceIgnoreMatcher is fluxcd/pkg/artifact storage.SourceIgnoreFilter's matcher (v0.18.0,
