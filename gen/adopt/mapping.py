@@ -1,0 +1,263 @@
+"""Say what the input holds as values: upstream, zones, overrides, clusterDomain, chart and
+add-on values; name every part that no values key can say.
+
+Only the shapes coredns-gen itself renders are read back as values: a zone is a server block
+`<zone>:<port> { errors; cache N; forward . UPSTREAMS [{ policy P; next RCODES }]; [forward . FALLBACK] }`,
+the upstream is the default block's root forward (or forward pair). Everything else in a zone
+is an extra line (zones[].lines); everything else in the default block is compared with the
+platform's stock Corefile by the proof (gen/adopt/prove.py), which names what differs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from gen.adopt.model import Difference
+from gen.adopt.needs import Need, available, missing
+from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
+from gen.corefile.facts import UPSTREAM_KEY
+from gen.platforms.base import Platform
+from gen.versions import Version
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9_]{0,40}[a-z0-9])?")  # an override name (values schema)
+_VAR = "${"
+
+
+def shown(lines: tuple[str, ...] | list[str]) -> str:
+    """Corefile lines on one line of a message."""
+    return " ".join(lines)
+
+
+def lines_of(directives: list[Directive]) -> tuple[str, ...]:
+    """The lines directives are written as (gen.corefile's rendering, indentation stripped)."""
+    return tuple(line.strip() for d in directives for line in d.render(0).splitlines())
+
+
+class Mapped(NamedTuple):
+    data: dict[str, Any]  # values keys: upstream, zones, overrides, clusterDomain
+    differences: list[Difference]
+
+
+class Stanza(NamedTuple):
+    """A forward (pair) as values say it."""
+
+    upstreams: list[str]
+    fallback: list[str]
+    fallback_on: list[str] | None
+    policy: str | None
+    options: list[Directive]  # options of the first forward no values key says
+    rest: list[Directive]  # forwards after the pair
+
+
+def stanza(forwards: list[Directive]) -> Stanza:
+    """The forward pair of seed 000 read back: `forward . R… F… { policy P; next RCODES }` then
+    `forward . F…` is upstreams R, fallback F; a single forward has no fallback."""
+    first = forwards[0]
+    policy: str | None = None
+    fallback_on: list[str] | None = None
+    options: list[Directive] = []
+    for option in first.block or []:
+        if option.name == "policy" and len(option.args) == 1 and option.block is None:
+            policy = option.args[0]
+        elif option.name == "next" and option.block is None and fallback_on is None:
+            fallback_on = [a.upper() for a in option.args]
+        else:
+            options.append(option)
+    upstreams, fallback, rest = list(first.args[1:]), [], forwards[1:]
+    if fallback_on is not None and rest and rest[0].block is None and forward_zone(rest[0]) == forward_zone(first):
+        fallback = list(rest[0].args[1:])
+        if fallback and upstreams[-len(fallback):] == fallback and len(upstreams) > len(fallback):
+            upstreams = upstreams[:-len(fallback)]
+        rest = rest[1:]
+    return Stanza(upstreams, fallback, fallback_on, policy, options, rest)
+
+
+def _needs_var(texts: list[str]) -> bool:
+    return any(_VAR in t for t in texts)
+
+
+def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] | None, list[Difference]]:
+    """The zone a server block says, with the differences its render would have (None: no zone
+    can say it; the differences say why)."""
+    head = " ".join(block.keys)
+    where = f"{where} server block {head}"
+    everything = lines_of(block.directives)
+    if len(block.keys) != 1:
+        return None, [Difference(where, head, "a zone has one address; a block serving several is not a values zone",
+                                 lines=everything)]
+    key = block.addresses[0]
+    zone = normalize_zone(key.zone) if _VAR not in key.zone else key.zone.rstrip(".") + "."  # (a variable's name keeps its case)
+    if key.scheme != "dns" or str(key.port or 53) != str(port) or zone is None or zone == ".":
+        return None, [Difference(where, head, f"a zone is served as `<zone>:{port}` over plain DNS; this block is not one",
+                                 lines=everything)]
+    forwards = [d for d in block.directives if d.name == "forward"]
+    if not forwards or forward_zone(forwards[0]) != ".":
+        return None, [Difference(where, head, "a zone forwards `.` to its upstreams; this block does not",
+                                 lines=everything)]
+    found = stanza(forwards)
+    name = zone.rstrip(".")
+    diffs: list[Difference] = []
+    for texts, what in (([name], "zone name"), (found.upstreams + found.fallback, "upstreams")):
+        if _needs_var(texts) and not available("${VAR}"):
+            return None, [Difference(where, f"{what} {' '.join(texts)}", missing("${VAR}"), "${VAR}", everything)]
+    out: dict[str, Any] = {"zone": name, "upstreams": found.upstreams}
+    if found.fallback:
+        out["fallback"] = found.fallback
+    if found.fallback_on is not None and found.fallback:
+        out["fallbackOn"] = found.fallback_on
+    # CoreDNS's forward picks at random unless told (plugin/forward/setup.go); one upstream has nothing to pick
+    policy = found.policy or ("sequential" if len(found.upstreams) == 1 else "random")
+    if policy != "sequential":  # (the values default)
+        out["policy"] = policy
+    cache = [d for d in block.directives if d.name == "cache"]
+    extra: list[Directive] = [*found.rest]
+    if len(cache) == 1 and cache[0].block is None and len(cache[0].args) == 1 and cache[0].args[0].isdigit():
+        if int(cache[0].args[0]) != 30:  # (the values default)
+            out["cache"] = int(cache[0].args[0])
+    else:
+        out["cache"] = 0
+        extra += cache
+    extra += [d for d in block.directives if d.name not in ("forward", "cache", "errors")]
+    extra += [d for d in block.directives if d.name == "errors" and (d.args or d.block is not None)]
+    if found.options:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(found.options)),
+                                "a zone's forward takes only `policy` and `next` from values", lines=lines_of(found.options)))
+    if extra:
+        lines = list(lines_of(extra))
+        need: Need = "zones[].lines"
+        if available(need) and (not _needs_var(lines) or available("${VAR}")):
+            out["lines"] = lines
+        else:
+            diffs.append(Difference(where, shown(lines), missing(need), need, tuple(lines)))
+    return out, diffs
+
+
+def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], required: bool) -> tuple[dict[str, Any] | None, list[Difference]]:
+    """The upstream the default block's root forward says (None: the platform's own forward
+    to /etc/resolv.conf stays)."""
+    roots = [d for d in block.directives if is_root_forward(d)]
+    where = f"{where} default server block"
+    if not roots:
+        return None, [Difference(where, "no root `forward .`", "coredns-gen keeps the platform's root forward or writes its own",
+                                 lines=())]
+    if len(roots) == 1 and roots[0].args[1:] == ["/etc/resolv.conf"]:
+        if required and not available("upstream.resolvConf"):
+            return None, [Difference(where, shown(lines_of(roots)), missing("upstream.resolvConf"), "upstream.resolvConf",
+                                     lines_of(roots))]
+        return ({"resolvConf": True} if required else None), []
+    found = stanza(roots)
+    diffs: list[Difference] = []
+    if _needs_var(found.upstreams + found.fallback) and not available("${VAR}"):
+        return None, [Difference(where, shown(lines_of(roots)), missing("${VAR}"), "${VAR}", lines_of(roots))]
+    out: dict[str, Any] = {"resolvers": found.upstreams}
+    if found.fallback:
+        out["fallback"] = found.fallback
+        if found.fallback_on is not None:
+            out["fallbackOn"] = found.fallback_on
+    else:
+        diffs.append(Difference(where, shown(lines_of(roots[:1])),
+                                "coredns-gen always forwards to a fallback after the resolvers (upstream.fallback, "
+                                "default /etc/resolv.conf): the render adds one", lines=lines_of(roots[:1])))
+    if found.policy not in (None, "sequential") or (found.policy is None and len(found.upstreams) > 1):
+        diffs.append(Difference(where, f"policy {found.policy or 'random (the default)'}",
+                                "coredns-gen tries the resolvers in order (policy sequential)"))
+    unsaid = [o for o in found.options if o.render(0).strip() not in stock_options]
+    if unsaid:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
+                                "the root forward keeps the stock Corefile's options only", lines=lines_of(unsaid)))
+    if found.rest:
+        diffs.append(Difference(where, shown(lines_of(found.rest)), "a third root forward is not a values key",
+                                lines=lines_of(found.rest)))
+    return out, diffs
+
+
+def _default(blocks: list[ServerBlock], port: int) -> ServerBlock | None:
+    for block in blocks:
+        if any(normalize_zone(k.zone) == "." and str(k.port or 53) == str(port) for k in block.addresses):
+            return block
+    return None
+
+
+def main_corefile(text: str, platform: Platform, release: Version, where: str, *, upstream_required: bool) -> Mapped:
+    """Values from a whole Corefile the repository owns (Talos, kubeadm, RKE2's chart, EKS's add-on)."""
+    corefile = parse_corefile(text, filename=where)
+    blocks = corefile.server_blocks
+    port = platform.SERVER_PORT
+    default = _default(blocks, port)
+    data: dict[str, Any] = {}
+    diffs: list[Difference] = []
+    if default is None:
+        return Mapped(data, [Difference(where, "no default `.:53` server block", "coredns-gen renders the platform's default block")])
+    kubernetes = default.find("kubernetes")
+    if kubernetes and kubernetes[0].args and kubernetes[0].args[0].rstrip(".").lower() != "cluster.local":
+        data["clusterDomain"] = kubernetes[0].args[0].rstrip(".").lower()
+    stock = platform.stock_corefile(release, data.get("clusterDomain", "cluster.local")) or ""
+    stock_options: tuple[str, ...] = ()
+    stock_default = _default(parse_corefile(stock, filename="stock").server_blocks, port) if stock else None
+    if stock_default is not None:
+        own = [d for d in stock_default.directives if is_root_forward(d)]
+        stock_options = lines_of(own[0].block or []) if own else ()
+    upstream, found = upstream_of(default, where, stock_options, upstream_required)
+    diffs += found
+    if upstream is not None:
+        data["upstream"] = upstream
+    zones, found = _zones([b for b in blocks if b is not default], port, where)
+    diffs += found
+    if zones:
+        data["zones"] = zones
+    return Mapped(data, diffs)
+
+
+def _zones(blocks: list[ServerBlock], port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
+    zones: list[dict[str, Any]] = []
+    diffs: list[Difference] = []
+    for block in blocks:
+        zone, found = zone_of(block, port, where)
+        diffs += found
+        if zone is not None:
+            zones.append(zone)
+    return zones, diffs
+
+
+def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, overrides: bool) -> Mapped:
+    """Values from coredns-custom keys: `*.server` blocks become zones, `*.override` overrides
+    (where the platform imports them), coredns-gen's own upstream key the upstream."""
+    imported = {p.suffix for p in platform.import_points(release)}
+    zones: list[dict[str, Any]] = []
+    listed: list[dict[str, Any]] = []
+    data: dict[str, Any] = {}
+    diffs: list[Difference] = []
+    for key, text in sorted(keys.items()):
+        where = f"coredns-custom key {key}"
+        suffix = "." + key.rsplit(".", 1)[1] if "." in key else ""
+        if suffix not in imported:
+            if text.strip():
+                diffs.append(Difference(where, key, f"{platform.NAME} imports only {', '.join(sorted('*' + s for s in imported)) or 'no key'}: "
+                                                    "CoreDNS never reads it, and the render has no such key"))
+            continue
+        if suffix == ".server":
+            found_zones, found = _zones(parse_corefile(text, filename=key).server_blocks, platform.SERVER_PORT, where)
+            zones += found_zones
+            diffs += found
+        elif key == UPSTREAM_KEY:
+            roots = [d for d in parse_directives(text, filename=key) if is_root_forward(d)]
+            if roots:
+                found_stanza = stanza(roots)
+                data["upstream"] = {"resolvers": found_stanza.upstreams,
+                                    **({"fallbackOn": found_stanza.fallback_on} if found_stanza.fallback_on else {})}
+        elif not overrides:
+            diffs.append(Difference(where, key, f"values overrides do not apply to {platform.NAME}"))
+        else:
+            name = key[: -len(suffix)]
+            lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+            if not _NAME.fullmatch(name):
+                diffs.append(Difference(where, key, "an override's name is lower-case letters, digits, '-' and '_' "
+                                                    "(up to 42): the render would name the key otherwise"))
+                name = re.sub(r"[^a-z0-9_-]", "-", name.lower()).strip("-_")[:42] or "override"
+            listed.append({"name": name, "lines": lines})
+    if zones:
+        data["zones"] = zones
+    if listed:
+        data["overrides"] = listed
+    return Mapped(data, diffs)

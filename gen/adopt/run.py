@@ -1,0 +1,236 @@
+"""`coredns-gen import`: read, say as values, prove by rendering, report.
+
+The contract (docs/migrate.md): the values are written only when the proof shows the render
+loads what CoreDNS loads now, or with `--allow-loss` when every difference is named; what
+differs is listed key by key and as a line diff of the Corefile CoreDNS would load.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gen import yamlio
+from gen.adopt import mapping
+from gen.adopt.model import Difference, Held
+from gen.adopt.prove import canonical, prove, rendered_objects
+from gen.adopt.read import read_inputs
+from gen.corefile import CorefileError
+from gen.errors import Problem, RenderedValuesError, UsageError, ValuesError
+from gen.platforms import require, rke2 as rke2_platform
+from gen.platforms.base import COREDNS_CONFIGMAP, Platform
+from gen.render import render_cluster
+from gen.render_check import place
+from gen.values import values_from_data
+from gen.versions import parse_version
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+SHOWN = "<imported values>"
+_TOP = re.compile(r"^(zones|overrides)\[(\d+)\]")
+
+
+@dataclass
+class ImportResult:
+    values_text: str | None  # None: no values file renders on this version (the differences say why)
+    differences: list[Difference] = field(default_factory=list)
+    diff: str = ""  # line diff of the Corefile CoreDNS would load, input -> render
+    read: list[str] = field(default_factory=list)  # the objects imported, with file:line
+    notes: list[str] = field(default_factory=list)  # what was left alone, and why
+
+    @property
+    def same(self) -> bool:
+        return self.values_text is not None and not self.differences and not self.diff
+
+
+def _data(cluster: str, platform: Platform, release: str) -> dict[str, Any]:
+    return {"cluster": cluster, "platform": platform.NAME, "platformVersion": release}
+
+
+def _upstream_required(base: dict[str, Any]) -> bool:
+    try:
+        values_from_data(base, SHOWN)
+    except ValuesError as err:
+        return any(p.key == "upstream" for p in err.problems)
+    return False
+
+
+def _configmap_data(held: Held, name: str) -> dict[str, str] | None:
+    for obj in held.objects:
+        if obj.get("kind") == "ConfigMap" and (obj.get("metadata") or {}).get("name") == name:
+            return {str(k): str(v) for k, v in (obj.get("data") or {}).items()}
+    return None
+
+
+def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> mapping.Mapped:
+    version = parse_version(platform.stand_in(release) or release)
+    data: dict[str, Any] = dict(base)
+    diffs: list[Difference] = []
+    owned = _owned(held, platform)
+    main = _configmap_data(held, "coredns")
+    corefile_text = main.get("Corefile") if main is not None else None
+    where = "Corefile"
+    for obj in held.objects:
+        spec = obj.get("spec") or {}
+        if obj.get("kind") == "HelmChartConfig":
+            corefile_text, where = _rke2(obj, data, release), "Corefile of the rke2-coredns chart"
+        elif obj.get("kind") == "Addon":
+            corefile_text, where = _eks(spec, data), "corefile of the EKS add-on configurationValues"
+    if corefile_text is not None and owned:
+        found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
+        data.update(found.data)
+        diffs += found.differences
+    custom = _configmap_data(held, "coredns-custom")
+    if custom:
+        overrides = any(p.suffix == ".override" for p in platform.import_points(version)) and not owned
+        found = mapping.custom_keys(custom, platform, version, overrides=overrides)
+        for key, value in found.data.items():
+            if isinstance(value, list):
+                data[key] = [*data.get(key, []), *value]
+            elif key not in data:
+                data[key] = value
+        diffs += found.differences
+    return mapping.Mapped(data, diffs)
+
+
+def _owned(held: Held, platform: Platform) -> bool:
+    """The repository owns the whole Corefile: the coredns ConfigMap (Talos, kubeadm), the chart
+    values (RKE2) or the add-on's configurationValues (EKS)."""
+    return COREDNS_CONFIGMAP in platform.OWNS or any(o.get("kind") in ("HelmChartConfig", "Addon") for o in held.objects)
+
+
+def _stock_note(held: Held, platform: Platform, release: str) -> str:
+    """A note when the platform's Corefile in the input is not the stock one coredns-gen holds
+    (lint, verify and the guard judge with the stock one)."""
+    text = (_configmap_data(held, "coredns") or {}).get("Corefile", "")
+    stock = platform.stock_corefile(parse_version(platform.stand_in(release) or release), "cluster.local") or ""
+    try:
+        same = canonical(text, "input") == canonical(stock, "stock")
+    except CorefileError:
+        same = False
+    return "" if same else (f"ConfigMap kube-system/coredns is {platform.NAME}'s own and stays as it is; it is not the "
+                            f"{platform.NAME} {release} stock Corefile coredns-gen holds, which lint, verify and the guard judge with")
+
+
+def _rke2(obj: dict[str, Any], data: dict[str, Any], release: str) -> str:
+    from_content = yamlio.load_all_safe(str((obj.get("spec") or {}).get("valuesContent") or ""))
+    content = from_content[0] if from_content and isinstance(from_content[0], dict) else {}
+    rke2: dict[str, Any] = {}
+    if isinstance(content.get("nodelocal"), dict) and "enabled" in content["nodelocal"]:
+        rke2["nodelocal"] = {k: v for k, v in content["nodelocal"].items() if k in ("enabled", "ipvs")}
+    if isinstance(content.get("autoscaler"), dict):
+        rke2["autoscaler"] = {k: v for k, v in content["autoscaler"].items()
+                              if k in ("enabled", "min", "max", "coresPerReplica", "nodesPerReplica", "preventSinglePointFailure")}
+    if rke2:
+        data["rke2"] = rke2
+    return rke2_platform.corefile_of(str((obj.get("spec") or {}).get("valuesContent") or ""), release)
+
+
+def _eks(spec: dict[str, Any], data: dict[str, Any]) -> str | None:
+    values = json.loads(str(spec.get("configurationValues") or "{}"))
+    extra = {k: v for k, v in values.items() if k != "corefile"}
+    if extra:
+        data.setdefault("eks", {})["configurationValues"] = extra
+    corefile = values.get("corefile")
+    return corefile if isinstance(corefile, str) else None
+
+
+def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) -> tuple[list[Difference], bool]:
+    """Take out of `data` each part a problem names, as a difference; False when a problem names
+    nothing that can be taken out (no values file renders: the differences say why)."""
+    drops: dict[str, set[int]] = {}
+    diffs: list[Difference] = []
+    for problem in problems:
+        key = problem.key or ""
+        found = _TOP.match(key)
+        top = key.split(".")[0].split("[")[0]
+        if found:
+            items = data.get(found[1]) or []
+            index = int(found[2])
+            if index < len(items):
+                drops.setdefault(found[1], set()).add(index)
+                what = items[index].get("zone") or items[index].get("name")
+                diffs.append(Difference(f"{found[1]}[{index}] ({what})", key, f"not imported: {problem.problem}"))
+                continue
+        if top == "upstream" and not upstream_said:
+            return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
+        if top in ("upstream", "rke2", "eks", "clusterDomain") and top in data:
+            del data[top]
+            diffs.append(Difference(top, key, f"not imported: {problem.problem}"))
+            continue
+        diffs.append(Difference("the imported values", key or "-", problem.problem))
+        return diffs, False
+    for name, indexes in drops.items():
+        data[name] = [z for i, z in enumerate(data[name]) if i not in indexes]
+        if not data[name]:
+            del data[name]
+    return diffs, True
+
+
+def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str) -> ImportResult:
+    """The values file that renders what `paths` hold for cluster DNS, and what would differ.
+
+    Raises:
+        UsageError: a bad flag, a missing path, or nothing of cluster DNS in the paths.
+        ManifestError, CorefileError: an input that does not read or parse (exit 2).
+    """
+    platform = require(platform_name, "--platform")
+    problems = []
+    if not _NAME.fullmatch(cluster):
+        problems.append(Problem(f"{cluster!r} is not a DNS-1123 label", key="--cluster", hint="use lower-case letters, digits and '-'"))
+    try:
+        known = platform.stand_in(release)
+    except ValueError:
+        known = None
+    if known is None:
+        problems.append(Problem(f"{platform.NAME} release {release!r} is not one coredns-gen knows", key="--platform-version",
+                                hint=f"use one of {platform.known_releases()}"))
+    if problems:
+        raise UsageError(problems)
+    held = read_inputs(paths)
+    if not held.objects and not held.unsupported:
+        raise UsageError(Problem(f"no cluster DNS configuration in {', '.join(held.files) or 'the paths given'}", key="PATH",
+                                 hint="pass the file(s) holding ConfigMap kube-system/coredns or coredns-custom, the "
+                                      "HelmChartConfig rke2-coredns or the EKS add-on's configurationValues; "
+                                      "with none, start from `coredns-gen new`"))
+    read = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name')} ({held.origins[id(o)]})" for o in held.objects]
+    base = _data(cluster, platform, release)
+    mapped = _map(held, platform, release, base)
+    differences = [*held.unsupported, *mapped.differences]
+    data = mapped.data
+    upstream_said = not any(d.need == "upstream.resolvConf" for d in differences)
+    for _ in range(8):
+        try:
+            values = values_from_data(data, SHOWN)
+            files = render_cluster(values)
+        except RenderedValuesError as err:
+            found = place(err, data)
+        except ValuesError as err:
+            found = list(err.problems)
+        else:
+            break
+        dropped, rendered_at_all = _drop(data, found, upstream_said)
+        differences += [d for d in dropped if d not in differences]
+        if not rendered_at_all:
+            return ImportResult(None, differences, read=read)
+    else:
+        return ImportResult(None, differences, read=read)
+    rendered = rendered_objects(files, platform.documents(values))
+    notes = [f"not cluster DNS configuration, left alone: {x}" for x in held.skipped]
+    platforms_own = _configmap_data(held, "coredns") is not None and not _owned(held, platform)
+    if platforms_own:  # the platform's own Corefile, which the render leaves as it is
+        rendered += [o for o in held.objects if o.get("kind") == "ConfigMap" and (o.get("metadata") or {}).get("name") == "coredns"]
+        notes.append(_stock_note(held, platform, release))
+    proof = prove(held.objects, rendered, platform, release, differences)
+    return ImportResult(_text(data, held, differences + proof.differences), differences + proof.differences, proof.diff,
+                        read, [n for n in notes if n])
+
+
+def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
+    head = [f"# Imported by `coredns-gen import` from {', '.join(held.files)}."]
+    if differences:
+        head.append("# It does not render everything the input holds:")
+        head += [f"#   - {d}" for d in differences]
+    return "\n".join(head) + "\n" + yamlio.dump(data)
