@@ -250,6 +250,7 @@ def import_(
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener.", show_default=False)],
     platform_version: Annotated[str, typer.Option("--platform-version", help="The release the cluster runs (its stock Corefile is what the input is compared with).", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
+    coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="The CoreDNS the cluster runs, when not the release's default (Gardener: required).")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write the values here instead of stdout (never overwrites; must be inside --repo).")] = None,
     allow_loss: Annotated[bool, typer.Option("--allow-loss", help="Write the values even though the render would differ from the input (every difference is listed, and written into the file's header).")] = False,
     repo: RepoOption = ".",
@@ -266,7 +267,7 @@ def import_(
     from gen.writer import write_new
 
     def run() -> int:
-        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster)
+        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version)
         for line in result.read:
             typer.echo(f"read: {line}", err=True)
         for line in result.notes:

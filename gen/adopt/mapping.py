@@ -18,10 +18,12 @@ from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
 from gen.corefile.facts import UPSTREAM_KEY
 from gen.platforms.base import Platform
+from gen.spec import Upstream
 from gen.versions import Version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9_]{0,40}[a-z0-9])?")  # an override name (values schema)
 _VAR = "${"
+DEFAULT_FALLBACK_ON = Upstream(()).fallback_on  # what values say when fallbackOn is left out
 
 
 def shown(lines: tuple[str, ...] | list[str]) -> str:
@@ -104,7 +106,7 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
     out: dict[str, Any] = {"zone": name, "upstreams": found.upstreams}
     if found.fallback:
         out["fallback"] = found.fallback
-    if found.fallback_on is not None and found.fallback:
+    if found.fallback_on is not None and found.fallback and found.fallback_on != list(DEFAULT_FALLBACK_ON):
         out["fallbackOn"] = found.fallback_on
     # CoreDNS's forward picks at random unless told (plugin/forward/setup.go); one upstream has nothing to pick
     policy = found.policy or ("sequential" if len(found.upstreams) == 1 else "random")
@@ -153,7 +155,7 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
     out: dict[str, Any] = {"resolvers": found.upstreams}
     if found.fallback:
         out["fallback"] = found.fallback
-        if found.fallback_on is not None:
+        if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
             out["fallbackOn"] = found.fallback_on
     else:
         diffs.append(Difference(where, shown(lines_of(roots[:1])),
@@ -220,6 +222,34 @@ def _zones(blocks: list[ServerBlock], port: int, where: str) -> tuple[list[dict[
     return zones, diffs
 
 
+def _upstream_key(text: str, key: str, where: str, platform: Platform, release: Version) -> tuple[dict[str, Any], list[Difference]]:
+    """coredns-gen's own upstream override read back: `forward . RESOLVERS FALLBACK { policy
+    sequential; next RCODES }`, the first stanza of the pair (the platform's own forward is the
+    second). Where the resolvers end and the fallback begins does not change what is rendered:
+    the fallback is the tail the platform's own forward names, else the last upstream."""
+    roots = [d for d in parse_directives(text, filename=key) if is_root_forward(d)]
+    if not roots:
+        return {}, [Difference(where, key, "holds no root forward: not coredns-gen's upstream")]
+    first = roots[0]
+    args = list(first.args[1:])
+    stock = parse_corefile(platform.stock_corefile(release, "cluster.local") or "", filename="stock")
+    own = [list(d.args[1:]) for b in stock.server_blocks for d in b.directives if is_root_forward(d)]
+    tail = own[0] if own and len(args) > len(own[0]) and args[-len(own[0]):] == own[0] else args[-1:]
+    out: dict[str, Any] = {"resolvers": args[: len(args) - len(tail)] or args}
+    if tail != ["/etc/resolv.conf"] and len(args) > 1:
+        out["fallback"] = tail
+    found = stanza(roots)
+    if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
+        out["fallbackOn"] = found.fallback_on
+    diffs = []
+    if found.options or found.rest or found.policy not in (None, "sequential"):
+        extra = [*found.options, *found.rest]
+        diffs.append(Difference(where, shown(lines_of(extra)) or f"policy {found.policy}",
+                                "coredns-gen's upstream override holds only the resolvers, `policy sequential` and `next`",
+                                lines=lines_of(extra)))
+    return out, diffs
+
+
 def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, overrides: bool) -> Mapped:
     """Values from coredns-custom keys: `*.server` blocks become zones, `*.override` overrides
     (where the platform imports them), coredns-gen's own upstream key the upstream."""
@@ -241,11 +271,8 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
             zones += found_zones
             diffs += found
         elif key == UPSTREAM_KEY:
-            roots = [d for d in parse_directives(text, filename=key) if is_root_forward(d)]
-            if roots:
-                found_stanza = stanza(roots)
-                data["upstream"] = {"resolvers": found_stanza.upstreams,
-                                    **({"fallbackOn": found_stanza.fallback_on} if found_stanza.fallback_on else {})}
+            data["upstream"], found = _upstream_key(text, key, where, platform, release)
+            diffs += found
         elif not overrides:
             diffs.append(Difference(where, key, f"values overrides do not apply to {platform.NAME}"))
         else:

@@ -43,8 +43,19 @@ def _plain(doc: Any) -> Any:
 
 
 def _add(held: Held, obj: dict[str, Any], where: str) -> None:
+    if obj.get("kind") == "Addon":  # the add-on's values document and an ACK Addon carrying the same values are one
+        same = [o for o in held.objects if o.get("kind") == "Addon" and _addon_values(o) == _addon_values(obj)]
+        if same:
+            return
     held.objects.append(obj)
     held.origins[id(obj)] = where
+
+
+def _addon_values(obj: dict[str, Any]) -> Any:
+    try:
+        return json.loads(str((obj.get("spec") or {}).get("configurationValues") or "{}"))
+    except ValueError:
+        return str((obj.get("spec") or {}).get("configurationValues"))
 
 
 def _document(held: Held, doc: Any, file: str) -> None:
@@ -73,7 +84,7 @@ def _document(held: Held, doc: Any, file: str) -> None:
         held.unsupported.append(Difference(f"{kind} {namespace or '-'}/{name} ({where})", "the CoreDNS Helm chart",
                                            "coredns-gen configures the platform's own CoreDNS, not a chart installed "
                                            "beside it: nothing of it is imported"))
-    elif kind:
+    elif kind and not api.startswith("kustomize.config.k8s.io/"):  # (a kustomization.yaml is a build file, not an object)
         held.skipped.append(f"{kind} {namespace or '-'}/{name} ({where})")
 
 

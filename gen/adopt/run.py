@@ -169,7 +169,7 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
     return diffs, True
 
 
-def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str) -> ImportResult:
+def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str, coredns_version: str | None = None) -> ImportResult:
     """The values file that renders what `paths` hold for cluster DNS, and what would differ.
 
     Raises:
@@ -191,12 +191,15 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
         raise UsageError(problems)
     held = read_inputs(paths)
     if not held.objects and not held.unsupported:
-        raise UsageError(Problem(f"no cluster DNS configuration in {', '.join(held.files) or 'the paths given'}", key="PATH",
+        read_files = f"the {len(held.files)} files read" if len(held.files) > 3 else ", ".join(held.files) or "the paths given"
+        raise UsageError(Problem(f"no cluster DNS configuration in {read_files}", key="PATH",
                                  hint="pass the file(s) holding ConfigMap kube-system/coredns or coredns-custom, the "
                                       "HelmChartConfig rke2-coredns or the EKS add-on's configurationValues; "
                                       "with none, start from `coredns-gen new`"))
     read = [f"{o.get('kind')} {(o.get('metadata') or {}).get('name')} ({held.origins[id(o)]})" for o in held.objects]
     base = _data(cluster, platform, release)
+    if coredns_version:
+        base["corednsVersion"] = coredns_version
     mapped = _map(held, platform, release, base)
     differences = [*held.unsupported, *mapped.differences]
     data = mapped.data
@@ -229,7 +232,8 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
 
 
 def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
-    head = [f"# Imported by `coredns-gen import` from {', '.join(held.files)}."]
+    sources = sorted({held.origins[id(o)].rsplit(":", 1)[0] for o in held.objects})
+    head = [f"# Imported by `coredns-gen import` from {', '.join(sources) or 'nothing'}."]
     if differences:
         head.append("# It does not render everything the input holds:")
         head += [f"#   - {d}" for d in differences]

@@ -1,0 +1,144 @@
+"""`coredns-gen import`: the values it writes render what the input holds, proven by rendering
+them and comparing what CoreDNS loads through CoreDNS's own parser; every difference is named.
+
+Inputs are real (tests/data/import/SOURCES.md) and coredns-gen's own rendered examples (an
+import of a render must give values that render the same configuration).
+"""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from gen.adopt import import_dns
+from gen.adopt.needs import FIELDS, Need
+from gen.cli import app
+from gen.values import values_from_data
+from tests.conftest import REPO_ROOT
+
+DATA = REPO_ROOT / "tests/data/import"
+runner = CliRunner()
+
+
+def _import(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    out = tmp_path / "dns/imported.yaml"
+    result = runner.invoke(app, ["import", *args, "-o", str(out), "--repo", str(tmp_path)])
+    return result.exit_code, result.output, out
+
+
+EXAMPLES = [("talos", "v1.13.9", "prod-talos", None), ("k3s", "v1.34.9+k3s1", "edge-k3s", None),
+            ("aks", "1.34", "aks-westeu", None), ("rke2", "v1.34.10+rke2r1", "edge-rke2", None),
+            ("eks", "v1.10.1-eksbuild.11", "prod-eks", None), ("kubeadm", "v1.35.0", "lab-kubeadm", None),
+            ("gardener", "1.34", "shoot-gardener", "1.14.7")]
+
+
+@pytest.mark.parametrize("platform,release,cluster,coredns", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_importing_a_rendered_overlay_gives_values_that_render_the_same_configuration(
+        platform: str, release: str, cluster: str, coredns: str | None) -> None:
+    result = import_dns([REPO_ROOT / "overlays" / platform / cluster], platform, release, cluster, coredns)
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert result.values_text is not None
+
+
+def test_k3s_coredns_custom_server_key_imports_as_a_zone_with_no_difference(tmp_path: Path) -> None:
+    code, output, out = _import(tmp_path, str(DATA / "mrmarble-home-ops-d22efe49.yaml"), "--platform", "k3s",
+                                "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
+    assert code == 0, output
+    assert "no difference" in output
+    values = out.read_text()
+    assert "zone: internal\n" in values and "- 192.168.0.1\n" in values
+    assert values.startswith("# Imported by `coredns-gen import` from ")
+
+
+def test_a_zone_line_no_values_key_says_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    code, output, out = _import(tmp_path, str(DATA / "mrmarble-home-ops-cf8c889e.yaml"), "--platform", "k3s",
+                                "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
+    assert code == 1, output
+    assert "template IN AAAA { rcode NXDOMAIN }: needs zones[].lines, not in this version" in output
+    assert "-    template IN AAAA {" in output  # the line diff of what CoreDNS would load
+    assert "nothing written" in output and not out.exists()
+
+
+def test_allow_loss_writes_the_values_with_every_difference_in_its_header(tmp_path: Path) -> None:
+    code, output, out = _import(tmp_path, str(DATA / "mrmarble-home-ops-cf8c889e.yaml"), "--platform", "k3s",
+                                "--platform-version", "v1.34.2+k3s1", "--cluster", "home", "--allow-loss")
+    assert code == 0, output
+    text = out.read_text()
+    assert "#   - coredns-custom key internal.server server block internal.:53: template IN AAAA" in text
+    assert values_from_data(yaml.safe_load(text), "imported").zones[0].upstreams == ("192.168.1.1",)
+
+
+def test_talos_needs_are_named_and_no_values_file_is_claimed() -> None:
+    result = import_dns([DATA / "nickdavies-homelab-talos.yaml"], "talos", "v1.13.0", "homelab")
+    assert result.values_text is None
+    assert {d.need for d in result.differences} == {"upstream.resolvConf", "${VAR}"}
+    assert any("internal.${SECRET_DOMAIN}" in d.what for d in result.differences)
+
+
+def test_kubeadm_stub_domain_is_a_zone_and_each_default_block_difference_is_named() -> None:
+    result = import_dns([DATA / "prabhu43-cka-exam-kubeadm.yaml"], "kubeadm", "v1.33.0", "lab")
+    assert result.values_text is not None and "zone: consul.local" in result.values_text
+    said = [str(d) for d in result.differences]
+    assert any("always forwards to a fallback" in s for s in said)
+    assert any("`health`: is not in the render" in s for s in said)  # the stock of v1.33 has `health { lameduck 5s }`
+    assert "consul.local" not in result.diff  # the zone renders as it was
+
+
+def test_aks_dump_imports_the_override_and_leaves_aks_own_corefile_alone() -> None:
+    result = import_dns([DATA / "vijayrod-demo-aks-kubectl.yaml"], "aks", "1.33", "demo")
+    assert result.same, [str(d) for d in result.differences]
+    assert result.values_text is not None and "- name: log\n  lines:\n  - log\n" in result.values_text
+    assert any("is aks's own and stays as it is" in n for n in result.notes)
+
+
+def test_the_coredns_helm_chart_is_named_as_not_imported(tmp_path: Path) -> None:
+    code, output, _ = _import(tmp_path, str(DATA / "mrmarble-home-ops-helmrelease.yaml"), "--platform", "k3s",
+                              "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
+    assert code == 1
+    assert "HelmRelease -/coredns" in output and "nothing of it is imported" in output
+
+
+def test_input_without_cluster_dns_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "release.yaml").write_text("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+                                           "metadata: {name: podinfo}\nspec: {chart: {spec: {chart: podinfo}}}\n")
+    code, output, _ = _import(tmp_path, str(tmp_path / "release.yaml"), "--platform", "kubeadm",
+                              "--platform-version", "v1.33.0", "--cluster", "staging")
+    assert code == 2 and "no cluster DNS configuration" in output
+
+
+TALOS = (REPO_ROOT / "overlays/talos/prod-talos/coredns-configmap.yaml").read_text()
+
+
+def test_the_proof_names_a_default_block_line_the_mapping_does_not_know(tmp_path: Path) -> None:
+    edited = tmp_path / "cm.yaml"
+    edited.write_text(TALOS.replace("        ready\n", "        ready\n        rewrite name foo.example bar.example\n"))
+    assert edited.read_text() != TALOS
+    result = import_dns([edited], "talos", "v1.13.9", "prod-talos")
+    assert [str(d) for d in result.differences] == [
+        "server block .:53: `rewrite name foo.example bar.example`: is not in the render: no values key says it"]
+    assert "-    rewrite name foo.example bar.example" in result.diff
+
+
+def test_what_coredns_reads_the_same_way_is_no_difference(tmp_path: Path) -> None:
+    """Zone spelling, block and plugin order, comments, `policy random` and a single upstream's policy."""
+    (tmp_path / "custom.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns-custom, namespace: kube-system}\ndata:\n"
+        "  b.server: |\n    Corp.Example.:53 {  # ours\n      forward . 10.0.0.1 10.0.0.2 {\n        policy random\n      }\n"
+        "      errors\n    }\n"
+        "  a.server: |\n    lab.example:53 {\n      cache 10\n      forward . 10.0.0.9\n      errors\n    }\n")
+    result = import_dns([tmp_path / "custom.yaml"], "k3s", "v1.34.9+k3s1", "edge")
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert result.values_text is not None and "policy: random" in result.values_text and "cache: 0" in result.values_text
+
+
+def test_every_need_is_in_the_one_table() -> None:
+    assert set(typing.get_args(Need)) == set(FIELDS)
+
+
+def test_import_is_in_the_help() -> None:
+    result = runner.invoke(app, ["import", "--help"])
+    assert result.exit_code == 0 and "--allow-loss" in result.output and "migrate.md" in result.output
