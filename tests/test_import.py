@@ -7,6 +7,7 @@ import of a render must give values that render the same configuration).
 
 from __future__ import annotations
 
+import json
 import typing
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from gen.adopt.needs import FIELDS, Need
 from gen.cli import app
 from gen.values import values_from_data
 from tests.conftest import REPO_ROOT
+from tests.guard.conftest import FLUX_SYSTEM
+from tests.helpers import build_tree, git
 
 DATA = REPO_ROOT / "tests/data/import"
 runner = CliRunner()
@@ -142,3 +145,46 @@ def test_every_need_is_in_the_one_table() -> None:
 def test_import_is_in_the_help() -> None:
     result = runner.invoke(app, ["import", "--help"])
     assert result.exit_code == 0 and "--allow-loss" in result.output and "migrate.md" in result.output
+
+
+OLD_KUSTOMIZATION = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: coredns
+  namespace: flux-system
+spec:
+  interval: 30m
+  path: ./kubernetes/coredns
+  prune: true
+  targetNamespace: kube-system
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"""
+
+
+@pytest.mark.kustomize
+@pytest.mark.parametrize("name,refused", [("coredns", False), ("coredns-gen", True)])
+def test_the_switch_keeping_the_kustomization_name_passes_the_guard_and_a_rename_is_refused(
+        tmp_path: Path, git_bin: str, kustomize_argv: list[str], name: str, refused: bool) -> None:
+    """docs/migrate.md's one-commit switch: the rendered Kustomization takes the old one's name,
+    so coredns-custom stays in one inventory; under another name the old one's finalizer would
+    delete it, and the guard refuses."""
+    build_tree(tmp_path, {**FLUX_SYSTEM, "clusters/prod/coredns.yaml": OLD_KUSTOMIZATION,
+                          "kubernetes/coredns/kustomization.yaml": "resources: [configmap.yaml]\n",
+                          "kubernetes/coredns/configmap.yaml": (DATA / "mrmarble-home-ops-d22efe49.yaml").read_text()})
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "hand-written DNS")
+    code, output, out = _import(tmp_path, str(tmp_path / "kubernetes/coredns"), "--platform", "k3s",
+                                "--platform-version", "v1.34.9+k3s1", "--cluster", "prod")
+    assert code == 0, output
+    out.write_text(out.read_text() + f"flux:\n  name: {name}\n")
+    git(tmp_path, "rm", "-rq", "kubernetes/coredns", "clusters/prod/coredns.yaml")
+    (tmp_path / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
+    assert runner.invoke(app, ["render", "--repo", str(tmp_path)]).exit_code == 0
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "DNS from coredns-gen")
+    result = runner.invoke(app, ["guard", "--repo", str(tmp_path), "--base", "HEAD~1", "--format", "json", "--no-cache"])
+    errors = [f["rule"] for f in json.loads(result.stdout or "[]") if f["severity"] == "error"]
+    assert (result.exit_code, errors) == ((1, ["object-moved-deleted"]) if refused else (0, [])), result.output
