@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from gen.adopt import import_dns
 from gen.adopt.needs import FIELDS, Need
 from gen.cli import app
+from gen.render import render_overlay
 from gen.values import values_from_data
 from tests.conftest import REPO_ROOT
 from tests.guard.conftest import FLUX_SYSTEM
@@ -42,9 +43,19 @@ EXAMPLES = [("talos", "v1.13.9", "prod-talos", None), ("k3s", "v1.34.9+k3s1", "e
 @pytest.mark.parametrize("platform,release,cluster,coredns", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_importing_a_rendered_overlay_gives_values_that_render_the_same_configuration(
         platform: str, release: str, cluster: str, coredns: str | None) -> None:
-    result = import_dns([REPO_ROOT / "overlays" / platform / cluster], platform, release, cluster, coredns)
+    overlay = REPO_ROOT / "overlays" / platform / cluster
+    result = import_dns([overlay], platform, release, cluster, coredns)
     assert result.same, [str(d) for d in result.differences] + [result.diff]
     assert result.values_text is not None
+    # stronger than the proof: the imported values render the committed overlay, object for object
+    files = render_overlay(values_from_data(yaml.safe_load(result.values_text), f"dns/{cluster}.yaml"))
+    for file in files:
+        committed = (REPO_ROOT / file.path).read_text()
+        if file.objects:
+            assert list(file.objects) == [d for d in yaml.safe_load_all(committed) if d], file.path
+        else:
+            assert file.text == committed, file.path
+    assert sorted(f.path.rsplit("/", 1)[1] for f in files) == sorted(p.name for p in overlay.iterdir())
 
 
 def test_k3s_coredns_custom_server_key_imports_as_a_zone_with_no_difference(tmp_path: Path) -> None:
@@ -188,3 +199,57 @@ def test_the_switch_keeping_the_kustomization_name_passes_the_guard_and_a_rename
     result = runner.invoke(app, ["guard", "--repo", str(tmp_path), "--base", "HEAD~1", "--format", "json", "--no-cache"])
     errors = [f["rule"] for f in json.loads(result.stdout or "[]") if f["severity"] == "error"]
     assert (result.exit_code, errors) == ((1, ["object-moved-deleted"]) if refused else (0, [])), result.output
+
+
+K3S_DUMP = """apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: coredns, namespace: kube-system}
+  spec: {replicas: 1}
+- apiVersion: autoscaling/v2
+  kind: HorizontalPodAutoscaler
+  metadata: {name: coredns, namespace: kube-system}
+  spec:
+    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: coredns}
+    minReplicas: 1
+    maxReplicas: 4
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: coredns-custom, namespace: kube-system}
+  data:
+    lab.server: |
+      lab.example:53 {
+        errors
+        cache 30
+        forward . 10.1.1.1
+      }
+"""
+
+
+def test_a_k3s_dump_names_what_the_render_would_do_to_the_hpa_and_leaves_the_deployment_alone(tmp_path: Path) -> None:
+    (tmp_path / "dump.yaml").write_text(K3S_DUMP)
+    result = import_dns([tmp_path / "dump.yaml"], "k3s", "v1.34.9+k3s1", "edge")
+    said = [str(d) for d in result.differences]
+    assert any(s.startswith("autoscaling: autoscaling.minReplicas: not imported:") for s in said), said
+    assert "HorizontalPodAutoscaler kube-system/coredns spec.minReplicas: 1: the render says 2" in said
+    assert "HorizontalPodAutoscaler kube-system/coredns spec.maxReplicas: 4: the render says 3" in said
+    assert "Deployment kube-system/coredns is k3s's own and stays as it is" in result.notes
+    assert "the render adds PodDisruptionBudget kube-system/coredns (coredns-gen renders it on k3s)" in result.notes
+    assert not result.diff  # the zone itself renders as it was
+
+
+@pytest.mark.parametrize("text,key", [
+    ("apiVersion: eks.services.k8s.aws/v1alpha1\nkind: Addon\nmetadata: {name: coredns}\n"
+     "spec: {name: coredns, configurationValues: '{not json'}\n", "spec.configurationValues"),
+    ("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata: {name: rke2-coredns, namespace: kube-system}\n"
+     "spec: {valuesContent: '[unclosed'}\n", "spec.valuesContent"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns}\ndata: {Corefile: '.:53 {'}\n", ""),
+])
+def test_values_or_a_corefile_the_platform_cannot_read_are_bad_input(tmp_path: Path, text: str, key: str) -> None:
+    (tmp_path / "in.yaml").write_text(text)
+    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), "--platform", "talos", "--platform-version",
+                                "v1.13.9", "--cluster", "x")
+    assert code == 2, output
+    assert key in output and not out.exists()

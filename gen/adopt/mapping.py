@@ -288,3 +288,37 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
     if listed:
         data["overrides"] = listed
     return Mapped(data, diffs)
+
+
+def _get(node: Any, *path: Any) -> Any:
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node
+
+
+def autoscaling_of(hpa: dict[str, Any]) -> dict[str, Any]:
+    """k3s: the coredns HPA's floor, ceiling, CPU target and scale-down window as `autoscaling`
+    (what else it says the proof compares with the render's HPA)."""
+    found = {"minReplicas": _get(hpa, "spec", "minReplicas"), "maxReplicas": _get(hpa, "spec", "maxReplicas"),
+             "cpuUtilization": _get(hpa, "spec", "metrics", 0, "resource", "target", "averageUtilization"),
+             "scaleDownWindowSeconds": _get(hpa, "spec", "behavior", "scaleDown", "stabilizationWindowSeconds")}
+    return {k: v for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def alert_of(rule: dict[str, Any]) -> dict[str, Any]:
+    """k3s: coredns-gen's PrometheusRule read back as `alert`."""
+    out: dict[str, Any] = {"enabled": True}
+    first = _get(rule, "spec", "groups", 0, "rules", 0)
+    if isinstance(_get(first, "for"), str):
+        out["for"] = first["for"]
+    if isinstance(_get(first, "labels", "severity"), str):
+        out["severity"] = first["labels"]["severity"]
+    labels = _get(rule, "metadata", "labels")
+    if isinstance(labels, dict) and labels:
+        out["labels"] = {str(k): str(v) for k, v in labels.items()}
+    return out

@@ -32,5 +32,6 @@ class Held:
     files: list[str] = field(default_factory=list)
     objects: list[dict[str, Any]] = field(default_factory=list)  # coredns, coredns-custom, rke2-coredns, Addon coredns
     origins: dict[int, str] = field(default_factory=dict)  # id(object) -> "file:line"
+    others: list[dict[str, Any]] = field(default_factory=list)  # other cluster DNS objects (an HPA, a Deployment)
     unsupported: list[Difference] = field(default_factory=list)  # DNS objects coredns-gen cannot say
     skipped: list[str] = field(default_factory=list)  # objects read and left alone (not configuration)

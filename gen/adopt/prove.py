@@ -26,7 +26,7 @@ from gen import yamlio
 from gen.adopt.model import Difference
 from gen.corefile import Directive, normalize_zone, parse_corefile
 from gen.lint.effective import effective_corefile
-from gen.platforms.base import Platform
+from gen.platforms.base import ObjectRef, Platform
 from gen.rendered import RenderedFile
 
 FORWARD_DEFAULT_POLICY = "random"  # coredns plugin/forward/setup.go: `policy` unset picks at random
@@ -105,7 +105,8 @@ def _extra_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         elif obj.get("kind") == "Addon":
             values = json.loads(str(spec.get("configurationValues") or "{}"))
             out.update(_flat({k: v for k, v in values.items() if k != "corefile"}, "configurationValues"))
-    return {k: v for k, v in out.items() if k not in ("valuesContent", "configurationValues")}
+            out.update(_flat({k: v for k, v in spec.items() if k not in ("configurationValues", "name")}, "Addon spec"))
+    return {k: v for k, v in out.items() if k not in ("valuesContent", "configurationValues", "Addon spec")}
 
 
 def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: Platform, release: str,
@@ -147,3 +148,39 @@ def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: 
                 "the render adds it" if key not in theirs else f"the render says {ours[key]}"
             differences.append(Difference(key, theirs.get(key, "(not set)"), why))
     return Proof(diff, differences)
+
+
+def _ref(obj: Mapping[str, Any]) -> ObjectRef:
+    meta = obj.get("metadata") or {}
+    return ObjectRef(str(obj.get("kind")), str(meta.get("namespace") or "kube-system"), str(meta.get("name")))
+
+
+def compare_others(others: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: Platform) -> tuple[list[Difference], list[str]]:
+    """The input's other cluster DNS objects (an HPA, a PDB, a PrometheusRule) against the
+    render's, `spec` key by key; the platform's own (its Deployment) are left as they are.
+    Returns (differences, notes); an object the render adds by design is a note."""
+    mine = {_ref(o): o for o in rendered}
+    diffs: list[Difference] = []
+    notes: list[str] = []
+    seen = set()
+    for obj in others:
+        ref = _ref(obj)
+        seen.add(ref)
+        if ref in platform.NEVER_TOUCH:
+            notes.append(f"{ref} is {platform.NAME}'s own and stays as it is")
+            continue
+        ours = mine.get(ref)
+        if ours is None:
+            diffs.append(Difference(str(ref), "the whole object", f"coredns-gen does not render it on {platform.NAME}: "
+                                                                  "no values key says it"))
+            continue
+        theirs_spec, our_spec = _flat(obj.get("spec") or {}, "spec"), _flat(ours.get("spec") or {}, "spec")
+        for key in sorted(set(theirs_spec) | set(our_spec)):
+            if theirs_spec.get(key) != our_spec.get(key):
+                why = "no values key says it" if key not in our_spec else \
+                    "the render adds it" if key not in theirs_spec else f"the render says {our_spec[key]}"
+                diffs.append(Difference(f"{ref} {key}", theirs_spec.get(key, "(not set)"), why))
+    for ref in sorted(set(mine) - seen - {_ref(o) for o in rendered if o.get("kind") in ("ConfigMap", "HelmChartConfig", "Addon")}):
+        if ref.kind != "Kustomization":
+            notes.append(f"the render adds {ref} (coredns-gen renders it on {platform.NAME})")
+    return diffs, notes

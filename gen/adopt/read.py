@@ -19,7 +19,10 @@ from typing import Any, Iterator
 from gen.adopt.model import Difference, Held
 from gen.errors import Problem, UsageError
 from gen.inputfile import read_user_file
+from gen.lint.effective import managed_corefile
 from gen.lint.reader import YAML_SUFFIXES, ManifestError, manifest_documents
+from gen.platforms import dns_objects
+from gen.platforms.base import ObjectRef
 
 NAMES = ("coredns", "coredns-custom")
 
@@ -45,7 +48,9 @@ def _plain(doc: Any) -> Any:
 def _add(held: Held, obj: dict[str, Any], where: str) -> None:
     if obj.get("kind") == "Addon":  # the add-on's values document and an ACK Addon carrying the same values are one
         same = [o for o in held.objects if o.get("kind") == "Addon" and _addon_values(o) == _addon_values(obj)]
-        if same:
+        if same and "clusterName" in (obj.get("spec") or {}):  # the ACK Addon says more: it stands for both
+            held.objects.remove(same[0])
+        elif same:
             return
     held.objects.append(obj)
     held.origins[id(obj)] = where
@@ -56,6 +61,21 @@ def _addon_values(obj: dict[str, Any]) -> Any:
         return json.loads(str((obj.get("spec") or {}).get("configurationValues") or "{}"))
     except ValueError:
         return str((obj.get("spec") or {}).get("configurationValues"))
+
+
+def _readable(obj: dict[str, Any], file: str, where: str) -> None:
+    """The values a platform renders its Corefile from must read as the platform reads them.
+
+    Raises:
+        ManifestError: they do not (YAML for RKE2's valuesContent, a JSON object for EKS).
+    """
+    try:
+        managed_corefile(obj)
+    except ValueError as err:
+        line = int(where.rsplit(":", 1)[1])
+        key = "spec.valuesContent" if obj.get("kind") == "HelmChartConfig" else "spec.configurationValues"
+        raise ManifestError(Problem(str(err), file=file, line=line, key=key,
+                                    hint="fix the values as the platform reads them")) from None
 
 
 def _document(held: Held, doc: Any, file: str) -> None:
@@ -73,9 +93,12 @@ def _document(held: Held, doc: Any, file: str) -> None:
     elif kind == "HelmChartConfig" and name == "rke2-coredns" and namespace in ("", "kube-system") and api.startswith("helm.cattle.io/"):
         obj = _plain(doc)
         obj["metadata"]["namespace"] = "kube-system"
+        _readable(obj, file, where)
         _add(held, obj, where)
     elif kind == "Addon" and api.startswith("eks.services.k8s.aws/") and spec.get("name") == "coredns":
-        _add(held, _plain(doc), where)
+        obj = _plain(doc)
+        _readable(obj, file, where)
+        _add(held, obj, where)
     elif not kind and isinstance(doc.get("corefile"), str):  # an EKS add-on configurationValues document
         _add(held, {"apiVersion": "eks.services.k8s.aws/v1alpha1", "kind": "Addon",
                     "metadata": {"name": "coredns", "namespace": "kube-system"},
@@ -84,6 +107,11 @@ def _document(held: Held, doc: Any, file: str) -> None:
         held.unsupported.append(Difference(f"{kind} {namespace or '-'}/{name} ({where})", "the CoreDNS Helm chart",
                                            "coredns-gen configures the platform's own CoreDNS, not a chart installed "
                                            "beside it: nothing of it is imported"))
+    elif ObjectRef(kind, namespace or "kube-system", name) in dns_objects():
+        obj = _plain(doc)
+        obj.setdefault("metadata", {})["namespace"] = namespace or "kube-system"
+        held.others.append(obj)
+        held.origins[id(obj)] = where
     elif kind and not api.startswith("kustomize.config.k8s.io/"):  # (a kustomization.yaml is a build file, not an object)
         held.skipped.append(f"{kind} {namespace or '-'}/{name} ({where})")
 

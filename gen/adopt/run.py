@@ -16,15 +16,15 @@ from typing import Any
 from gen import yamlio
 from gen.adopt import mapping
 from gen.adopt.model import Difference, Held
-from gen.adopt.prove import canonical, prove, rendered_objects
+from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
 from gen.adopt.read import read_inputs
 from gen.corefile import CorefileError
 from gen.errors import Problem, RenderedValuesError, UsageError, ValuesError
-from gen.platforms import require, rke2 as rke2_platform
-from gen.platforms.base import COREDNS_CONFIGMAP, Platform
+from gen.platforms import k3s, require, rke2 as rke2_platform
+from gen.platforms.base import COREDNS_CONFIGMAP, ObjectRef, Platform
 from gen.render import render_cluster
 from gen.render_check import place
-from gen.values import values_from_data
+from gen.values import SCHEMA, values_from_data
 from gen.versions import parse_version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
@@ -73,15 +73,20 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     corefile_text = main.get("Corefile") if main is not None else None
     where = "Corefile"
     for obj in held.objects:
-        spec = obj.get("spec") or {}
         if obj.get("kind") == "HelmChartConfig":
             corefile_text, where = _rke2(obj, data, release), "Corefile of the rke2-coredns chart"
         elif obj.get("kind") == "Addon":
-            corefile_text, where = _eks(spec, data), "corefile of the EKS add-on configurationValues"
+            corefile_text, where = _eks(obj, data), "corefile of the EKS add-on configurationValues"
     if corefile_text is not None and owned:
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
         diffs += found.differences
+    for obj in held.others:
+        ref = ObjectRef(str(obj.get("kind")), "kube-system", str((obj.get("metadata") or {}).get("name")))
+        if ref.kind == "HorizontalPodAutoscaler" and ref in platform.OWNS:
+            data["autoscaling"] = mapping.autoscaling_of(obj)
+        elif ref == k3s.ALERT and platform.NAME == k3s.NAME:
+            data["alert"] = mapping.alert_of(obj)
     custom = _configmap_data(held, "coredns-custom")
     if custom:
         overrides = any(p.suffix == ".override" for p in platform.import_points(version)) and not owned
@@ -128,11 +133,16 @@ def _rke2(obj: dict[str, Any], data: dict[str, Any], release: str) -> str:
     return rke2_platform.corefile_of(str((obj.get("spec") or {}).get("valuesContent") or ""), release)
 
 
-def _eks(spec: dict[str, Any], data: dict[str, Any]) -> str | None:
+def _eks(obj: dict[str, Any], data: dict[str, Any]) -> str | None:
+    spec = obj.get("spec") or {}
     values = json.loads(str(spec.get("configurationValues") or "{}"))
     extra = {k: v for k, v in values.items() if k != "corefile"}
     if extra:
         data.setdefault("eks", {})["configurationValues"] = extra
+    if "clusterName" in spec:  # an ACK Addon: eks.ack (the proof compares the rest of its spec)
+        ack = {"clusterName": spec["clusterName"], "namespace": (obj.get("metadata") or {}).get("namespace") or "kube-system",
+               "resolveConflicts": spec.get("resolveConflicts") or "OVERWRITE"}
+        data.setdefault("eks", {})["ack"] = ack
     corefile = values.get("corefile")
     return corefile if isinstance(corefile, str) else None
 
@@ -156,7 +166,7 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
                 continue
         if top == "upstream" and not upstream_said:
             return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
-        if top in ("upstream", "rke2", "eks", "clusterDomain") and top in data:
+        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert") and top in data:
             del data[top]
             diffs.append(Difference(top, key, f"not imported: {problem.problem}"))
             continue
@@ -227,14 +237,19 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
         rendered += [o for o in held.objects if o.get("kind") == "ConfigMap" and (o.get("metadata") or {}).get("name") == "coredns"]
         notes.append(_stock_note(held, platform, release))
     proof = prove(held.objects, rendered, platform, release, differences)
+    others, said = compare_others(held.others, rendered, platform)
+    proof.differences.extend(others)
+    notes += said
     return ImportResult(_text(data, held, differences + proof.differences), differences + proof.differences, proof.diff,
                         read, [n for n in notes if n])
 
 
 def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
-    sources = sorted({held.origins[id(o)].rsplit(":", 1)[0] for o in held.objects})
+    sources = sorted({held.origins[id(o)].rsplit(":", 1)[0] for o in [*held.objects, *held.others]})
     head = [f"# Imported by `coredns-gen import` from {', '.join(sources) or 'nothing'}."]
     if differences:
         head.append("# It does not render everything the input holds:")
         head += [f"#   - {d}" for d in differences]
-    return "\n".join(head) + "\n" + yamlio.dump(data)
+    order = list(SCHEMA["properties"])  # the schema's order: identity, DNS, then the rest
+    ordered = {k: data[k] for k in sorted(data, key=lambda k: order.index(k) if k in order else len(order))}
+    return "\n".join(head) + "\n" + yamlio.dump(ordered)
