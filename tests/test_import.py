@@ -246,10 +246,12 @@ def test_a_k3s_dump_names_what_the_render_would_do_to_the_hpa_and_leaves_the_dep
     ("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata: {name: rke2-coredns, namespace: kube-system}\n"
      "spec: {valuesContent: '[unclosed'}\n", "spec.valuesContent"),
     ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns}\ndata: {Corefile: '.:53 {'}\n", ""),
+    ((REPO_ROOT / "tests/data/corefiles-realworld/aks-1111-proposed-block.yaml").read_text(), "does not parse"),
 ])
 def test_values_or_a_corefile_the_platform_cannot_read_are_bad_input(tmp_path: Path, text: str, key: str) -> None:
     (tmp_path / "in.yaml").write_text(text)
-    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), "--platform", "talos", "--platform-version",
-                                "v1.13.9", "--cluster", "x")
+    platform = ["aks", "1.34"] if "forward.override" in text else ["talos", "v1.13.9"]
+    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), "--platform", platform[0], "--platform-version",
+                                platform[1], "--cluster", "x")
     assert code == 2, output
     assert key in output and not out.exists()

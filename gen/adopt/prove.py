@@ -25,7 +25,9 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from gen import yamlio
 from gen.adopt.model import Difference
 from gen.corefile import Directive, normalize_zone, parse_corefile
+from gen.errors import Problem
 from gen.lint.effective import effective_corefile
+from gen.lint.reader import ManifestError
 from gen.platforms.base import ObjectRef, Platform
 from gen.rendered import RenderedFile
 
@@ -111,14 +113,19 @@ def _extra_values(objects: Iterable[Mapping[str, Any]]) -> dict[str, str]:
 
 def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: Platform, release: str,
           named: list[Difference]) -> Proof:
-    """Compare the input's effective Corefile and extra values with the render's."""
+    """Compare the input's effective Corefile and extra values with the render's.
+
+    Raises:
+        ManifestError: what CoreDNS would load from the input does not parse (exit 2).
+    """
     before = effective_corefile(held, platform, release)
     after = effective_corefile(rendered, platform, release)
     differences: list[Difference] = []
-    for side, found in (("the input", before), ("the render", after)):
-        if found is not None and found.problem:
-            differences.append(Difference(f"the Corefile of {side}", found.origin, f"does not parse: {found.problem}"))
-    if differences:
+    if before is not None and before.problem:  # nothing to reproduce: CoreDNS itself would refuse it
+        raise ManifestError(Problem(f"what CoreDNS would load ({before.origin}) does not parse: {before.problem}",
+                                    key="PATH", hint="fix the input first (`coredns-gen lint --load` shows it in CoreDNS)"))
+    if after is not None and after.problem:
+        differences.append(Difference("the Corefile of the render", after.origin, f"does not parse: {after.problem}"))
         return Proof("", differences)
     a = canonical(before.text, "input") if before is not None else []
     b = canonical(after.text, "render") if after is not None else []

@@ -18,7 +18,7 @@ from gen.adopt import mapping
 from gen.adopt.model import Difference, Held
 from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
 from gen.adopt.read import read_inputs
-from gen.corefile import CorefileError
+from gen.corefile import CorefileError, parse_directives
 from gen.errors import Problem, RenderedValuesError, UsageError, ValuesError
 from gen.platforms import k3s, require, rke2 as rke2_platform
 from gen.platforms.base import COREDNS_CONFIGMAP, ObjectRef, Platform
@@ -147,6 +147,14 @@ def _eks(obj: dict[str, Any], data: dict[str, Any]) -> str | None:
     return corefile if isinstance(corefile, str) else None
 
 
+def _override_lines(override: dict[str, Any]) -> tuple[str, ...]:
+    """The lines an override that is not imported held, as the proof's diff shows them."""
+    try:
+        return mapping.lines_of(parse_directives("\n".join(override.get("lines") or []) + "\n", filename="override"))
+    except CorefileError:
+        return tuple(line.strip() for line in override.get("lines") or [])
+
+
 def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) -> tuple[list[Difference], bool]:
     """Take out of `data` each part a problem names, as a difference; False when a problem names
     nothing that can be taken out (no values file renders: the differences say why)."""
@@ -162,7 +170,8 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
             if index < len(items):
                 drops.setdefault(found[1], set()).add(index)
                 what = items[index].get("zone") or items[index].get("name")
-                diffs.append(Difference(f"{found[1]}[{index}] ({what})", key, f"not imported: {problem.problem}"))
+                diffs.append(Difference(f"{found[1]}[{index}] ({what})", key, f"not imported: {problem.problem}",
+                                        lines=_override_lines(items[index]) if found[1] == "overrides" else ()))
                 continue
         if top == "upstream" and not upstream_said:
             return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
