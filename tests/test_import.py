@@ -15,11 +15,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from gen.adopt import import_dns
+from gen.adopt import import_dns, mapping, needs
 from gen.adopt.needs import FIELDS, Need
 from gen.cli import app
+from gen.platforms import get
 from gen.render import render_overlay
 from gen.values import values_from_data
+from gen.versions import parse_version
 from tests.conftest import REPO_ROOT
 from tests.guard.conftest import FLUX_SYSTEM
 from tests.helpers import build_tree, git
@@ -255,3 +257,28 @@ def test_values_or_a_corefile_the_platform_cannot_read_are_bad_input(tmp_path: P
                                 platform[1], "--cluster", "x")
     assert code == 2, output
     assert key in output and not out.exists()
+
+
+def test_the_same_object_twice_is_bad_input(tmp_path: Path) -> None:
+    code, output, _ = _import(tmp_path, str(DATA / "mrmarble-home-ops-d22efe49.yaml"), str(DATA / "mrmarble-home-ops-cf8c889e.yaml"),
+                              "--platform", "k3s", "--platform-version", "v1.34.9+k3s1", "--cluster", "home")
+    assert code == 2 and "ConfigMap coredns-custom is here and at" in output
+
+
+def test_when_a_needed_field_lands_the_mapping_writes_it_instead_of_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fields another change adds (gen/adopt/needs.py): turning an entry available is all it
+    takes for import to write it (the proof then judges the render with it)."""
+    k3s, talos = get("k3s"), get("talos")
+    text = yaml.safe_load((DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text())["data"]
+    before = mapping.custom_keys(text, k3s, parse_version("v1.34.9+k3s1"), overrides=True)
+    assert [d.need for d in before.differences] == ["zones[].lines"] and "lines" not in before.data["zones"][0]
+    corefile = yaml.safe_load((DATA / "nickdavies-homelab-talos.yaml").read_text())["data"]["Corefile"]
+    for need in needs.FIELDS:
+        monkeypatch.setitem(needs.FIELDS, need, needs.Field(True, needs.FIELDS[need].says))
+    after = mapping.custom_keys(text, k3s, parse_version("v1.34.9+k3s1"), overrides=True)
+    assert after.differences == []
+    assert after.data["zones"][0]["lines"] == ["template IN AAAA {", "    rcode NXDOMAIN", "}"]
+    talos_values = mapping.main_corefile(corefile, talos, parse_version("v1.13.0"), "Corefile", upstream_required=True)
+    assert talos_values.differences == []
+    assert talos_values.data == {"upstream": {"resolvConf": True},
+                                 "zones": [{"zone": "internal.${SECRET_DOMAIN}", "upstreams": ["192.168.254.200"]}]}

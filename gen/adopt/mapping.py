@@ -129,7 +129,7 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
         lines = list(lines_of(extra))
         need: Need = "zones[].lines"
         if available(need) and (not _needs_var(lines) or available("${VAR}")):
-            out["lines"] = lines
+            out["lines"] = [line.rstrip() for d in extra for line in d.render(0).splitlines()]  # (nested lines indented)
         else:
             diffs.append(Difference(where, shown(lines), missing(need), need, tuple(lines)))
     return out, diffs

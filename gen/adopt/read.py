@@ -135,4 +135,26 @@ def read_inputs(paths: list[Path]) -> Held:
             continue
         for doc in manifest_documents(text, file):
             _document(held, doc, file)
+    _one_each(held)
     return held
+
+
+def _one_each(held: Held) -> None:
+    """One cluster's objects: the same object twice (a repository file and a dump, two overlays)
+    would leave one of them unread.
+
+    Raises:
+        UsageError: naming both places.
+    """
+    seen: dict[tuple[str, str], str] = {}
+    problems = []
+    for obj in [*held.objects, *held.others]:
+        ref = (str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))
+        where = held.origins[id(obj)]
+        if ref in seen:
+            problems.append(Problem(f"{ref[0]} {ref[1]} is here and at {seen[ref]}: import reads one cluster at a time",
+                                    file=where.rsplit(":", 1)[0], line=int(where.rsplit(":", 1)[1]), key="PATH",
+                                    hint="pass the files of one cluster"))
+        seen.setdefault(ref, where)
+    if problems:
+        raise UsageError(problems)
