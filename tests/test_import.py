@@ -282,3 +282,17 @@ def test_when_a_needed_field_lands_the_mapping_writes_it_instead_of_a_difference
     assert talos_values.differences == []
     assert talos_values.data == {"upstream": {"resolvConf": True},
                                  "zones": [{"zone": "internal.${SECRET_DOMAIN}", "upstreams": ["192.168.254.200"]}]}
+
+
+def test_rke2_chart_values_beyond_servers_are_imported_and_compared_key_by_key(tmp_path: Path) -> None:
+    """As devpro/tech-notes turns the autoscaler off (SOURCES.md); a chart value no values key
+    says is named at its key."""
+    config = ("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata: {name: rke2-coredns, namespace: kube-system}\n"
+              "spec:\n  valuesContent: |-\n    autoscaler:\n      enabled: false\n")
+    (tmp_path / "a.yaml").write_text(config)
+    result = import_dns([tmp_path / "a.yaml"], "rke2", "v1.34.10+rke2r1", "edge")
+    assert result.same and result.values_text is not None
+    assert "rke2:\n  autoscaler:\n    enabled: false\n" in result.values_text
+    (tmp_path / "a.yaml").write_text(config + "    priorityClassName: system-cluster-critical\n")
+    said = [str(d) for d in import_dns([tmp_path / "a.yaml"], "rke2", "v1.34.10+rke2r1", "edge").differences]
+    assert said == ['valuesContent.priorityClassName: "system-cluster-critical": no values key says it']
