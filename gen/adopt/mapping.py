@@ -277,7 +277,9 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
             diffs.append(Difference(where, key, f"values overrides do not apply to {platform.NAME}"))
         else:
             name = key[: -len(suffix)]
-            lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+            lines = text.split("\n")  # verbatim: comments and layout stay the user's
+            if len(lines) > 1 and lines[-1] == "":
+                lines.pop()
             if not _NAME.fullmatch(name):
                 diffs.append(Difference(where, key, "an override's name is lower-case letters, digits, '-' and '_' "
                                                     "(up to 42): the render would name the key otherwise"))
