@@ -270,6 +270,8 @@ def import_(
         result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version)
         for line in result.read:
             typer.echo(f"read: {line}", err=True)
+        for line in result.placed:
+            typer.echo(f"imported: {line}", err=True)
         for line in result.notes:
             typer.echo(f"note: {line}", err=True)
         for difference in result.differences:

@@ -65,6 +65,7 @@ def test_k3s_coredns_custom_server_key_imports_as_a_zone_with_no_difference(tmp_
                                 "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
     assert code == 0, output
     assert "no difference" in output
+    assert "imported: coredns-custom key internal.server -> zones: internal" in output  # key by key
     values = out.read_text()
     assert "zone: internal\n" in values and "- 192.168.0.1\n" in values
     assert values.startswith("# Imported by `coredns-gen import` from ")
@@ -296,3 +297,12 @@ def test_rke2_chart_values_beyond_servers_are_imported_and_compared_key_by_key(t
     (tmp_path / "a.yaml").write_text(config + "    priorityClassName: system-cluster-critical\n")
     said = [str(d) for d in import_dns([tmp_path / "a.yaml"], "rke2", "v1.34.10+rke2r1", "edge").differences]
     assert said == ['valuesContent.priorityClassName: "system-cluster-critical": no values key says it']
+
+
+def test_a_file_import_the_render_drops_is_named(tmp_path: Path) -> None:
+    """An import that matches no key in the input reads nothing now, but keys the cluster holds
+    outside the input would stop being read: the proof cannot see that, so it is named."""
+    (tmp_path / "cm.yaml").write_text(TALOS.replace("        errors\n", "        errors\n        import custom/*.override\n", 1))
+    said = [str(d) for d in import_dns([tmp_path / "cm.yaml"], "talos", "v1.13.9", "prod-talos").differences]
+    assert said == ["Corefile import: import custom/*.override: the render imports no file: files this matches in the "
+                    "cluster would no longer be read"]

@@ -39,6 +39,7 @@ def lines_of(directives: list[Directive]) -> tuple[str, ...]:
 class Mapped(NamedTuple):
     data: dict[str, Any]  # values keys: upstream, zones, overrides, clusterDomain
     differences: list[Difference]
+    placed: list[str] = []  # "coredns-custom key a.server -> zones: corp.example", key by key
 
 
 class Stanza(NamedTuple):
@@ -204,11 +205,23 @@ def main_corefile(text: str, platform: Platform, release: Version, where: str, *
     diffs += found
     if upstream is not None:
         data["upstream"] = upstream
+    diffs += _imports(corefile.imports + [d for b in blocks for d in b.directives if d.name == "import"],
+                      set(corefile.snippets), platform, release, where)
     zones, found = _zones([b for b in blocks if b is not default], port, where)
     diffs += found
     if zones:
         data["zones"] = zones
     return Mapped(data, diffs)
+
+
+def _imports(imports: list[Directive], snippets: set[str], platform: Platform, release: Version, where: str) -> list[Difference]:
+    """File imports the render would not keep: keys the cluster holds outside the input would
+    no longer be read (the proof cannot see them: an import matching no input key reads nothing)."""
+    kept = {p.pattern for p in platform.import_points(release)}
+    return [Difference(f"{where} import", shown(lines_of([d])),
+                       f"the render imports {', '.join(sorted(kept)) or 'no file'}: files this matches in the cluster would no longer be read",
+                       lines=lines_of([d]))
+            for d in imports if d.args and d.args[0] not in snippets and d.args[0] not in kept]
 
 
 def _zones(blocks: list[ServerBlock], port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
@@ -256,6 +269,7 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
     imported = {p.suffix for p in platform.import_points(release)}
     zones: list[dict[str, Any]] = []
     listed: list[dict[str, Any]] = []
+    placed: list[str] = []
     data: dict[str, Any] = {}
     diffs: list[Difference] = []
     for key, text in sorted(keys.items()):
@@ -270,9 +284,11 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
             found_zones, found = _zones(parse_corefile(text, filename=key).server_blocks, platform.SERVER_PORT, where)
             zones += found_zones
             diffs += found
+            placed.append(f"{where} -> zones: {', '.join(z['zone'] for z in found_zones) or 'none'}")
         elif key == UPSTREAM_KEY:
             data["upstream"], found = _upstream_key(text, key, where, platform, release)
             diffs += found
+            placed.append(f"{where} -> upstream")
         elif not overrides:
             diffs.append(Difference(where, key, f"values overrides do not apply to {platform.NAME}"))
         else:
@@ -285,11 +301,12 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
                                                     "(up to 42): the render would name the key otherwise"))
                 name = re.sub(r"[^a-z0-9_-]", "-", name.lower()).strip("-_")[:42] or "override"
             listed.append({"name": name, "lines": lines})
+            placed.append(f"{where} -> overrides: {name}")
     if zones:
         data["zones"] = zones
     if listed:
         data["overrides"] = listed
-    return Mapped(data, diffs)
+    return Mapped(data, diffs, placed)
 
 
 def _get(node: Any, *path: Any) -> Any:

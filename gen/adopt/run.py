@@ -39,6 +39,7 @@ class ImportResult:
     diff: str = ""  # line diff of the Corefile CoreDNS would load, input -> render
     read: list[str] = field(default_factory=list)  # the objects imported, with file:line
     notes: list[str] = field(default_factory=list)  # what was left alone, and why
+    placed: list[str] = field(default_factory=list)  # where each part of the input went in the values
 
     @property
     def same(self) -> bool:
@@ -68,6 +69,7 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     version = parse_version(platform.stand_in(release) or release)
     data: dict[str, Any] = dict(base)
     diffs: list[Difference] = []
+    placed: list[str] = []
     owned = _owned(held, platform)
     main = _configmap_data(held, "coredns")
     corefile_text = main.get("Corefile") if main is not None else None
@@ -81,12 +83,16 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
         diffs += found.differences
+        placed += [f"{where} -> {', '.join(k for k in ('clusterDomain', 'upstream') if k in found.data) or 'the stock default block'}"
+                   f"{', zones: ' + ', '.join(z['zone'] for z in found.data.get('zones', [])) if found.data.get('zones') else ''}"]
     for obj in held.others:
         ref = ObjectRef(str(obj.get("kind")), "kube-system", str((obj.get("metadata") or {}).get("name")))
         if ref.kind == "HorizontalPodAutoscaler" and ref in platform.OWNS:
             data["autoscaling"] = mapping.autoscaling_of(obj)
+            placed.append(f"{ref} -> autoscaling")
         elif ref == k3s.ALERT and platform.NAME == k3s.NAME:
             data["alert"] = mapping.alert_of(obj)
+            placed.append(f"{ref} -> alert")
     custom = _configmap_data(held, "coredns-custom")
     if custom:
         overrides = any(p.suffix == ".override" for p in platform.import_points(version)) and not owned
@@ -97,7 +103,8 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
             elif key not in data:
                 data[key] = value
         diffs += found.differences
-    return mapping.Mapped(data, diffs)
+        placed += found.placed
+    return mapping.Mapped(data, diffs, placed)
 
 
 def _owned(held: Held, platform: Platform) -> bool:
@@ -250,7 +257,7 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     proof.differences.extend(others)
     notes += said
     return ImportResult(_text(data, held, differences + proof.differences), differences + proof.differences, proof.diff,
-                        read, [n for n in notes if n])
+                        read, [n for n in notes if n], mapped.placed)
 
 
 def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
