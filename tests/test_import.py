@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import typing
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -306,3 +307,25 @@ def test_a_file_import_the_render_drops_is_named(tmp_path: Path) -> None:
     said = [str(d) for d in import_dns([tmp_path / "cm.yaml"], "talos", "v1.13.9", "prod-talos").differences]
     assert said == ["Corefile import: import custom/*.override: the render imports no file: files this matches in the "
                     "cluster would no longer be read"]
+
+
+def _dump(tmp_path: Path, *objects: dict[str, Any]) -> Path:
+    (tmp_path / "dump.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": list(objects)}))
+    return tmp_path / "dump.yaml"
+
+
+def test_a_cluster_dump_of_eks_or_rke2_imports_the_corefile_coredns_loads(tmp_path: Path) -> None:
+    """EKS and RKE2 import no coredns-custom: the Corefile a cluster holds (written by the add-on,
+    or by the chart into rke2-coredns-rke2-coredns) is what the values must say."""
+    eks = get("eks").stock_corefile(parse_version("v1.11.1-eksbuild.8"), "cluster.local")
+    assert eks is not None
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "coredns", "namespace": "kube-system"},
+          "data": {"Corefile": eks + "corp.example:53 {\n    errors\n    forward . 10.1.0.1\n}\n"}}
+    result = import_dns([_dump(tmp_path, cm)], "eks", "v1.11.1-eksbuild.8", "e", "1.11.4")
+    assert result.same and result.values_text is not None and "zone: corp.example" in result.values_text
+    chart = get("rke2").stock_corefile(parse_version("v1.34.10+rke2r1"), "cluster.local")
+    assert chart is not None
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rke2-coredns-rke2-coredns", "namespace": "kube-system"},
+          "data": {"Corefile": chart.replace("    loop\n", "    loop\n    log\n")}}
+    said = [str(d) for d in import_dns([_dump(tmp_path, cm)], "rke2", "v1.34.10+rke2r1", "r").differences]
+    assert said == ["server block .:53: `log`: is not in the render: no values key says it"]

@@ -25,6 +25,7 @@ from gen.platforms import dns_objects
 from gen.platforms.base import ObjectRef
 
 NAMES = ("coredns", "coredns-custom")
+RKE2_CHART_CONFIGMAP = "rke2-coredns-rke2-coredns"  # the ConfigMap the rke2-coredns chart renders
 
 
 def _files(paths: list[Path]) -> Iterator[Path]:
@@ -90,6 +91,11 @@ def _document(held: Held, doc: Any, file: str) -> None:
         obj = _plain(doc)
         obj.setdefault("metadata", {})["namespace"] = "kube-system"
         _add(held, obj, where)
+    elif kind == "ConfigMap" and name == RKE2_CHART_CONFIGMAP and namespace in ("", "kube-system"):
+        # what the rke2-coredns chart rendered (a cluster's dump): the Corefile CoreDNS loads, read as the main one
+        obj = _plain(doc)
+        obj["metadata"] = {"name": "coredns", "namespace": "kube-system"}
+        _add(held, obj, f"{where}, ConfigMap {RKE2_CHART_CONFIGMAP}")
     elif kind == "HelmChartConfig" and name == "rke2-coredns" and namespace in ("", "kube-system") and api.startswith("helm.cattle.io/"):
         obj = _plain(doc)
         obj["metadata"]["namespace"] = "kube-system"
@@ -152,8 +158,9 @@ def _one_each(held: Held) -> None:
         ref = (str(obj.get("kind")), str((obj.get("metadata") or {}).get("name")))
         where = held.origins[id(obj)]
         if ref in seen:
+            file, _, rest = where.partition(", ")[0].rpartition(":")
             problems.append(Problem(f"{ref[0]} {ref[1]} is here and at {seen[ref]}: import reads one cluster at a time",
-                                    file=where.rsplit(":", 1)[0], line=int(where.rsplit(":", 1)[1]), key="PATH",
+                                    file=file, line=int(rest) if rest.isdigit() else None, key="PATH",
                                     hint="pass the files of one cluster"))
         seen.setdefault(ref, where)
     if problems:

@@ -70,7 +70,7 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     data: dict[str, Any] = dict(base)
     diffs: list[Difference] = []
     placed: list[str] = []
-    owned = _owned(held, platform)
+    owned = _owned(held, platform, release)
     main = _configmap_data(held, "coredns")
     corefile_text = main.get("Corefile") if main is not None else None
     where = "Corefile"
@@ -107,10 +107,13 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     return mapping.Mapped(data, diffs, placed)
 
 
-def _owned(held: Held, platform: Platform) -> bool:
+def _owned(held: Held, platform: Platform, release: str) -> bool:
     """The repository owns the whole Corefile: the coredns ConfigMap (Talos, kubeadm), the chart
-    values (RKE2) or the add-on's configurationValues (EKS)."""
-    return COREDNS_CONFIGMAP in platform.OWNS or any(o.get("kind") in ("HelmChartConfig", "Addon") for o in held.objects)
+    values (RKE2) or the add-on's configurationValues (EKS). A platform that imports no
+    coredns-custom key (EKS, RKE2) takes every change through the whole Corefile, so the one a
+    cluster's dump shows is what the values must say."""
+    return COREDNS_CONFIGMAP in platform.OWNS or any(o.get("kind") in ("HelmChartConfig", "Addon") for o in held.objects) \
+        or not platform.import_points(parse_version(platform.stand_in(release) or release))
 
 
 def _stock_note(held: Held, platform: Platform, release: str) -> str:
@@ -248,7 +251,7 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
         return ImportResult(None, differences, read=read)
     rendered = rendered_objects(files, platform.documents(values))
     notes = [f"not cluster DNS configuration, left alone: {x}" for x in held.skipped]
-    platforms_own = _configmap_data(held, "coredns") is not None and not _owned(held, platform)
+    platforms_own = _configmap_data(held, "coredns") is not None and not _owned(held, platform, release)
     if platforms_own:  # the platform's own Corefile, which the render leaves as it is
         rendered += [o for o in held.objects if o.get("kind") == "ConfigMap" and (o.get("metadata") or {}).get("name") == "coredns"]
         notes.append(_stock_note(held, platform, release))
@@ -261,7 +264,7 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
 
 
 def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
-    sources = sorted({held.origins[id(o)].rsplit(":", 1)[0] for o in [*held.objects, *held.others]})
+    sources = sorted({held.origins[id(o)].partition(", ")[0].rpartition(":")[0] for o in [*held.objects, *held.others]})
     head = [f"# Imported by `coredns-gen import` from {', '.join(sources) or 'nothing'}."]
     if differences:
         head.append("# It does not render everything the input holds:")
