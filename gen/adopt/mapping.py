@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from gen.adopt.model import Difference
 from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
-from gen.corefile.facts import UPSTREAM_KEY
+from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY
 from gen.platforms.base import Platform
 from gen.spec import Upstream
 from gen.versions import Version
@@ -91,7 +91,7 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
                                  lines=everything)]
     key = block.addresses[0]
     zone = normalize_zone(key.zone) if _VAR not in key.zone else key.zone.rstrip(".") + "."  # (a variable's name keeps its case)
-    if key.scheme != "dns" or str(key.port or 53) != str(port) or zone is None or zone == ".":
+    if key.scheme != "dns" or (key.port or DEFAULT_PORT) != str(port) or zone is None or zone == ".":
         return None, [Difference(where, head, f"a zone is served as `<zone>:{port}` over plain DNS; this block is not one",
                                  lines=everything)]
     forwards = [d for d in block.directives if d.name == "forward"]
@@ -109,8 +109,8 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
         out["fallback"] = found.fallback
     if found.fallback_on is not None and found.fallback and found.fallback_on != list(DEFAULT_FALLBACK_ON):
         out["fallbackOn"] = found.fallback_on
-    # CoreDNS's forward picks at random unless told (plugin/forward/setup.go); one upstream has nothing to pick
-    policy = found.policy or ("sequential" if len(found.upstreams) == 1 else "random")
+    # unless told, CoreDNS's forward picks at random; one upstream has nothing to pick
+    policy = found.policy or ("sequential" if len(found.upstreams) == 1 else FORWARD_DEFAULT_POLICY)
     if policy != "sequential":  # (the values default)
         out["policy"] = policy
     cache = [d for d in block.directives if d.name == "cache"]
@@ -163,7 +163,7 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
                                 "coredns-gen always forwards to a fallback after the resolvers (upstream.fallback, "
                                 "default /etc/resolv.conf): the render adds one", lines=lines_of(roots[:1])))
     if found.policy not in (None, "sequential") or (found.policy is None and len(found.upstreams) > 1):
-        diffs.append(Difference(where, f"policy {found.policy or 'random (the default)'}",
+        diffs.append(Difference(where, f"policy {found.policy or FORWARD_DEFAULT_POLICY + ' (the default)'}",
                                 "coredns-gen tries the resolvers in order (policy sequential)"))
     unsaid = [o for o in found.options if o.render(0).strip() not in stock_options]
     if unsaid:
@@ -177,7 +177,7 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
 
 def _default(blocks: list[ServerBlock], port: int) -> ServerBlock | None:
     for block in blocks:
-        if any(normalize_zone(k.zone) == "." and str(k.port or 53) == str(port) for k in block.addresses):
+        if any(normalize_zone(k.zone) == "." and (k.port or DEFAULT_PORT) == str(port) for k in block.addresses):
             return block
     return None
 

@@ -24,14 +24,14 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from gen import yamlio
 from gen.adopt.model import Difference
-from gen.corefile import Directive, normalize_zone, parse_corefile
+from gen.corefile import Directive, ServerKey, normalize_zone, parse_corefile
+from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY
 from gen.errors import Problem
 from gen.lint.effective import effective_corefile
 from gen.lint.reader import ManifestError
 from gen.platforms.base import ObjectRef, Platform
 from gen.rendered import RenderedFile
 
-FORWARD_DEFAULT_POLICY = "random"  # coredns plugin/forward/setup.go: `policy` unset picks at random
 
 
 def rendered_objects(files: list[RenderedFile], documents: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -45,15 +45,13 @@ def rendered_objects(files: list[RenderedFile], documents: list[tuple[str, str]]
 
 
 def _key(text: str) -> str:
-    from_parse = text
-    scheme, rest = ("dns", text) if "://" not in text else text.split("://", 1)
-    zone, port = rest, "53"
-    if rest.count(":") == 1 and not rest.startswith("["):
-        zone, port = rest.split(":")
-    normal = normalize_zone(zone) if "${" not in zone else zone.lower()
+    """A server block address as CoreDNS serves it: the zone normalised (a Flux `${VAR}` kept as
+    written: Flux's names are case-sensitive), the port CoreDNS listens on when none is written."""
+    key = ServerKey.parse(text)
+    normal = normalize_zone(key.zone) if "${" not in key.zone else key.zone.rstrip(".") + "."
     if normal is None:
-        return from_parse
-    return ("" if scheme.lower() == "dns" else scheme.lower() + "://") + normal + ":" + (port or "53")
+        return text
+    return ("" if key.scheme == "dns" else key.scheme + "://") + normal + ":" + (key.port or DEFAULT_PORT)
 
 
 def _directive(d: Directive) -> Directive:
