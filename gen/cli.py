@@ -260,8 +260,10 @@ def import_(
     The values are rendered in memory and what CoreDNS would load is compared with what it loads
     now, through CoreDNS's own parser. Exit 0: the values were written and render the same
     configuration. Exit 1: something would differ; each difference is listed (with the line diff
-    of the Corefile) and nothing is written unless --allow-loss. Then `coredns-gen render`;
-    docs/migrate.md gives a guard-safe order for the switch.
+    of the Corefile) and nothing is written unless --allow-loss. Then `coredns-gen render`, and
+    switch in an order the guard accepts: keep the old Flux Kustomization's name (flux.name,
+    flux.namespace) in one commit, or merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the
+    old ConfigMap first (docs/migrate.md).
     """
     from gen.adopt import import_dns
     from gen.writer import write_new
