@@ -269,7 +269,7 @@ def import_(
     from gen.writer import write_new
 
     def run() -> int:
-        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version)
+        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version, _repo(repo))
         for line in result.read:
             typer.echo(f"read: {line}", err=True)
         for line in result.placed:

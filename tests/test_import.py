@@ -191,10 +191,16 @@ def test_the_switch_keeping_the_kustomization_name_passes_the_guard_and_a_rename
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "hand-written DNS")
-    code, output, out = _import(tmp_path, str(tmp_path / "kubernetes/coredns"), "--platform", "k3s",
+    # kept: import reads the old Kustomization and keeps its name; renamed: flux.name set by hand
+    old = [] if refused else [str(tmp_path / "clusters/prod/coredns.yaml")]
+    code, output, out = _import(tmp_path, str(tmp_path / "kubernetes/coredns"), *old, "--platform", "k3s",
                                 "--platform-version", "v1.34.9+k3s1", "--cluster", "prod")
     assert code == 0, output
-    out.write_text(out.read_text() + f"flux:\n  name: {name}\n")
+    if refused:
+        out.write_text(out.read_text() + f"flux:\n  name: {name}\n")
+    else:
+        assert "flux:\n  name: coredns\n  namespace: flux-system\n  output: clusters/prod/coredns.yaml\n  interval: 30m\n" in out.read_text()
+        assert "targetNamespace kube-system is left out" in output
     git(tmp_path, "rm", "-rq", "kubernetes/coredns", "clusters/prod/coredns.yaml")
     (tmp_path / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
     assert runner.invoke(app, ["render", "--repo", str(tmp_path)]).exit_code == 0
@@ -329,3 +335,30 @@ def test_a_cluster_dump_of_eks_or_rke2_imports_the_corefile_coredns_loads(tmp_pa
           "data": {"Corefile": chart.replace("    loop\n", "    loop\n    log\n")}}
     said = [str(d) for d in import_dns([_dump(tmp_path, cm)], "rke2", "v1.34.10+rke2r1", "r").differences]
     assert said == ["server block .:53: `log`: is not in the render: no values key says it"]
+
+
+def _layout(tmp_path: Path, configmap: str, ks: str) -> list[Path]:
+    """The repository's own layout (the Kustomization's path must hold the ConfigMap's file)."""
+    build_tree(tmp_path, {"kubernetes/apps/kube-system/coredns/app/configmap.yaml": (DATA / configmap).read_text(),
+                          "kubernetes/apps/kube-system/coredns/ks.yaml": (DATA / ks).read_text()})
+    return [tmp_path / "kubernetes/apps/kube-system/coredns"]
+
+
+def test_the_flux_kustomization_that_applies_the_input_is_read_and_what_values_cannot_say_is_named(tmp_path: Path) -> None:
+    result = import_dns(_layout(tmp_path, "nickdavies-homelab-talos.yaml", "nickdavies-homelab-ks.yaml"),
+                        "talos", "v1.13.0", "homelab", repo=tmp_path)
+    flux = {(d.need, d.what) for d in result.differences if d.where.startswith("Flux Kustomization flux-system/coredns")}
+    assert flux == {("flux.source", '{"kind": "GitRepository", "name": "homelab", "namespace": "flux-system"}'),
+                    ("flux.prune", "false"), ("flux.commonMetadata", '{"labels": {"app.kubernetes.io/name": "coredns"}}')}
+
+
+def test_the_applying_kustomization_becomes_flux_values_when_the_fields_land(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for need in needs.FIELDS:
+        monkeypatch.setitem(needs.FIELDS, need, needs.Field(True, needs.FIELDS[need].says))
+    ks = yaml.safe_load((DATA / "mrmarble-home-ops-d22efe49-ks.yaml").read_text())
+    flux, differences, _ = mapping.flux_of(ks, "kubernetes/apps/kube-system/coredns/ks.yaml", "ks.yaml:3")
+    assert differences == []
+    assert flux == {"name": "coredns", "namespace": "flux-system", "output": "kubernetes/apps/kube-system/coredns/ks.yaml",
+                    "interval": "30m", "timeout": "5m", "retryInterval": "1m", "wait": True,
+                    "source": {"kind": "GitRepository", "name": "home-kubernetes"}, "targetNamespace": "kube-system",
+                    "commonMetadata": {"labels": {"app.kubernetes.io/name": "coredns"}}}

@@ -10,7 +10,9 @@ platform's stock Corefile by the proof (gen/adopt/prove.py), which names what di
 
 from __future__ import annotations
 
+import json
 import re
+import typing
 from typing import Any, NamedTuple
 
 from gen.adopt.model import Difference
@@ -341,3 +343,56 @@ def alert_of(rule: dict[str, Any]) -> dict[str, Any]:
     if isinstance(labels, dict) and labels:
         out["labels"] = {str(k): str(v) for k, v in labels.items()}
     return out
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+FLUX_KEYS = ("interval", "timeout", "retryInterval", "wait")  # said by values as they are
+
+
+def flux_of(ks: dict[str, Any], output: str | None, where: str) -> tuple[dict[str, Any], list[Difference], list[str]]:
+    """The Flux Kustomization that applies the input, as `flux:` (its name kept: the guard-safe
+    switch of docs/migrate.md), with what no values key says named. Returns (flux, differences, notes)."""
+    meta = ks.get("metadata") or {}
+    spec = ks.get("spec") or {}
+    where = f"Flux Kustomization {meta.get('namespace') or '-'}/{meta.get('name')} ({where})"
+    out: dict[str, Any] = {"name": str(meta.get("name"))}
+    if meta.get("namespace"):
+        out["namespace"] = str(meta["namespace"])
+    if output is not None:
+        out["output"] = output
+    out.update({k: spec[k] for k in FLUX_KEYS if k in spec})
+    if isinstance(spec.get("dependsOn"), list):
+        out["dependsOn"] = [{k: v for k, v in d.items() if k in ("name", "namespace")} for d in spec["dependsOn"] if isinstance(d, dict)]
+    diffs: list[Difference] = []
+    notes = [f"{where}: spec.path becomes the rendered overlay's folder"]
+
+    def need(spec_key: str, need: Need, value: Any) -> None:
+        if available(need):
+            out[need.split(".", 1)[1]] = value
+        else:
+            diffs.append(Difference(f"{where} spec.{spec_key}", _json(spec[spec_key]), missing(need), need))
+
+    source = spec.get("sourceRef") or {}
+    if (source.get("kind"), source.get("name")) != ("GitRepository", "flux-system"):
+        need("sourceRef", "flux.source", {"kind": source.get("kind"), "name": source.get("name")})
+    if spec.get("prune") is False:
+        need("prune", "flux.prune", False)
+    target = spec.get("targetNamespace")
+    if target is not None and (target != "kube-system" or available("flux.targetNamespace")):
+        need("targetNamespace", "flux.targetNamespace", target)
+    elif target is not None:
+        notes.append(f"{where}: targetNamespace kube-system is left out: every rendered object names kube-system itself")
+    for key, field in (("commonMetadata", "flux.commonMetadata"), ("postBuild", "flux.postBuild")):
+        if key in spec:
+            need(key, typing.cast(Need, field), spec[key])
+    known = {"path", "sourceRef", "prune", "targetNamespace", "commonMetadata", "postBuild", "dependsOn", *FLUX_KEYS}
+    for key in sorted(set(spec) - known):
+        diffs.append(Difference(f"{where} spec.{key}", _json(spec[key]), "no values key says it"))
+    if output is None:
+        notes.append(f"{where}: its file holds other objects too, so the render writes the Kustomization to flux.output "
+                     "(default clusters/<cluster>/coredns.yaml): delete this one from its file in the same commit")
+    return out, diffs, notes

@@ -33,5 +33,7 @@ class Held:
     objects: list[dict[str, Any]] = field(default_factory=list)  # coredns, coredns-custom, rke2-coredns, Addon coredns
     origins: dict[int, str] = field(default_factory=dict)  # id(object) -> "file:line"
     others: list[dict[str, Any]] = field(default_factory=list)  # other cluster DNS objects (an HPA, a Deployment)
+    flux: list[dict[str, Any]] = field(default_factory=list)  # Flux Kustomizations (one of them may apply the others)
+    documents: dict[str, int] = field(default_factory=dict)  # file -> how many objects it holds
     unsupported: list[Difference] = field(default_factory=list)  # DNS objects coredns-gen cannot say
     skipped: list[str] = field(default_factory=list)  # objects read and left alone (not configuration)

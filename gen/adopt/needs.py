@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-Need = Literal["zones[].lines", "upstream.resolvConf", "${VAR}"]
+Need = Literal["zones[].lines", "upstream.resolvConf", "${VAR}", "flux.source", "flux.prune", "flux.targetNamespace",
+               "flux.commonMetadata", "flux.postBuild"]
 
 
 class Field(NamedTuple):
@@ -22,6 +23,11 @@ FIELDS: dict[Need, Field] = {
     "zones[].lines": Field(False, "extra plugin lines in a zone's server block"),
     "upstream.resolvConf": Field(False, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
     "${VAR}": Field(False, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
+    "flux.source": Field(False, "an existing Flux source named by kind and name"),
+    "flux.prune": Field(False, "the Flux Kustomization's `prune`"),
+    "flux.targetNamespace": Field(False, "the Flux Kustomization's `targetNamespace`"),
+    "flux.commonMetadata": Field(False, "the Flux Kustomization's `commonMetadata`"),
+    "flux.postBuild": Field(False, "the Flux Kustomization's `postBuild`"),
 }
 
 

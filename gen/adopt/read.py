@@ -118,6 +118,10 @@ def _document(held: Held, doc: Any, file: str) -> None:
         obj.setdefault("metadata", {})["namespace"] = namespace or "kube-system"
         held.others.append(obj)
         held.origins[id(obj)] = where
+    elif kind == "Kustomization" and api.startswith("kustomize.toolkit.fluxcd.io/"):
+        obj = _plain(doc)
+        held.flux.append(obj)
+        held.origins[id(obj)] = where
     elif kind and not api.startswith("kustomize.config.k8s.io/"):  # (a kustomization.yaml is a build file, not an object)
         held.skipped.append(f"{kind} {namespace or '-'}/{name} ({where})")
 
@@ -139,7 +143,9 @@ def read_inputs(paths: list[Path]) -> Held:
             _add(held, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "coredns", "namespace": "kube-system"},
                         "data": {"Corefile": text}}, f"{file}:1")
             continue
-        for doc in manifest_documents(text, file):
+        docs = manifest_documents(text, file)
+        held.documents[file] = len(docs)
+        for doc in docs:
             _document(held, doc, file)
     _one_each(held)
     return held

@@ -8,6 +8,8 @@ differs is listed key by key and as a line diff of the Corefile CoreDNS would lo
 from __future__ import annotations
 
 import json
+import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,7 +187,7 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
                 continue
         if top == "upstream" and not upstream_said:
             return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
-        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert") and top in data:
+        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert", "flux") and top in data:
             del data[top]
             diffs.append(Difference(top, key, f"not imported: {problem.problem}"))
             continue
@@ -198,7 +200,45 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
     return diffs, True
 
 
-def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str, coredns_version: str | None = None) -> ImportResult:
+def _applying(held: Held, repo: Path) -> tuple[dict[str, Any], str] | None:
+    """The Flux Kustomization among the inputs whose `path` holds the DNS objects' files (the
+    deepest, when several do), with where it is written."""
+    folders = set()
+    for obj in [*held.objects, *held.others]:
+        file = held.origins[id(obj)].partition(", ")[0].rpartition(":")[0]
+        folders.add(posixpath.normpath(os.path.relpath(os.path.dirname(os.path.abspath(file)), repo).replace(os.sep, "/")))
+    found = []
+    for ks in held.flux:
+        path = str((ks.get("spec") or {}).get("path") or "")
+        folder = posixpath.normpath(path.lstrip("/")) if path else ""
+        if folder and all(f == folder or f.startswith(folder + "/") or folder == "." for f in folders):
+            found.append((len(folder), ks))
+    if not found:
+        return None
+    found.sort(key=lambda f: -f[0])
+    if len(found) > 1 and found[0][0] == found[1][0]:
+        return None
+    return found[0][1], held.origins[id(found[0][1])]
+
+
+def _flux(held: Held, repo: Path, data: dict[str, Any]) -> tuple[list[Difference], list[str]]:
+    """`flux:` from the Flux Kustomization that applies the input, when the input holds it."""
+    applying = _applying(held, repo)
+    if applying is None:
+        return [], ([] if not held.flux else ["no Flux Kustomization among the inputs applies these files alone: "
+                                              "`flux:` is left at its defaults (docs/migrate.md: keep the old one's name)"])
+    ks, where = applying
+    left = [f"not cluster DNS configuration, left alone: Kustomization {(k.get('metadata') or {}).get('name')} "
+            f"({held.origins[id(k)]})" for k in held.flux if k is not ks]
+    file = where.rpartition(":")[0]
+    output = os.path.relpath(os.path.abspath(file), repo).replace(os.sep, "/") if held.documents.get(file) == 1 else None
+    flux, diffs, notes = mapping.flux_of(ks, output if output and not output.startswith("../") else None, where)
+    data["flux"] = flux
+    return diffs, notes + left
+
+
+def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str, coredns_version: str | None = None,
+               repo: Path | None = None) -> ImportResult:
     """The values file that renders what `paths` hold for cluster DNS, and what would differ.
 
     Raises:
@@ -232,6 +272,8 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     mapped = _map(held, platform, release, base)
     differences = [*held.unsupported, *mapped.differences]
     data = mapped.data
+    flux_differences, flux_notes = _flux(held, Path.cwd() if repo is None else repo, data)
+    differences += flux_differences
     upstream_said = not any(d.need == "upstream.resolvConf" for d in differences)
     for _ in range(8):
         try:
@@ -250,7 +292,7 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     else:
         return ImportResult(None, differences, read=read)
     rendered = rendered_objects(files, platform.documents(values))
-    notes = [f"not cluster DNS configuration, left alone: {x}" for x in held.skipped]
+    notes = [f"not cluster DNS configuration, left alone: {x}" for x in held.skipped] + flux_notes
     platforms_own = _configmap_data(held, "coredns") is not None and not _owned(held, platform, release)
     if platforms_own:  # the platform's own Corefile, which the render leaves as it is
         rendered += [o for o in held.objects if o.get("kind") == "ConfigMap" and (o.get("metadata") or {}).get("name") == "coredns"]
