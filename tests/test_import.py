@@ -362,3 +362,15 @@ def test_the_applying_kustomization_becomes_flux_values_when_the_fields_land(tmp
                     "interval": "30m", "timeout": "5m", "retryInterval": "1m", "wait": True,
                     "source": {"kind": "GitRepository", "name": "home-kubernetes"}, "targetNamespace": "kube-system",
                     "commonMetadata": {"labels": {"app.kubernetes.io/name": "coredns"}}}
+
+
+def test_every_problem_of_a_part_the_values_refuse_is_named_and_the_rest_is_imported(tmp_path: Path) -> None:
+    """Two problems in one upstream (a resolv.conf among the resolvers, a fallback no values file
+    may have) drop that upstream once, naming both; the zone beside it still imports."""
+    (tmp_path / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns-custom, namespace: kube-system}\ndata:\n"
+        "  zzzz-coredns-gen-upstream.override: |\n    forward . /etc/hosts 999.1.1.1 /etc/resolv.conf {\n      next SERVFAIL\n    }\n"
+        "  a.server: |\n    a.example:53 {\n      errors\n      cache 30\n      forward . 10.0.0.1\n    }\n")
+    result = import_dns([tmp_path / "cm.yaml"], "k3s", "v1.34.9+k3s1", "edge")
+    assert result.values_text is not None and "zone: a.example" in result.values_text and "\nupstream:" not in result.values_text
+    assert len([d for d in result.differences if d.where == "upstream"]) >= 2

@@ -171,6 +171,7 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
     """Take out of `data` each part a problem names, as a difference; False when a problem names
     nothing that can be taken out (no values file renders: the differences say why)."""
     drops: dict[str, set[int]] = {}
+    dropped: set[str] = set()
     diffs: list[Difference] = []
     for problem in problems:
         key = problem.key or ""
@@ -187,8 +188,9 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
                 continue
         if top == "upstream" and not upstream_said:
             return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
-        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert", "flux") and top in data:
-            del data[top]
+        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert", "flux") and (top in data or top in dropped):
+            data.pop(top, None)
+            dropped.add(top)
             diffs.append(Difference(top, key, f"not imported: {problem.problem}"))
             continue
         diffs.append(Difference("the imported values", key or "-", problem.problem))
@@ -208,7 +210,7 @@ def _applying(held: Held, repo: Path) -> tuple[dict[str, Any], str] | None:
         file = held.origins[id(obj)].partition(", ")[0].rpartition(":")[0]
         folders.add(posixpath.normpath(os.path.relpath(os.path.dirname(os.path.abspath(file)), repo).replace(os.sep, "/")))
     found = []
-    for ks in held.flux:
+    for ks in held.flux if folders else []:
         path = str((ks.get("spec") or {}).get("path") or "")
         folder = posixpath.normpath(path.lstrip("/")) if path else ""
         if folder and all(f == folder or f.startswith(folder + "/") or folder == "." for f in folders):
