@@ -150,6 +150,7 @@ def test_what_coredns_reads_the_same_way_is_no_difference(tmp_path: Path) -> Non
         "  a.server: |\n    lab.example:53 {\n      cache 10\n      forward . 10.0.0.9\n      errors\n    }\n")
     result = import_dns([tmp_path / "custom.yaml"], "k3s", "v1.34.9+k3s1", "edge")
     assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert "coredns-custom key b.server -> zones: corp.example (rendered as key corp.example.server)" in result.placed
     assert result.values_text is not None and "policy: random" in result.values_text and "cache: 0" in result.values_text
 
 

@@ -286,7 +286,9 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
             found_zones, found = _zones(parse_corefile(text, filename=key).server_blocks, platform.SERVER_PORT, where)
             zones += found_zones
             diffs += found
-            placed.append(f"{where} -> zones: {', '.join(z['zone'] for z in found_zones) or 'none'}")
+            named = [f"{z['zone']}.server" for z in found_zones]
+            renamed = f" (rendered as key {', '.join(named)})" if named and named != [key] else ""
+            placed.append(f"{where} -> zones: {', '.join(z['zone'] for z in found_zones) or 'none'}{renamed}")
         elif key == UPSTREAM_KEY:
             data["upstream"], found = _upstream_key(text, key, where, platform, release)
             diffs += found
