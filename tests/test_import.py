@@ -375,3 +375,18 @@ def test_every_problem_of_a_part_the_values_refuse_is_named_and_the_rest_is_impo
     result = import_dns([tmp_path / "cm.yaml"], "k3s", "v1.34.9+k3s1", "edge")
     assert result.values_text is not None and "zone: a.example" in result.values_text and "\nupstream:" not in result.values_text
     assert len([d for d in result.differences if d.where == "upstream"]) >= 2
+
+
+REAL = sorted(p for folder in ("corefiles-realworld", "corpus", "import") for p in (REPO_ROOT / "tests/data" / folder).iterdir()
+              if p.suffix != ".md")
+
+
+@pytest.mark.parametrize("platform,release", [("talos", "v1.13.9"), ("k3s", "v1.34.9+k3s1"), ("aks", "1.34")])
+def test_every_real_corefile_and_configmap_is_imported_named_or_refused_never_a_crash(platform: str, release: str) -> None:
+    """The real-world Corefiles and ConfigMaps the project holds: exit 0, 1 or 2, never 3 or 4."""
+    codes = {}
+    for path in REAL:
+        result = runner.invoke(app, ["import", str(path), "--platform", platform, "--platform-version", release, "--cluster", "x"])
+        codes[path.name] = result.exit_code
+        assert result.exit_code in (0, 1, 2), (path.name, result.output[-2000:])
+    assert 1 in codes.values()  # (each standalone Corefile differs from a platform's: named, exit 1)
