@@ -390,3 +390,10 @@ def test_every_real_corefile_and_configmap_is_imported_named_or_refused_never_a_
         codes[path.name] = result.exit_code
         assert result.exit_code in (0, 1, 2), (path.name, result.output[-2000:])
     assert 1 in codes.values()  # (each standalone Corefile differs from a platform's: named, exit 1)
+
+
+def test_a_key_beside_the_corefile_the_render_would_drop_is_named(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text(TALOS.replace("\ndata:\n", "\ndata:\n  example.db: |\n    $ORIGIN example.\n", 1))
+    said = [str(d) for d in import_dns([tmp_path / "cm.yaml"], "talos", "v1.13.9", "prod-talos").differences]
+    assert said == ["ConfigMap kube-system/coredns key example.db: 17 characters: the render writes only its Corefile: "
+                    "no values key says it"]

@@ -81,6 +81,9 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
             corefile_text, where = _rke2(obj, data, release), "Corefile of the rke2-coredns chart"
         elif obj.get("kind") == "Addon":
             corefile_text, where = _eks(obj, data), "corefile of the EKS add-on configurationValues"
+    if main is not None and owned:  # a zone file for the `file` plugin, say: the render writes only the Corefile
+        diffs += [Difference(f"ConfigMap kube-system/coredns key {key}", f"{len(text)} characters",
+                             "the render writes only its Corefile: no values key says it") for key, text in sorted(main.items()) if key != "Corefile"]
     if corefile_text is not None and owned:
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
