@@ -273,6 +273,63 @@ def new(
     raise typer.Exit(_run(run))
 
 
+# --- import ---------------------------------------------------------------------------------
+
+
+@app.command("import")
+def import_(
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Manifests or folders holding cluster DNS: ConfigMap kube-system/coredns or coredns-custom, HelmChartConfig rke2-coredns, an EKS add-on's configurationValues, a Corefile, or `kubectl get cm,deploy -o yaml` output.", show_default=False)],
+    platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener.", show_default=False)],
+    platform_version: Annotated[str, typer.Option("--platform-version", help="The release the cluster runs (its stock Corefile is what the input is compared with).", show_default=False)],
+    cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
+    coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="The CoreDNS the cluster runs, when not the release's default (Gardener: required).")] = None,
+    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write the values here instead of stdout (never overwrites; must be inside --repo).")] = None,
+    allow_loss: Annotated[bool, typer.Option("--allow-loss", help="Write the values even though the render would differ from the input (every difference is listed, and written into the file's header).")] = False,
+    repo: RepoOption = ".",
+) -> None:
+    """Write the values file that renders the DNS configuration the input already holds.
+
+    The values are rendered in memory and what CoreDNS would load is compared with what it loads
+    now, through CoreDNS's own parser. Exit 0: the values were written and render the same
+    configuration. Exit 1: something would differ; each difference is listed (with the line diff
+    of the Corefile) and nothing is written unless --allow-loss. Then `coredns-gen render`, and
+    switch in an order the guard accepts: keep the old Flux Kustomization's name (flux.name,
+    flux.namespace) in one commit, or merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the
+    old ConfigMap first (docs/migrate.md).
+    """
+    from gen.adopt import import_dns
+    from gen.writer import write_new
+
+    def run() -> int:
+        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version, _repo(repo))
+        for line in result.read:
+            typer.echo(f"read: {line}", err=True)
+        for line in result.placed:
+            typer.echo(f"imported: {line}", err=True)
+        for line in result.notes:
+            typer.echo(f"note: {line}", err=True)
+        for difference in result.differences:
+            typer.echo(f"difference: {difference}", err=True)
+        if result.diff:
+            typer.echo(result.diff.rstrip("\n"), err=True)
+        if result.values_text is None:
+            typer.echo("no values file of this coredns-gen version renders this configuration: nothing written", err=True)
+            return 1
+        if not result.same and not allow_loss:
+            typer.echo(f"{len(result.differences)} difference(s): nothing written (--allow-loss writes the values anyway, "
+                       "the differences listed in its header)", err=True)
+            return 1
+        if output is None:
+            _out(result.values_text)
+        else:
+            typer.echo(f"wrote {write_new(Path.cwd() / output, result.values_text, _repo(repo))}", err=True)
+        if result.same:
+            typer.echo("the values render the same configuration: no difference", err=True)
+        return 0
+
+    raise typer.Exit(_run(run))
+
+
 # --- lint -----------------------------------------------------------------------------------
 
 

@@ -97,6 +97,20 @@ def _check(data: Any, shown: str, *, all_printable: bool = False, schema_valid: 
     return (None, problems) if problems else (values, [])
 
 
+def values_from_data(data: Any, shown: str) -> Values:
+    """Validate and freeze a values mapping built in memory (`coredns-gen import` proves what it
+    writes by rendering it), with every check a values file gets.
+
+    Raises:
+        ValuesError: with every problem found (keys as a values file would show them).
+    """
+    values, problems = _check(data, shown)
+    if problems:
+        raise ValuesError(sorted(problems, key=Problem.sort_key))
+    assert values is not None
+    return values
+
+
 def load_values(path: Path, *, repo: Path, boundary: Boundary | None = None) -> Values:
     """Load, validate and freeze one values file.
 

@@ -20,6 +20,10 @@ REVERSE_ZONES = ("in-addr.arpa.", "ip6.arpa.")
 # (override names that would sort after it are refused).
 UPSTREAM_NAME = "zzzz-coredns-gen-upstream"
 UPSTREAM_KEY = f"{UPSTREAM_NAME}.override"
+# coredns plugin/forward/setup.go: a forward without `policy` picks its upstream at random.
+FORWARD_DEFAULT_POLICY = "random"
+# CoreDNS's -dns.port: where a server block whose address names no port listens.
+DEFAULT_PORT = "53"
 
 
 def fqdn(zone: str) -> str:

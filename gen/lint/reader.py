@@ -91,6 +91,15 @@ def _documents(text: str, file: str) -> list[Any]:
     return out
 
 
+def manifest_documents(text: str, file: str) -> list[Any]:
+    """The objects of a manifest file (a `kind: List` unpacked), as lint reads them.
+
+    Raises:
+        ManifestError: the text is not YAML, or nested too deep.
+    """
+    return _documents(text, file)
+
+
 def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
     lines = text.splitlines()
     for doc in _documents(text, file):

@@ -1,0 +1,400 @@
+"""Say what the input holds as values: upstream, zones, overrides, clusterDomain, chart and
+add-on values; name every part that no values key can say.
+
+Only the shapes coredns-gen itself renders are read back as values: a zone is a server block
+`<zone>:<port> { errors; cache N; forward . UPSTREAMS [{ policy P; next RCODES }]; [forward . FALLBACK] }`,
+the upstream is the default block's root forward (or forward pair). Everything else in a zone
+is an extra line (zones[].lines); everything else in the default block is compared with the
+platform's stock Corefile by the proof (gen/adopt/prove.py), which names what differs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import typing
+from typing import Any, NamedTuple
+
+from gen.adopt.model import Difference
+from gen.adopt.needs import Need, available, missing
+from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
+from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY
+from gen.platforms.base import Platform
+from gen.spec import Upstream
+from gen.versions import Version
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9_]{0,40}[a-z0-9])?")  # an override name (values schema)
+_VAR = "${"
+DEFAULT_FALLBACK_ON = Upstream(()).fallback_on  # what values say when fallbackOn is left out
+
+
+def shown(lines: tuple[str, ...] | list[str]) -> str:
+    """Corefile lines on one line of a message."""
+    return " ".join(lines)
+
+
+def lines_of(directives: list[Directive]) -> tuple[str, ...]:
+    """The lines directives are written as (gen.corefile's rendering, indentation stripped)."""
+    return tuple(line.strip() for d in directives for line in d.render(0).splitlines())
+
+
+class Mapped(NamedTuple):
+    data: dict[str, Any]  # values keys: upstream, zones, overrides, clusterDomain
+    differences: list[Difference]
+    placed: list[str] = []  # "coredns-custom key a.server -> zones: corp.example", key by key
+
+
+class Stanza(NamedTuple):
+    """A forward (pair) as values say it."""
+
+    upstreams: list[str]
+    fallback: list[str]
+    fallback_on: list[str] | None
+    policy: str | None
+    options: list[Directive]  # options of the first forward no values key says
+    rest: list[Directive]  # forwards after the pair
+
+
+def stanza(forwards: list[Directive]) -> Stanza:
+    """The forward pair of seed 000 read back: `forward . R… F… { policy P; next RCODES }` then
+    `forward . F…` is upstreams R, fallback F; a single forward has no fallback."""
+    first = forwards[0]
+    policy: str | None = None
+    fallback_on: list[str] | None = None
+    options: list[Directive] = []
+    for option in first.block or []:
+        if option.name == "policy" and len(option.args) == 1 and option.block is None:
+            policy = option.args[0]
+        elif option.name == "next" and option.block is None and fallback_on is None:
+            fallback_on = [a.upper() for a in option.args]
+        else:
+            options.append(option)
+    upstreams, fallback, rest = list(first.args[1:]), [], forwards[1:]
+    if fallback_on is not None and rest and rest[0].block is None and forward_zone(rest[0]) == forward_zone(first):
+        fallback = list(rest[0].args[1:])
+        if fallback and upstreams[-len(fallback):] == fallback and len(upstreams) > len(fallback):
+            upstreams = upstreams[:-len(fallback)]
+        rest = rest[1:]
+    return Stanza(upstreams, fallback, fallback_on, policy, options, rest)
+
+
+def _needs_var(texts: list[str]) -> bool:
+    return any(_VAR in t for t in texts)
+
+
+def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] | None, list[Difference]]:
+    """The zone a server block says, with the differences its render would have (None: no zone
+    can say it; the differences say why)."""
+    head = " ".join(block.keys)
+    where = f"{where} server block {head}"
+    everything = lines_of(block.directives)
+    if len(block.keys) != 1:
+        return None, [Difference(where, head, "a zone has one address; a block serving several is not a values zone",
+                                 lines=everything)]
+    key = block.addresses[0]
+    zone = normalize_zone(key.zone) if _VAR not in key.zone else key.zone.rstrip(".") + "."  # (a variable's name keeps its case)
+    if key.scheme != "dns" or (key.port or DEFAULT_PORT) != str(port) or zone is None or zone == ".":
+        return None, [Difference(where, head, f"a zone is served as `<zone>:{port}` over plain DNS; this block is not one",
+                                 lines=everything)]
+    forwards = [d for d in block.directives if d.name == "forward"]
+    if not forwards or forward_zone(forwards[0]) != ".":
+        return None, [Difference(where, head, "a zone forwards `.` to its upstreams; this block does not",
+                                 lines=everything)]
+    found = stanza(forwards)
+    name = zone.rstrip(".")
+    diffs: list[Difference] = []
+    for texts, what in (([name], "zone name"), (found.upstreams + found.fallback, "upstreams")):
+        if _needs_var(texts) and not available("${VAR}"):
+            return None, [Difference(where, f"{what} {' '.join(texts)}", missing("${VAR}"), "${VAR}", everything)]
+    out: dict[str, Any] = {"zone": name, "upstreams": found.upstreams}
+    if found.fallback:
+        out["fallback"] = found.fallback
+    if found.fallback_on is not None and found.fallback and found.fallback_on != list(DEFAULT_FALLBACK_ON):
+        out["fallbackOn"] = found.fallback_on
+    # unless told, CoreDNS's forward picks at random; one upstream has nothing to pick
+    policy = found.policy or ("sequential" if len(found.upstreams) == 1 else FORWARD_DEFAULT_POLICY)
+    if policy != "sequential":  # (the values default)
+        out["policy"] = policy
+    cache = [d for d in block.directives if d.name == "cache"]
+    extra: list[Directive] = [*found.rest]
+    if len(cache) == 1 and cache[0].block is None and len(cache[0].args) == 1 and cache[0].args[0].isdigit():
+        if int(cache[0].args[0]) != 30:  # (the values default)
+            out["cache"] = int(cache[0].args[0])
+    else:
+        out["cache"] = 0
+        extra += cache
+    extra += [d for d in block.directives if d.name not in ("forward", "cache", "errors")]
+    extra += [d for d in block.directives if d.name == "errors" and (d.args or d.block is not None)]
+    if found.options:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(found.options)),
+                                "a zone's forward takes only `policy` and `next` from values", lines=lines_of(found.options)))
+    if extra:
+        lines = list(lines_of(extra))
+        need: Need = "zones[].lines"
+        if available(need) and (not _needs_var(lines) or available("${VAR}")):
+            out["lines"] = [line.rstrip() for d in extra for line in d.render(0).splitlines()]  # (nested lines indented)
+        else:
+            diffs.append(Difference(where, shown(lines), missing(need), need, tuple(lines)))
+    return out, diffs
+
+
+def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], required: bool) -> tuple[dict[str, Any] | None, list[Difference]]:
+    """The upstream the default block's root forward says (None: the platform's own forward
+    to /etc/resolv.conf stays)."""
+    roots = [d for d in block.directives if is_root_forward(d)]
+    where = f"{where} default server block"
+    if not roots:
+        return None, [Difference(where, "no root `forward .`", "coredns-gen keeps the platform's root forward or writes its own",
+                                 lines=())]
+    if len(roots) == 1 and roots[0].args[1:] == ["/etc/resolv.conf"]:
+        if required and not available("upstream.resolvConf"):
+            return None, [Difference(where, shown(lines_of(roots)), missing("upstream.resolvConf"), "upstream.resolvConf",
+                                     lines_of(roots))]
+        return ({"resolvConf": True} if required else None), []
+    found = stanza(roots)
+    diffs: list[Difference] = []
+    if _needs_var(found.upstreams + found.fallback) and not available("${VAR}"):
+        return None, [Difference(where, shown(lines_of(roots)), missing("${VAR}"), "${VAR}", lines_of(roots))]
+    out: dict[str, Any] = {"resolvers": found.upstreams}
+    if found.fallback:
+        out["fallback"] = found.fallback
+        if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
+            out["fallbackOn"] = found.fallback_on
+    else:
+        diffs.append(Difference(where, shown(lines_of(roots[:1])),
+                                "coredns-gen always forwards to a fallback after the resolvers (upstream.fallback, "
+                                "default /etc/resolv.conf): the render adds one", lines=lines_of(roots[:1])))
+    if found.policy not in (None, "sequential") or (found.policy is None and len(found.upstreams) > 1):
+        diffs.append(Difference(where, f"policy {found.policy or FORWARD_DEFAULT_POLICY + ' (the default)'}",
+                                "coredns-gen tries the resolvers in order (policy sequential)"))
+    unsaid = [o for o in found.options if o.render(0).strip() not in stock_options]
+    if unsaid:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
+                                "the root forward keeps the stock Corefile's options only", lines=lines_of(unsaid)))
+    if found.rest:
+        diffs.append(Difference(where, shown(lines_of(found.rest)), "a third root forward is not a values key",
+                                lines=lines_of(found.rest)))
+    return out, diffs
+
+
+def _default(blocks: list[ServerBlock], port: int) -> ServerBlock | None:
+    for block in blocks:
+        if any(normalize_zone(k.zone) == "." and (k.port or DEFAULT_PORT) == str(port) for k in block.addresses):
+            return block
+    return None
+
+
+def main_corefile(text: str, platform: Platform, release: Version, where: str, *, upstream_required: bool) -> Mapped:
+    """Values from a whole Corefile the repository owns (Talos, kubeadm, RKE2's chart, EKS's add-on)."""
+    corefile = parse_corefile(text, filename=where)
+    blocks = corefile.server_blocks
+    port = platform.SERVER_PORT
+    default = _default(blocks, port)
+    data: dict[str, Any] = {}
+    diffs: list[Difference] = []
+    if default is None:
+        return Mapped(data, [Difference(where, "no default `.:53` server block", "coredns-gen renders the platform's default block")])
+    kubernetes = default.find("kubernetes")
+    if kubernetes and kubernetes[0].args and kubernetes[0].args[0].rstrip(".").lower() != "cluster.local":
+        data["clusterDomain"] = kubernetes[0].args[0].rstrip(".").lower()
+    stock = platform.stock_corefile(release, data.get("clusterDomain", "cluster.local")) or ""
+    stock_options: tuple[str, ...] = ()
+    stock_default = _default(parse_corefile(stock, filename="stock").server_blocks, port) if stock else None
+    if stock_default is not None:
+        own = [d for d in stock_default.directives if is_root_forward(d)]
+        stock_options = lines_of(own[0].block or []) if own else ()
+    upstream, found = upstream_of(default, where, stock_options, upstream_required)
+    diffs += found
+    if upstream is not None:
+        data["upstream"] = upstream
+    diffs += _imports(corefile.imports + [d for b in blocks for d in b.directives if d.name == "import"],
+                      set(corefile.snippets), platform, release, where)
+    zones, found = _zones([b for b in blocks if b is not default], port, where)
+    diffs += found
+    if zones:
+        data["zones"] = zones
+    return Mapped(data, diffs)
+
+
+def _imports(imports: list[Directive], snippets: set[str], platform: Platform, release: Version, where: str) -> list[Difference]:
+    """File imports the render would not keep: keys the cluster holds outside the input would
+    no longer be read (the proof cannot see them: an import matching no input key reads nothing)."""
+    kept = {p.pattern for p in platform.import_points(release)}
+    return [Difference(f"{where} import", shown(lines_of([d])),
+                       f"the render imports {', '.join(sorted(kept)) or 'no file'}: files this matches in the cluster would no longer be read",
+                       lines=lines_of([d]))
+            for d in imports if d.args and d.args[0] not in snippets and d.args[0] not in kept]
+
+
+def _zones(blocks: list[ServerBlock], port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
+    zones: list[dict[str, Any]] = []
+    diffs: list[Difference] = []
+    for block in blocks:
+        zone, found = zone_of(block, port, where)
+        diffs += found
+        if zone is not None:
+            zones.append(zone)
+    return zones, diffs
+
+
+def _upstream_key(text: str, key: str, where: str, platform: Platform, release: Version) -> tuple[dict[str, Any], list[Difference]]:
+    """coredns-gen's own upstream override read back: `forward . RESOLVERS FALLBACK { policy
+    sequential; next RCODES }`, the first stanza of the pair (the platform's own forward is the
+    second). Where the resolvers end and the fallback begins does not change what is rendered:
+    the fallback is the tail the platform's own forward names, else the last upstream."""
+    roots = [d for d in parse_directives(text, filename=key) if is_root_forward(d)]
+    if not roots:
+        return {}, [Difference(where, key, "holds no root forward: not coredns-gen's upstream")]
+    first = roots[0]
+    args = list(first.args[1:])
+    stock = parse_corefile(platform.stock_corefile(release, "cluster.local") or "", filename="stock")
+    own = [list(d.args[1:]) for b in stock.server_blocks for d in b.directives if is_root_forward(d)]
+    tail = own[0] if own and len(args) > len(own[0]) and args[-len(own[0]):] == own[0] else args[-1:]
+    out: dict[str, Any] = {"resolvers": args[: len(args) - len(tail)] or args}
+    if tail != ["/etc/resolv.conf"] and len(args) > 1:
+        out["fallback"] = tail
+    found = stanza(roots)
+    if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
+        out["fallbackOn"] = found.fallback_on
+    diffs = []
+    if found.options or found.rest or found.policy not in (None, "sequential"):
+        extra = [*found.options, *found.rest]
+        diffs.append(Difference(where, shown(lines_of(extra)) or f"policy {found.policy}",
+                                "coredns-gen's upstream override holds only the resolvers, `policy sequential` and `next`",
+                                lines=lines_of(extra)))
+    return out, diffs
+
+
+def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, overrides: bool) -> Mapped:
+    """Values from coredns-custom keys: `*.server` blocks become zones, `*.override` overrides
+    (where the platform imports them), coredns-gen's own upstream key the upstream."""
+    imported = {p.suffix for p in platform.import_points(release)}
+    zones: list[dict[str, Any]] = []
+    listed: list[dict[str, Any]] = []
+    placed: list[str] = []
+    data: dict[str, Any] = {}
+    diffs: list[Difference] = []
+    for key, text in sorted(keys.items()):
+        where = f"coredns-custom key {key}"
+        suffix = "." + key.rsplit(".", 1)[1] if "." in key else ""
+        if suffix not in imported:
+            if text.strip():
+                diffs.append(Difference(where, key, f"{platform.NAME} imports only {', '.join(sorted('*' + s for s in imported)) or 'no key'}: "
+                                                    "CoreDNS never reads it, and the render has no such key"))
+            continue
+        if suffix == ".server":
+            found_zones, found = _zones(parse_corefile(text, filename=key).server_blocks, platform.SERVER_PORT, where)
+            zones += found_zones
+            diffs += found
+            named = [f"{z['zone']}.server" for z in found_zones]
+            renamed = f" (rendered as key {', '.join(named)})" if named and named != [key] else ""
+            placed.append(f"{where} -> zones: {', '.join(z['zone'] for z in found_zones) or 'none'}{renamed}")
+        elif key == UPSTREAM_KEY:
+            data["upstream"], found = _upstream_key(text, key, where, platform, release)
+            diffs += found
+            placed.append(f"{where} -> upstream")
+        elif not overrides:
+            diffs.append(Difference(where, key, f"values overrides do not apply to {platform.NAME}"))
+        else:
+            name = key[: -len(suffix)]
+            lines = text.split("\n")  # verbatim: comments and layout stay the user's
+            if len(lines) > 1 and lines[-1] == "":
+                lines.pop()
+            if not _NAME.fullmatch(name):
+                diffs.append(Difference(where, key, "an override's name is lower-case letters, digits, '-' and '_' "
+                                                    "(up to 42): the render would name the key otherwise"))
+                name = re.sub(r"[^a-z0-9_-]", "-", name.lower()).strip("-_")[:42] or "override"
+            listed.append({"name": name, "lines": lines})
+            placed.append(f"{where} -> overrides: {name}")
+    if zones:
+        data["zones"] = zones
+    if listed:
+        data["overrides"] = listed
+    return Mapped(data, diffs, placed)
+
+
+def _get(node: Any, *path: Any) -> Any:
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and key < len(node):
+            node = node[key]
+        else:
+            return None
+    return node
+
+
+def autoscaling_of(hpa: dict[str, Any]) -> dict[str, Any]:
+    """k3s: the coredns HPA's floor, ceiling, CPU target and scale-down window as `autoscaling`
+    (what else it says the proof compares with the render's HPA)."""
+    found = {"minReplicas": _get(hpa, "spec", "minReplicas"), "maxReplicas": _get(hpa, "spec", "maxReplicas"),
+             "cpuUtilization": _get(hpa, "spec", "metrics", 0, "resource", "target", "averageUtilization"),
+             "scaleDownWindowSeconds": _get(hpa, "spec", "behavior", "scaleDown", "stabilizationWindowSeconds")}
+    return {k: v for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def alert_of(rule: dict[str, Any]) -> dict[str, Any]:
+    """k3s: coredns-gen's PrometheusRule read back as `alert`."""
+    out: dict[str, Any] = {"enabled": True}
+    first = _get(rule, "spec", "groups", 0, "rules", 0)
+    if isinstance(_get(first, "for"), str):
+        out["for"] = first["for"]
+    if isinstance(_get(first, "labels", "severity"), str):
+        out["severity"] = first["labels"]["severity"]
+    labels = _get(rule, "metadata", "labels")
+    if isinstance(labels, dict) and labels:
+        out["labels"] = {str(k): str(v) for k, v in labels.items()}
+    return out
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+FLUX_KEYS = ("interval", "timeout", "retryInterval", "wait")  # said by values as they are
+
+
+def flux_of(ks: dict[str, Any], output: str | None, where: str) -> tuple[dict[str, Any], list[Difference], list[str]]:
+    """The Flux Kustomization that applies the input, as `flux:` (its name kept: the guard-safe
+    switch of docs/migrate.md), with what no values key says named. Returns (flux, differences, notes)."""
+    meta = ks.get("metadata") or {}
+    spec = ks.get("spec") or {}
+    where = f"Flux Kustomization {meta.get('namespace') or '-'}/{meta.get('name')} ({where})"
+    out: dict[str, Any] = {"name": str(meta.get("name"))}
+    if meta.get("namespace"):
+        out["namespace"] = str(meta["namespace"])
+    if output is not None:
+        out["output"] = output
+    out.update({k: spec[k] for k in FLUX_KEYS if k in spec})
+    if isinstance(spec.get("dependsOn"), list):
+        out["dependsOn"] = [{k: v for k, v in d.items() if k in ("name", "namespace")} for d in spec["dependsOn"] if isinstance(d, dict)]
+    diffs: list[Difference] = []
+    notes = [f"{where}: spec.path becomes the rendered overlay's folder"]
+
+    def need(spec_key: str, need: Need, value: Any) -> None:
+        if available(need):
+            out[need.split(".", 1)[1]] = value
+        else:
+            diffs.append(Difference(f"{where} spec.{spec_key}", _json(spec[spec_key]), missing(need), need))
+
+    source = spec.get("sourceRef") or {}
+    if (source.get("kind"), source.get("name")) != ("GitRepository", "flux-system"):
+        need("sourceRef", "flux.source", {"kind": source.get("kind"), "name": source.get("name")})
+    if spec.get("prune") is False:
+        need("prune", "flux.prune", False)
+    target = spec.get("targetNamespace")
+    if target is not None and (target != "kube-system" or available("flux.targetNamespace")):
+        need("targetNamespace", "flux.targetNamespace", target)
+    elif target is not None:
+        notes.append(f"{where}: targetNamespace kube-system is left out: every rendered object names kube-system itself")
+    for key, field in (("commonMetadata", "flux.commonMetadata"), ("postBuild", "flux.postBuild")):
+        if key in spec:
+            need(key, typing.cast(Need, field), spec[key])
+    known = {"path", "sourceRef", "prune", "targetNamespace", "commonMetadata", "postBuild", "dependsOn", *FLUX_KEYS}
+    for key in sorted(set(spec) - known):
+        diffs.append(Difference(f"{where} spec.{key}", _json(spec[key]), "no values key says it"))
+    if output is None:
+        notes.append(f"{where}: its file holds other objects too, so the render writes the Kustomization to flux.output "
+                     "(default clusters/<cluster>/coredns.yaml): delete this one from its file in the same commit")
+    return out, diffs, notes

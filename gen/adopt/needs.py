@@ -1,0 +1,40 @@
+"""Values fields an import can need that this version of coredns-gen does not have: one table.
+
+What an input says through one of these is reported as a named difference ("needs
+zones[].lines, not in this version"). When a field lands, its entry turns `available` and
+gen/adopt/mapping.py writes it instead (each use asks `available(...)` first), and the proof
+then judges the render with it like any other value.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+Need = Literal["zones[].lines", "upstream.resolvConf", "${VAR}", "flux.source", "flux.prune", "flux.targetNamespace",
+               "flux.commonMetadata", "flux.postBuild"]
+
+
+class Field(NamedTuple):
+    available: bool
+    says: str  # what the field would say, for the message
+
+
+FIELDS: dict[Need, Field] = {
+    "zones[].lines": Field(False, "extra plugin lines in a zone's server block"),
+    "upstream.resolvConf": Field(False, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
+    "${VAR}": Field(False, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
+    "flux.source": Field(False, "an existing Flux source named by kind and name"),
+    "flux.prune": Field(False, "the Flux Kustomization's `prune`"),
+    "flux.targetNamespace": Field(False, "the Flux Kustomization's `targetNamespace`"),
+    "flux.commonMetadata": Field(False, "the Flux Kustomization's `commonMetadata`"),
+    "flux.postBuild": Field(False, "the Flux Kustomization's `postBuild`"),
+}
+
+
+def available(need: Need) -> bool:
+    return FIELDS[need].available
+
+
+def missing(need: Need) -> str:
+    """The reason a difference gives when `need` is not in this version."""
+    return f"needs {need}, not in this version ({FIELDS[need].says})"
