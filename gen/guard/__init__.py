@@ -51,6 +51,7 @@ from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
+from gen.guard.flux.charts import ref_charts
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
@@ -183,6 +184,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots))
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
+        charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
+                  for label, rev in revisions.items()}  # may lay out an ExternalArtifact: before the sweep
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
         sweep = Sweep([tree.root for tree in trees.values()])
@@ -199,7 +202,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed_paths(root, refs["base"], refs["head"]), unjudged=unjudged,
-                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
+                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
+                        ref_charts=charts)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
