@@ -8,6 +8,7 @@ run every rule in RULES -> apply the allow list. Rules yield findings; only cli.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from contextlib import ExitStack
@@ -53,6 +54,7 @@ from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
 from gen.guard.flux.platform_facts import cluster_facts
+from gen.guard.flux.unread import blind_spots, exact_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
@@ -186,6 +188,9 @@ def _judge(opts: GuardOptions) -> GuardResult:
         touched = discovery.finish(revisions)
         charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
                   for label, rev in revisions.items()}  # may lay out an ExternalArtifact: before the sweep
+        blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
+                 for spot in blind_spots(revisions[label], discovery.candidates.get(label, []),
+                                         discovery.repo_values[label], functools.partial(discovery.view, label))]
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
         sweep = Sweep([tree.root for tree in trees.values()])
@@ -197,7 +202,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
-        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
+        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
         facts = cluster_facts(trees["head"], config, revisions)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
@@ -227,9 +232,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    note = cache.note()
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [],
-                       views)
+    notes = [n for n in (cache.note(), exact_note(blind)) if n]
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views)
 
 
 def _quiet(what: str, done: int, total: int) -> None:

@@ -150,8 +150,8 @@ def test_a_sops_secret_leaves_its_variables_unresolved_and_says_so(flux_repo, gu
         "kind: ConfigMap\n                name: cluster-settings", "kind: Secret\n                name: cluster-settings")
     result = guard(flux_repo(files, {"README.md": "x\n"}, standard=False))
     assert infos(result, "vars-unresolved") == [
-        "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: variables only it sets stay as written "
-        "in Kustomization flux-system/flux-system"]
+        "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: Kustomization flux-system/flux-system "
+        "built without it; one whose build uses a variable it may set is not judged (a change to its files is refused)"]
     assert "unresolved: 1 substituteFrom sources could not be read" in result.summary()
 
 
