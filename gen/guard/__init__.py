@@ -189,7 +189,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
                   for label, rev in revisions.items()}  # may lay out an ExternalArtifact: before the sweep
         blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
-                 for spot in blind_spots(revisions[label], discovery.candidates.get(label, []),
+                 for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
+                                         discovery.candidates.get(label, []),
                                          discovery.repo_values[label], functools.partial(discovery.view, label))]
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)

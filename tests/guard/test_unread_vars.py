@@ -91,6 +91,9 @@ def test_a_missing_optional_configmap_is_taken_as_absent(flux_repo, guard):
     assert by_rule(result.findings, "not-judged-touched") == []
 
 
-def test_an_unread_source_of_a_kustomization_the_change_does_not_touch_refuses_nothing(flux_repo, guard):
-    result = guard(flux_repo({**_files(FROM_BOTH, "${SECRET_DOMAIN}"), "docs/notes.md": "a\n"}, {"docs/notes.md": "b\n"}))
+@pytest.mark.parametrize("path", ["docs/notes.md", "platform/notes.md"], ids=["elsewhere", "in-its-folder-unread"])
+def test_a_change_to_no_file_the_build_reads_refuses_nothing(flux_repo, guard, path):
+    """Which files a build reads does not depend on its variables: a build that is the same at base
+    and head is not asked about them, and a file under its folder it does not read is no input."""
+    result = guard(flux_repo({**_files(FROM_BOTH, "${SECRET_DOMAIN}"), path: "a\n"}, {path: "b\n"}))
     assert [f.rule for f in result.findings if f.severity.value == "error"] == []

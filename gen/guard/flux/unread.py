@@ -79,12 +79,15 @@ class Blind:
         return "; ".join(dict.fromkeys(u.fix() for u in self.unread))
 
 
-def blind_spots(revision: Revision, candidates: list[Candidate], repo: RepoValues,
+def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate], repo: RepoValues,
                 view: Callable[[str], Tree]) -> list[Blind]:
     """Every judged Kustomization of `revision` built without a source it substitutes from, with the
-    variables its build uses that such a source may set (none: judged exactly)."""
+    variables its build uses that such a source may set (none: judged exactly). One whose build is
+    the same at `other` (the same spec, values and files read) is left out: the change touches
+    nothing it reads, and what its values are changes nothing the change does."""
     nodes = [(ref, node) for ref, node in sorted(revision.nodes.items())
-             if not node.external and node.build.error is None and node.unresolved]
+             if not node.external and node.build.error is None and node.unresolved
+             and not _same(node, other.nodes.get(ref))]
     if not nodes:
         return []
     knowledge = gather(revision, candidates)
@@ -115,6 +118,11 @@ def blind_spots(revision: Revision, candidates: list[Candidate], repo: RepoValue
         used = tuple(v for v in answer if v not in inline and _unknown(v, order))
         out.append(Blind(revision.label, ref, unread, used))
     return out
+
+
+def _same(node: Node, twin: Node | None) -> bool:
+    return twin is not None and not twin.external and twin.build.fingerprint is not None and \
+        twin.build.fingerprint == node.build.fingerprint
 
 
 def _unknown(var: str, order: list[frozenset[str] | Unread]) -> bool:
