@@ -81,3 +81,16 @@ def test_an_oci_repositorys_spec_ignore_applies_after_the_push(batch_bin):
 ], ids=["none", "quoted-list", "repeated", "add", "empty"])
 def test_push_flags_are_read_as_the_cli_reads_them(line, push):
     assert push_flags(line) == push
+
+
+def test_a_helper_that_does_not_know_the_push_filter_fails_closed(tmp_path, monkeypatch):
+    """An older helper ignores the request's `push` and answers source-controller's filter alone:
+    that answer is not taken."""
+    from gen.errors import ToolError
+
+    old = tmp_path / "old-helper"
+    old.write_text('#!/bin/sh\nread line\necho \'{"id":"1","kept":["apps/a.yaml"]}\'\n')
+    old.chmod(0o755)
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(old))
+    with pytest.raises(ToolError, match="older helper"):
+        _kept(PUSHED, Push())

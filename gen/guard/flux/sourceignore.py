@@ -115,6 +115,9 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
     except (ValueError, KeyError, TypeError):
         raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
                         hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+    if push is not None and answer.get("pushed") is not True:
+        raise ToolError(f"{helper} artifact does not know `flux push artifact`'s filter (an older helper)",
+                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}")
     if answer.get("error"):
         raise ToolError(f"{helper} artifact: {answer['error']}")
     return frozenset(lead + str(p) for p in kept)

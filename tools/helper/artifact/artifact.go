@@ -50,9 +50,10 @@ type push struct {
 }
 
 type result struct {
-	ID    string   `json:"id"`
-	Kept  []string `json:"kept"`
-	Error string   `json:"error,omitempty"`
+	ID     string   `json:"id"`
+	Kept   []string `json:"kept"`
+	Pushed bool     `json:"pushed,omitempty"` // the push's filter was applied (an older helper ignores "push")
+	Error  string   `json:"error,omitempty"`
 }
 
 // Main serves `coredns-gen-helper artifact`.
@@ -94,7 +95,7 @@ func kept(req request) (res result) {
 	defer os.RemoveAll(dir)
 	files := req.Files
 	if req.Push != nil {
-		files = pushed(files, *req.Push, dir)
+		files, res.Pushed = pushed(files, *req.Push, dir), true
 	}
 	// the .sourceignore files in their folders: LoadIgnorePatterns walks the folders in name order
 	// and reads each one's file, so a folder with none below it adds nothing and is left out
