@@ -187,7 +187,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
         charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
-                  for label, rev in revisions.items()}  # may lay out an ExternalArtifact: before the sweep
+                  for label, rev in revisions.items()}
         blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
                  for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
                                          discovery.candidates.get(label, []),

@@ -92,6 +92,27 @@ GENERATOR = """
 """
 
 
+MIXED_GENERATOR = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata: {name: upstream, namespace: kube-system}
+    spec: {interval: 1m, url: https://example.invalid/upstream-charts, ref: {branch: main}}
+    ---
+    apiVersion: source.extensions.fluxcd.io/v1beta1
+    kind: ArtifactGenerator
+    metadata: {name: charts, namespace: kube-system}
+    spec:
+      sources:
+        - {alias: upstream, kind: GitRepository, name: upstream}
+        - {alias: repo, kind: GitRepository, name: flux-system, namespace: flux-system}
+      artifacts:
+        - name: dns-extras
+          copy:
+            - {from: "@upstream/charts/base/**", to: "@artifact/"}
+            - {from: "@repo/charts/dns-extras/**", to: "@artifact/"}
+"""
+
+
 def _refused(result: object) -> list[tuple[str, str]]:
     return [(f.file, f.details["chart"]) for f in by_rule(result.findings, "helm-chart-not-judged")]  # type: ignore[attr-defined]
 
@@ -104,7 +125,10 @@ def _refused(result: object) -> list[tuple[str, str]]:
     (_apps(_release("HelmChart", namespace="flux-system"), GIT_HELMCHART),
      "HelmChart flux-system/dns-extras (chart ./charts/dns-extras of GitRepository flux-system/flux-system)"),
     (_apps(_release("ExternalArtifact"), GENERATOR), "ExternalArtifact kube-system/dns-extras"),
-], ids=["oci-pushed-by-ci", "oci-in-guard-sources", "helmchart-of-this-git", "external-artifact"])
+    # files of another repository beside this one's: this one's are still in the chart
+    (_apps(_release("ExternalArtifact"), MIXED_GENERATOR), "ExternalArtifact kube-system/dns-extras"),
+], ids=["oci-pushed-by-ci", "oci-in-guard-sources", "helmchart-of-this-git", "external-artifact",
+        "external-artifact-with-another-source"])
 def test_a_chart_ref_whose_chart_is_this_repository_is_refused_when_touched(flux_repo, guard, files, via):
     """Before, only `spec.chart.spec.sourceRef` was read: each of these passed with 0 findings."""
     result = guard(flux_repo({**CHART, **files}, DROP_TEMPLATE))

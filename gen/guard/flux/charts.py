@@ -8,7 +8,8 @@ CRD, fluxcd/helm-controller config/crd/bases: `kind` OCIRepository | HelmChart |
   its CI: gen/guard/flux/sources.py), the chart being that folder; else another repository's;
 - a HelmChart: its own `spec.sourceRef` and `spec.chart`, a folder of a GitRepository (judged as
   a `spec.chart.spec` GitRepository chart is) or a HelmRepository/Bucket chart (remote);
-- an ExternalArtifact: the files its ArtifactGenerator copies from sources of this repository.
+- an ExternalArtifact: the files its ArtifactGenerator copies from sources of this repository
+  (even beside files of another repository's source: those of this one are in the chart).
 Sources are decided by sources.py, exactly as for a Kustomization's; only the answer differs:
 a chart of unknown origin is a remote chart (helm-controller fetches it), not a mirror to judge.
 """
@@ -53,8 +54,7 @@ def chart_ref(obj: dict[str, Any]) -> tuple[RefKind, str, str] | None:
 
 def ref_charts(revision: Revision, sources: Sources, repo: RepoValues) -> dict[tuple[str, ObjKey], list[RefChart]]:
     """(cluster, HelmRelease) -> the charts its `spec.chartRef` may render, for every HelmRelease
-    a judged build of `revision` applies with one. Called before the revision's files are swept
-    (an ExternalArtifact's view is laid out on disk when first made)."""
+    a judged build of `revision` applies with one."""
     releases = [(ref.cluster, key, obj) for ref, node in sorted(revision.nodes.items())
                 if not node.external and node.build.error is None
                 for key, obj in sorted(node.build.objects.items())
@@ -74,6 +74,11 @@ def ref_charts(revision: Revision, sources: Sources, repo: RepoValues) -> dict[t
         via = f"{kind} {source[1]}/{name}"
         if kind == "HelmChart":
             out[(cluster, key)] = _helm_charts(revision, cluster, source, repo)
+            continue
+        if kind == "ExternalArtifact":  # any file copied from here, even beside another repository's
+            files = sources.external_files(source, root, known)
+            out[(cluster, key)] = [RefChart(via, files=files) if files else
+                                   RefChart(via, elsewhere=f"{via} holds no file of this repository")]
             continue
         got = sources.deliver(source, root, known)
         if got.view is None:

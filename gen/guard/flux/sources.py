@@ -247,6 +247,33 @@ class Sources:
             return self._external(ref, root, known, depth)
         return Delivery(None, f"source {where} is not this repository")
 
+    def external_files(self, ref: SourceRef, root: SourceRef, known: ClusterSources) -> frozenset[str]:
+        """The repository files that the ArtifactGenerators making ExternalArtifact `ref` copy from
+        sources of this repository, whether or not every source of theirs is this repository: what
+        of a chart made of it comes from here (nothing is laid out on disk)."""
+        _, namespace, name = ref
+        gens = [obj for key, obj in sorted(known.items()) if key[0] == "ArtifactGenerator" and key[1] == namespace] or \
+            [obj for obj in self._indexed("ArtifactGenerator")
+             if str((obj.get("metadata") or {}).get("namespace") or namespace) == namespace]
+        out: set[str] = set()
+        for gen in gens:
+            spec = gen.get("spec") or {}
+            arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict) and a.get("name") == name]
+            if not arts:
+                continue
+            aliases: dict[str, Tree] = {}
+            for src in spec.get("sources") or []:
+                if isinstance(src, dict):
+                    sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
+                    got = self.deliver(sref, root, known, 1)
+                    if got.view is not None:
+                        aliases[str(src.get("alias") or "")] = self.view(got.view)
+            for op in (op for art in arts for op in art.get("copy") or []):
+                plan = views.copy_plan(aliases, [op])
+                if isinstance(plan, dict):
+                    out.update(view.repo_path(path) for view, path in plan.values())
+        return frozenset(out)
+
     def _external(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int) -> Delivery:
         """The ArtifactGenerator output `ref`: the cluster's own generator, else the repository's
         only one that makes it (each cluster of a fleet may split the repository its own way)."""
