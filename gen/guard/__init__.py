@@ -8,6 +8,7 @@ run every rule in RULES -> apply the allow list. Rules yield findings; only cli.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from contextlib import ExitStack
@@ -54,7 +55,9 @@ from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
+from gen.guard.flux.charts import ref_charts
 from gen.guard.flux.platform_facts import cluster_facts
+from gen.guard.flux.unread import blind_spots, exact_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
@@ -193,12 +196,18 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
-        if nothing is not None and not reached.carried:  # a carried cluster was judged (index.py)  # the whole fleet, before --shard: every shard agrees
+        if nothing is not None and not reached.carried:  # the whole fleet, before --shard; a carried cluster was judged
             raise nothing
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots)
                           | {c.ks.ref for cands in discovery.roots.values() for c in cands if c.ks.ref.cluster in reached.carried})
         shard = opts.shard.restrict(revisions) if opts.shard else None
         touched = discovery.finish(revisions)
+        charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
+                  for label, rev in revisions.items()}
+        blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
+                 for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
+                                         discovery.candidates.get(label, []),
+                                         discovery.repo_values[label], functools.partial(discovery.view, label))]
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
         sweep = Sweep([tree.root for tree in trees.values()])
@@ -210,12 +219,13 @@ def _judge(opts: GuardOptions) -> GuardResult:
         for r in removals:
             r.file, r.line, cause, r.hint = locator.anchor(r)
             r.details["cause"] = cause
-        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator)
+        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
         facts = cluster_facts(trees["head"], config, revisions)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed, unjudged=unjudged,
-                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}))
+                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
+                        ref_charts=charts)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
@@ -240,9 +250,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    note = cache.note()
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, [note] if note else [],
-                       views)
+    notes = [n for n in (cache.note(), exact_note(blind)) if n]
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views)
 
 
 def _quiet(what: str, done: int, total: int) -> None:

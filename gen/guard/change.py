@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.diff import BuildIssue, Removal
+from gen.guard.flux.charts import RefChart
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
@@ -46,11 +47,13 @@ class Change:
     locator: Locator
     touched: set[str] | None = None  # clusters the change touches; None: all
     fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
-    workdir: Path | None = None  # the guard's scratch dir (wrapper kustomizations), for messages
+    workdir: Path | None = None  # the guard's scratch dir (an ExternalArtifact's files), for messages
     platforms: dict[str, str | None] = field(default_factory=dict)  # cluster -> platform by fact (platform_facts)
     changed: frozenset[str] = frozenset()  # repository files that differ between base and head (git diff)
     unjudged: list[Unjudged] = field(default_factory=list)  # Kustomizations not judged (gen/guard/unjudged.py)
     judged_reads: dict[str, set[str]] = field(default_factory=dict)  # cluster -> files judged ones read
+    # "base"/"head" -> (cluster, HelmRelease) -> the charts its spec.chartRef may render (gen/guard/flux/charts.py)
+    ref_charts: dict[str, dict[tuple[str, ObjKey], list[RefChart]]] = field(default_factory=dict)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:

@@ -6,7 +6,8 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
 - `unreached`: a file holding Flux Kustomizations that no cluster's builds read (an archive
   folder, an entry commented out): it is in no cluster, so it is never built or refused;
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
-  or not in the repository): variables only it sets stay as written;
+  or not in the repository): a Kustomization whose build uses a variable it may set is not
+  judged (gen/guard/flux/unread.py), one whose build uses none is judged exactly;
 - `operator-not-judged`: a Flux Operator `ResourceSet` or `ResourceSetInputProvider` a cluster's
   builds apply: what it creates (namespaces, ConfigMaps, Kustomizations) is not rendered here.
 A cluster in which no Kustomization could be judged is said so on its own line; a run in which
@@ -60,7 +61,8 @@ class Coverage:
         for why, refs in self.unresolved_sources().items():
             users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
-                               f"substituteFrom {why}: variables only it sets stay as written in {users}",
+                               f"substituteFrom {why}: {users} built without it; one whose build uses a "
+                               "variable it may set is not judged (a change to its files is refused)",
                                "", details={"kustomization": str(refs[0]), "cluster": refs[0].cluster,
                                             "kustomizations": str(len(refs))}))
         return out

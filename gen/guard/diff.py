@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from gen.guard.build.inputs import Views
-from gen.guard.model import KsRef, ObjKey, Revision, orphaning_marker
+from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
 _GENERATED = re.compile(r"^(?P<stem>.+)-[2456789bcdfghkmt]{10}$")  # kustomize's hash alphabet
@@ -240,8 +240,6 @@ def safe_way(removal_id: str) -> str:
     return (f"if the removal is deliberate, first merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the "
             f"object and let Flux apply it, then remove it; or allow it with --allow {removal_id}; {NOTE}")
 
-
-HELM_GROUP = "helm.toolkit.fluxcd.io"
 
 
 def is_helmrelease(removal: Removal) -> bool:

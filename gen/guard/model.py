@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 FLUX_VERSIONS = ("v1", "v1beta2", "v1beta1")
+HELM_GROUP = "helm.toolkit.fluxcd.io"  # a HelmRelease's API group
 
 # Annotations (or labels) with which Flux leaves an object alone instead of deleting it.
 ORPHANING = {

@@ -3,8 +3,10 @@
 A Kustomization is not judged when its source is not this repository as far as the guard can
 tell (another URL, an OCI artifact of unknown origin: it may be a mirror of this one), or when it
 fails to build at both revisions here (a remote base the runner cannot fetch, an env file kept
-out of git) while in the cluster it keeps reconciling. Either way the guard does not know what
-Flux would apply, so a change to a file it may read is refused (rules/not_judged_touched.py).
+out of git) while in the cluster it keeps reconciling, or when its build uses variables of a
+`substituteFrom` source the guard cannot read (a SOPS-encrypted Secret, one the repository does
+not hold: gen/guard/flux/unread.py). Either way the guard does not know what Flux would apply, so
+a change to a file it may read is refused (rules/not_judged_touched.py).
 
 "May read" is conservative, because the guard does not know what such a build reads:
 - the files its last resolution read (kustomization files, resources, generator files) and the
@@ -22,14 +24,15 @@ build, so it applies and prunes nothing at either.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Sequence
 
 from gen.guard.build.inputs import Views
+from gen.guard.flux.unread import Blind
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
 from gen.guard.report.errortext import cause
 
-Why = Literal["source", "build", "network"]
+Why = Literal["source", "build", "network", "vars"]
 NO_PATH = "kustomization path not found"  # kustomize-controller's words, decided from the tree
 
 
@@ -46,6 +49,7 @@ class Unjudged:
     folders: tuple[str, ...]  # repository folders whose files it may read ("" = every file)
     anywhere: bool = False  # a folder may sit at any depth (an artifact of unknown origin)
     error: str = ""  # the build's error at head, for a build that failed
+    fix: str = ""  # what makes it judgeable, when its reason is not enough to say (vars)
 
     def may_read(self, path: str) -> bool:
         if path in self.reads:
@@ -58,8 +62,10 @@ class Unjudged:
         return False
 
 
-def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator) -> list[Unjudged]:
-    """Every Kustomization not judged at either revision (by ref; head's spec first)."""
+def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator,
+                  blind: Sequence[Blind] = ()) -> list[Unjudged]:
+    """Every Kustomization not judged at either revision (by ref; head's spec first); `blind`:
+    those built without a substituteFrom source (gen/guard/flux/unread.py), head's first."""
     out: dict[KsRef, Unjudged] = {}
     for rev in (head, base):
         other = base if rev is head else head
@@ -89,6 +95,19 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
             folders = tuple(sorted({_repo_folder(views, r.label, n) for r, n in ((rev, node), (other, twin))}))
             out[ref] = Unjudged(ref, why, reason, node.ks.source, node.ks.path, frozenset(reads), folders,
                                 error=node.build.error)
+    revisions = {rev.label: rev for rev in (base, head)}
+    for spot in blind:
+        rev = revisions[spot.label]
+        node = rev.nodes[spot.ks]
+        if spot.exact or spot.ks in out:
+            continue
+        written = locator.ks_source(rev.label, spot.ks)
+        reads = ({written[0]} if written else set()) | set(node.build.inputs)
+        twin = (base if rev is head else head).nodes.get(spot.ks)
+        if twin is not None and not twin.external and twin.build.error is None:
+            reads |= set(twin.build.inputs)
+        out[spot.ks] = Unjudged(spot.ks, "vars", spot.reason(), node.ks.source, node.ks.path, frozenset(reads),
+                                (_repo_folder(views, rev.label, node),), fix=spot.fix())
     return [out[ref] for ref in sorted(out)]
 
 

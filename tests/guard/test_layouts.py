@@ -150,8 +150,8 @@ def test_a_sops_secret_leaves_its_variables_unresolved_and_says_so(flux_repo, gu
         "kind: ConfigMap\n                name: cluster-settings", "kind: Secret\n                name: cluster-settings")
     result = guard(flux_repo(files, {"README.md": "x\n"}, standard=False))
     assert infos(result, "vars-unresolved") == [
-        "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: variables only it sets stay as written "
-        "in Kustomization flux-system/flux-system"]
+        "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: Kustomization flux-system/flux-system "
+        "built without it; one whose build uses a variable it may set is not judged (a change to its files is refused)"]
     assert "unresolved: 1 substituteFrom sources could not be read" in result.summary()
 
 
@@ -239,6 +239,19 @@ def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, g
     result = guard(flux_repo({**_oci_child("oci://ghcr.io/acme/fleet"), **push}, DROP_OCI))
     assert errors(result) == CUSTOM_PRUNED
     assert result.findings[0].file == "kubernetes/apps/kustomization.yaml"
+
+
+@pytest.mark.parametrize(("deleted", "expected"), [("extra.yaml", []), ("coredns-custom.yaml", CUSTOM_PRUNED)])
+def test_a_file_the_push_leaves_out_of_the_oci_artifact_is_never_applied(flux_repo, guard, deleted, expected):
+    """`--add-ignore-paths` keeps a file out of what `flux push artifact` pushes: a generated
+    kustomization (no kustomization.yaml) never applies it, so deleting it prunes nothing. The
+    model this replaced read no ignore flag and refused the deletion (configmap-pruned)."""
+    files = {**_oci_child("oci://ghcr.io/acme/fleet"), **PUSH, "kubernetes/apps/kustomization.yaml": None,
+             "kubernetes/apps/extra.yaml": configmap("extra"), "kubernetes/apps/keep.yaml": configmap("keep")}
+    files[".github/workflows/push.yaml"] = files[".github/workflows/push.yaml"].replace(
+        '--path="./kubernetes"', '--path="./kubernetes" --add-ignore-paths="apps/extra.yaml"')
+    files = {k: v for k, v in files.items() if v is not None}
+    assert errors(guard(flux_repo(files, {f"kubernetes/apps/{deleted}": None}))) == expected
 
 
 def test_an_oci_artifact_of_unknown_origin_is_listed_as_not_judged(flux_repo, guard):

@@ -1,24 +1,14 @@
-"""source-controller's default ignore rules: the fast matcher answers as gitignore does."""
+"""What a Flux artifact holds, answered by source-controller's and the flux CLI's own code (the helper):
+a GitRepository's revision, and a folder pushed by `flux push artifact` then archived again by
+source-controller."""
 
 from __future__ import annotations
 
-import itertools
-
-import pathspec
+import pytest
 
 from gen.guard.flux import sourceignore
-
-NAMES = ["a.yaml", ".github", ".git", "x.png", "cloudbuild.yaml", ".sops.yaml", "y.tar.gz", "z.zip", "app",
-         ".gitignore", "appveyor.yml", "photo.jpeg", "k.yml", ".circleci", ".flux.yaml", "notes.gz"]
-
-
-def test_the_default_rules_of_the_oci_model_match_as_gitignore_does():
-    """The model kept for an OCI artifact pushed from a folder (a GitRepository's artifact is
-    source-controller's own answer): its fast default matcher equals gitignore matching."""
-    spec = pathspec.GitIgnoreSpec.from_lines([*sourceignore.VCS, *sourceignore.DEFAULTS])
-    paths = ["/".join(p) for n in (1, 2, 3) for p in itertools.product(NAMES, repeat=n)]
-    assert len(paths) > 4000
-    assert [p for p in paths if sourceignore._default_ignored(p) != spec.match_file(p)] == []
+from gen.guard.flux.sources import push_flags
+from gen.guard.flux.sourceignore import Push
 
 
 def test_a_sourceignore_file_replaces_the_default_exclusions_as_source_controller_does(batch_bin):
@@ -44,6 +34,66 @@ def test_a_sourceignore_file_is_applied_from_its_folder_and_can_re_include(batch
              ".sourceignore": "/*\n!/apps/\n", "README.md": "x"}
     ignored = sourceignore.matcher(files, lambda path: files[path].encode())
     assert [p for p in sorted(files) if not ignored(p)] == ["apps/.sourceignore"]
+
+
+PUSHED = {"kubernetes/apps/a.yaml": "x", "kubernetes/apps/logo.png": "x", "kubernetes/.github/ci.yaml": "x",
+          "kubernetes/.gitignore": "x", "kubernetes/cloudbuild.yaml": "x", "kubernetes/drafts/b.yaml": "x",
+          "kubernetes/README.md": "x", "outside.yaml": "x"}
+
+
+def _kept(files: dict[str, str], push: Push, spec_ignore: str | None = None) -> list[str]:
+    ignored = sourceignore.matcher(files, lambda path: files[path].encode(), spec_ignore, "kubernetes", push=push)
+    return [p for p in sorted(files) if p.startswith("kubernetes/") and not ignored(p)]
+
+
+@pytest.mark.parametrize(("files", "push", "kept"), [
+    # the CLI drops VCS files and images/archives (its default --ignore-paths); source-controller,
+    # given no pattern, then drops its defaults too (CI files among them)
+    (PUSHED, Push(), ["kubernetes/README.md", "kubernetes/apps/a.yaml", "kubernetes/drafts/b.yaml"]),
+    # a .sourceignore that survives the push: source-controller's defaults are gone, its VCS ones stay,
+    # and the image the CLI dropped stays dropped (the model this replaces kept applying the defaults)
+    ({**PUSHED, "kubernetes/.sourceignore": "drafts/\n"}, Push(),
+     ["kubernetes/.github/ci.yaml", "kubernetes/.sourceignore", "kubernetes/README.md", "kubernetes/apps/a.yaml",
+      "kubernetes/cloudbuild.yaml"]),
+    # --ignore-paths replaces the CLI's defaults (the image is pushed, source-controller drops it),
+    # --add-ignore-paths adds to them (the model this replaces read neither)
+    (PUSHED, Push(("drafts/",)), ["kubernetes/README.md", "kubernetes/apps/a.yaml"]),
+    (PUSHED, Push(None, ("*.md",)), ["kubernetes/apps/a.yaml", "kubernetes/drafts/b.yaml"]),
+    # a .sourceignore the push leaves out is never read by source-controller
+    ({**PUSHED, "kubernetes/.sourceignore": "drafts/\n"}, Push(None, (".sourceignore",)),
+     ["kubernetes/README.md", "kubernetes/apps/a.yaml", "kubernetes/drafts/b.yaml"]),
+], ids=["defaults", "sourceignore-pushed", "ignore-paths", "add-ignore-paths", "sourceignore-not-pushed"])
+def test_a_pushed_folder_is_what_the_flux_cli_pushes_then_what_source_controller_keeps(batch_bin, files, push, kept):
+    assert _kept(files, push) == kept
+
+
+def test_an_oci_repositorys_spec_ignore_applies_after_the_push(batch_bin):
+    assert _kept(PUSHED, Push(), spec_ignore="/drafts/\n") == [
+        "kubernetes/.github/ci.yaml", "kubernetes/README.md", "kubernetes/apps/a.yaml", "kubernetes/cloudbuild.yaml"]
+
+
+@pytest.mark.parametrize(("line", "push"), [
+    ("--path=./kubernetes", Push()),
+    ('--path=./k --ignore-paths="*.md,tests/"', Push(("*.md", "tests/"))),
+    ("--ignore-paths=a --ignore-paths b,c", Push(("a", "b", "c"))),
+    ("--add-ignore-paths='secrets/' --path ./k", Push(None, ("secrets/",))),
+    ('--ignore-paths=""', Push(())),
+], ids=["none", "quoted-list", "repeated", "add", "empty"])
+def test_push_flags_are_read_as_the_cli_reads_them(line, push):
+    assert push_flags(line) == push
+
+
+def test_a_helper_that_does_not_know_the_push_filter_fails_closed(tmp_path, monkeypatch):
+    """An older helper ignores the request's `push` and answers source-controller's filter alone:
+    that answer is not taken."""
+    from gen.errors import ToolError
+
+    old = tmp_path / "old-helper"
+    old.write_text('#!/bin/sh\nread line\necho \'{"id":"1","kept":["apps/a.yaml"]}\'\n')
+    old.chmod(0o755)
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(old))
+    with pytest.raises(ToolError, match="older helper"):
+        _kept(PUSHED, Push())
 
 
 def test_each_cluster_builds_in_its_own_bootstrap_sources_ignore(flux_repo, guard):

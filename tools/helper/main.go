@@ -7,6 +7,7 @@
 //	build     Flux Kustomization builds, many per process (build/)
 //	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
+//	vars      which variables a Flux Kustomization's postBuild would substitute in its build (build/vars.go)
 package main
 
 import (
@@ -20,12 +21,14 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile|artifact [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
 	case "build":
 		build.Main(os.Args[2:])
+	case "vars":
+		build.VarsMain(os.Args[2:])
 	case "artifact":
 		artifact.Main(os.Args[2:])
 	case "corefile":

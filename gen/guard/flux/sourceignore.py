@@ -1,14 +1,15 @@
 """What a Flux artifact holds: source-controller's ignore rules applied to a revision.
 
 source-controller never puts every file of a repository into the artifact kustomize-controller
-builds from. For a GitRepository (the whole revision) the answer comes from source-controller's
-own code through the helper (`coredns-gen-helper artifact`: fluxcd/pkg/sourceignore's
-LoadIgnorePatterns over every `.sourceignore`, then `spec.ignore`, matched as the archive's
-filter matches: the defaults (VCS files, CI configuration, images and archives) only when no
-pattern at all is given, the VCS patterns always). A file the artifact lacks cannot be built,
-listed by a generated kustomization.yaml, or be a root, so the guard asks before it looks at a
-revision. An OCI artifact pushed from a folder (`flux push artifact`) is still read with the
-patterns below, a model of the same rules (its CLI's own filter is not linked yet).
+builds from. The answer comes from source-controller's own code through the helper
+(`coredns-gen-helper artifact`: fluxcd/pkg/sourceignore's LoadIgnorePatterns over every
+`.sourceignore`, then `spec.ignore`, matched as the archive's filter matches: the defaults (VCS
+files, CI configuration, images and archives) only when no pattern at all is given, the VCS
+patterns always). An OCI artifact pushed from a folder (`flux push artifact --path=DIR`) is first
+what the flux CLI archives of DIR (its `--ignore-paths`, by default the VCS and image/archive
+patterns, and `--add-ignore-paths`: fluxcd/pkg/oci's filter, in the same helper), then what
+source-controller keeps of that. A file the artifact lacks cannot be built, listed by a generated
+kustomization.yaml, or be a root, so the guard asks before it looks at a revision.
 """
 
 from __future__ import annotations
@@ -31,19 +32,23 @@ if TYPE_CHECKING:
 
 IGNORE_FILE = ".sourceignore"
 _KEPT = "artifacts-1"  # the folder of kept answers in the guard's cache (sealed: gen/cachefile.py)
-# source-controller's defaults (fluxcd/pkg sourceignore: ExcludeVCS, ExcludeExt, ExcludeCI,
-# ExcludeExtra). The VCS patterns apply always; the rest only when spec.ignore is not set.
-VCS = (".git/", ".gitignore", ".gitmodules", ".gitattributes")
-DEFAULTS = (
-    "*.jpg", "*.jpeg", "*.gif", "*.png", "*.wmv", "*.flv", "*.tar.gz", "*.zip",
-    ".github/", ".circleci/", ".travis.yml", ".gitlab-ci.yml", "appveyor.yml", ".drone.yml",
-    "cloudbuild.yaml", "codeship-services.yml", "codeship-steps.yml",
-    "**/.goreleaser.yml", "**/.sops.yaml", "**/.flux.yaml",
-)
+
+
+@dataclass(frozen=True)
+class Push:
+    """The ignore flags of one `flux push artifact` command (its defaults are the CLI's, in the helper)."""
+
+    ignore_paths: tuple[str, ...] | None = None  # --ignore-paths as given; None: not given
+    add_ignore_paths: tuple[str, ...] = ()  # --add-ignore-paths
+
+    def request(self) -> dict[str, object]:
+        return {"ignore_paths": None if self.ignore_paths is None else list(self.ignore_paths),
+                "add_ignore_paths": list(self.add_ignore_paths)}
 
 
 def _scoped(lines: list[str], folder: str) -> list[str]:
-    """Patterns of a nested .sourceignore, rewritten to apply from the repository root."""
+    """Patterns of a nested .sourceignore, rewritten to apply from the repository root (only to say
+    which line of an edit hides a file: line_hides; what is hidden is the helper's answer)."""
     if not folder:
         return lines
     out = []
@@ -71,39 +76,19 @@ class KeptStore:
 
 
 def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None = None,
-            prefix: str = "", links: Collection[str] = (), store: KeptStore | None = None) -> Callable[[str], bool]:
-    """A predicate `ignored(path)` for the artifact made of `files` (repo paths) below `prefix`.
+            prefix: str = "", links: Collection[str] = (), store: KeptStore | None = None,
+            push: Push | None = None) -> Callable[[str], bool]:
+    """A predicate `ignored(path)` for the artifact made of `files` (repo paths) below `prefix`
+    (`push`: a folder `flux push artifact` pushes).
 
     `read` gives a file's bytes (the .sourceignore files are read from the revision itself);
     `links` are the revision's symlinks, never in an artifact; `store` keeps the helper's answers.
 
     Raises:
-        ToolError: the helper is missing or failed (a GitRepository's artifact is its answer).
+        ToolError: the helper is missing or failed (the artifact is its answer).
     """
-    if not prefix:
-        kept = _flux_kept(files, read, spec_ignore, links, store)
-        return lambda path: path not in kept
-    lines = list(VCS)
-    lines += list(DEFAULTS) if spec_ignore is None else spec_ignore.splitlines()
-    base = prefix.rstrip("/")
-    for path in sorted(p for p in files if p.endswith(IGNORE_FILE)):
-        folder, name = posixpath.split(path)
-        if name != IGNORE_FILE or (base and not (folder == base or folder.startswith(base + "/"))):
-            continue
-        rel_folder = folder[len(base):].lstrip("/") if base else folder
-        text = read(path).decode("utf-8", "replace").splitlines()
-        lines += _scoped(text, rel_folder)
-    if len(lines) == len(VCS) + len(DEFAULTS) and spec_ignore is None:
-        return lambda path: _default_ignored(path[len(base):].lstrip("/") if base else path)
-    spec, memo = _compiled(tuple(lines))
-
-    def ignored(path: str) -> bool:
-        rel = path[len(base):].lstrip("/") if base else path
-        if rel not in memo:
-            memo[rel] = bool(spec.match_file(rel))
-        return memo[rel]
-
-    return ignored
+    kept = _flux_kept(files, read, spec_ignore, links, store, prefix.strip("/"), push)
+    return lambda path: path not in kept
 
 
 def line_hides(line: str, folder: str, paths: Iterable[str]) -> bool:
@@ -113,40 +98,26 @@ def line_hides(line: str, folder: str, paths: Iterable[str]) -> bool:
     return any(spec.match_file(p) for p in paths)
 
 
-# The defaults are names (at any depth), folder names and extensions: matched without regexes,
-# since most artifacts have no ignore file of their own and a fleet has thousands of files.
-_DEFAULT_FOLDERS = frozenset(p.rstrip("/") for p in VCS + DEFAULTS if p.endswith("/"))
-_DEFAULT_NAMES = frozenset(p.removeprefix("**/") for p in VCS + DEFAULTS if not p.endswith("/") and "*." not in p)
-_DEFAULT_EXTS = tuple(p.removeprefix("*") for p in DEFAULTS if p.startswith("*."))
-
-
-@functools.lru_cache(maxsize=1 << 17)  # base and head: most paths are asked twice
-def _default_ignored(rel: str) -> bool:
-    """`rel` as GitIgnoreSpec(VCS + DEFAULTS) would answer: a name or extension pattern matches a
-    file or any folder on its path, a `folder/` pattern only a folder on its path."""
-    parts = rel.split("/")
-    return any(p in _DEFAULT_NAMES or p.endswith(_DEFAULT_EXTS) for p in parts) or \
-        any(p in _DEFAULT_FOLDERS for p in parts[:-1])
-
-
 @functools.lru_cache(maxsize=64)
 def _compiled(lines: tuple[str, ...]) -> tuple[pathspec.GitIgnoreSpec, dict[str, bool]]:
-    """One compiled spec per pattern list, with its answers: base and head share both when their
-    ignore files agree, and most of their paths are the same. pathspec is imported here, for the
-    first artifact with ignore rules of its own: most fleets have none, and importing it (with
-    the asyncio it pulls in) is ~40 ms of the guard's start-up."""
+    """One compiled spec per pattern list (line_hides). pathspec is imported here, for the first
+    edited .sourceignore: importing it (with the asyncio it pulls in) is ~40 ms of start-up."""
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(lines), {}
 
 
 def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None,
-               links: Collection[str], store: KeptStore | None = None) -> frozenset[str]:
-    """The regular files of the revision that source-controller archives (the helper's answer,
-    or the same answer kept by an earlier run for the very same request, verified by digest)."""
-    regular = sorted(p for p in files if p not in links)
-    ignore_files = {p: read(p).decode("utf-8", "replace") for p in regular if posixpath.basename(p) == IGNORE_FILE}
-    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore})
+               links: Collection[str], store: KeptStore | None = None, prefix: str = "",
+               push: Push | None = None) -> frozenset[str]:
+    """The regular files of the revision (below `prefix`) that the artifact holds (the helper's
+    answer, or the same answer kept by an earlier run for the very same request, verified by digest)."""
+    lead = prefix + "/" if prefix else ""
+    regular = sorted(p[len(lead):] for p in files if p.startswith(lead) and p not in links)
+    ignore_files = {p: read(lead + p).decode("utf-8", "replace") for p in regular
+                    if posixpath.basename(p) == IGNORE_FILE}
+    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore,
+                          "push": push.request() if push is not None else None})
     entry = key = None
     if store is not None:
         key = hashlib.sha256(f"{store.identity}\0{request}".encode()).hexdigest()
@@ -159,20 +130,20 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
             except ValueError:
                 ignored = None
             if isinstance(ignored, list):
-                return frozenset(regular) - frozenset(str(p) for p in ignored)
+                return frozenset(lead + p for p in set(regular) - {str(p) for p in ignored})
             store.rejected += 1
             Sealed.drop(entry)
-    kept = _ask_helper(request)
+    kept = _ask_helper(request, push is not None)
     if entry is not None and key is not None:
         write_entry(entry, seal([(key, json.dumps([p for p in regular if p not in kept]).encode())]))
-    return kept
+    return frozenset(lead + p for p in kept)
 
 
-def _ask_helper(request: str) -> frozenset[str]:
+def _ask_helper(request: str, pushed: bool) -> frozenset[str]:
     helper = helper_binary()
     if helper is None:
-        raise ToolError("coredns-gen-helper is not installed: which files a GitRepository's artifact holds is "
-                        "source-controller's answer, asked through it", hint=HELPER_BUILD_HINT)
+        raise ToolError("coredns-gen-helper is not installed: which files a Flux artifact holds is "
+                        "source-controller's (and the flux CLI's) answer, asked through it", hint=HELPER_BUILD_HINT)
     try:
         proc = subprocess.run([str(helper), "artifact"], input=request + "\n", capture_output=True, text=True,
                               timeout=300, check=False)
@@ -184,6 +155,9 @@ def _ask_helper(request: str) -> frozenset[str]:
     except (ValueError, KeyError, TypeError):
         raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
                         hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+    if pushed and answer.get("pushed") is not True:
+        raise ToolError(f"{helper} artifact does not know `flux push artifact`'s filter (an older helper)",
+                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}")
     if answer.get("error"):
         raise ToolError(f"{helper} artifact: {answer['error']}")
     return frozenset(str(p) for p in kept)

@@ -23,7 +23,7 @@ from typing import Any
 
 from gen.config import SourceEntry
 from gen.guard.flux import views
-from gen.guard.flux.sourceignore import KeptStore
+from gen.guard.flux.sourceignore import KeptStore, Push
 from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.repo.revision import Tree, normalize_url
@@ -35,6 +35,7 @@ SOURCE_KINDS = {"GitRepository", "OCIRepository", "Bucket", "ArtifactGenerator"}
 _MARKS = (b"source.toolkit.fluxcd.io", b"source.extensions.fluxcd.io")
 _PUSH = re.compile(r"flux\s+push\s+artifact\s+[\"']?(?P<url>oci://[^\s\"']+)(?P<rest>[^\n]*)")
 _PATH = re.compile(r"--path[=\s]+[\"']?(?P<path>[^\s\"']+)")
+_IGNORES = re.compile(r"--(?P<flag>add-ignore-paths|ignore-paths)(?:=|\s+)(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s\"']*))")
 _VAR = re.compile(r"\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
 _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|Taskfile[^/]*\.ya?ml|"
                        r"\.taskfiles/.+\.ya?ml|Makefile|justfile|[^/]+\.sh)$")
@@ -72,15 +73,32 @@ def _folder(raw: str) -> str:
     return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
 
 
+def push_flags(rest: str) -> Push:
+    """The ignore flags of one `flux push artifact` command line, as the CLI's flag parser reads
+    them (string slices: comma-separated, the first --ignore-paths replaces the default, each
+    further one appends)."""
+    ignore: list[str] | None = None
+    add: list[str] = []
+    for match in _IGNORES.finditer(rest):
+        value = next(v for v in (match["dq"], match["sq"], match["bare"]) if v is not None)
+        items = [v.strip() for v in value.split(",")] if value else []
+        if match["flag"] == "ignore-paths":
+            ignore = (ignore or []) + items
+        else:
+            add += items
+    return Push(None if ignore is None else tuple(ignore), tuple(add))
+
+
 def is_ci_file(path: str) -> bool:
     """Whether a repository file is one where CI or a script may push an OCI artifact of it."""
     return _CI_FILES.search(path) is not None
 
 
-def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
-    """(OCI URL pattern, repo folder) for every artifact the repository's CI pushes: a
+def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str, Push]]:
+    """(OCI URL pattern, repo folder, ignore flags) for every artifact the repository's CI pushes: a
     `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
-    action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`)."""
+    action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`;
+    pushed with the CLI's default ignore paths)."""
     found = []
     for path in sorted(tree.blobs):
         if not is_ci_file(path):
@@ -91,14 +109,16 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
             for match in _PUSH.finditer(masked):
                 folder = _PATH.search(match["rest"])
                 if folder is not None:
-                    found.append((_wildcard(match["url"]), _folder(folder["path"].replace("\0", ""))))
+                    found.append((_wildcard(match["url"]), _folder(folder["path"].replace("\0", "")),
+                                  push_flags(match["rest"])))
         if "/actions/push" in text and path.endswith((".yaml", ".yml")):
             for doc in try_docs(text) or []:
                 for step in _steps(doc):
                     with_ = step.get("with") or {}
                     if "distribution/actions/push" in str(step.get("uses") or "") and isinstance(with_, dict) \
                             and with_.get("repository"):
-                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or "."))))
+                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or ".")),
+                                      Push()))
     return found
 
 
@@ -141,10 +161,13 @@ class Sources:
             self._views[view_id] = views.artifact(self.tree, "", spec_ignore, self.store)
         return view_id
 
-    def _folder_view(self, folder: str) -> str | None:
+    def _folder_view(self, folder: str, push: Push | None = None, spec_ignore: str | None = None) -> str | None:
+        """A folder of the revision as an artifact (`push`: as `flux push artifact` pushes it)."""
         view_id = f"dir:{folder}"
+        if push is not None or spec_ignore is not None:
+            view_id += ":" + hashlib.sha256(repr((push, spec_ignore)).encode()).hexdigest()[:12]
         if view_id not in self._views:
-            self._views[view_id] = views.artifact(self.tree, folder)
+            self._views[view_id] = views.artifact(self.tree, folder, spec_ignore, self.store, push)
         return view_id if self._views[view_id] is not None else None
 
     # -- lookup -----------------------------------------------------------------------------
@@ -191,7 +214,10 @@ class Sources:
         kind, namespace, name = ref
         where = f"{kind} {namespace}/{name}"
         if ref in self.configured:
-            view = self._folder_view(self.configured[ref])
+            oci = kind == "OCIRepository"  # pushed how is not said: with the CLI's defaults
+            ignore = ((self._lookup(ref, known) or {}).get("spec") or {}).get("ignore") if oci else None
+            view = self._folder_view(self.configured[ref], Push() if oci else None,
+                                     ignore if isinstance(ignore, str) else None)
             return Delivery(view) if view else Delivery(None, f"{where}: folder {self.configured[ref]!r} of "
                                                               f".coredns-gen.yaml guard.sources is not in this revision")
         obj = self._lookup(ref, known)
@@ -214,9 +240,10 @@ class Sources:
             return Delivery(self.git_view(ignore))
         if kind == "OCIRepository":
             url = normalize_url(str(spec.get("url") or ""))
-            for pattern, folder in self.pushes:
+            ignore = spec.get("ignore") if isinstance(spec.get("ignore"), str) else None
+            for pattern, folder, push in self.pushes:
                 if url and pattern.match(url):
-                    view = self._folder_view(folder)
+                    view = self._folder_view(folder, push, ignore)
                     if view:
                         return Delivery(view)
             return Delivery(None, f"source {where} is an OCI artifact; which folder of this repository it is "
@@ -225,6 +252,33 @@ class Sources:
         if kind == "ExternalArtifact":
             return self._external(ref, root, known, depth)
         return Delivery(None, f"source {where} is not this repository")
+
+    def external_files(self, ref: SourceRef, root: SourceRef, known: ClusterSources) -> frozenset[str]:
+        """The repository files that the ArtifactGenerators making ExternalArtifact `ref` copy from
+        sources of this repository, whether or not every source of theirs is this repository: what
+        of a chart made of it comes from here (nothing is laid out on disk)."""
+        _, namespace, name = ref
+        gens = [obj for key, obj in sorted(known.items()) if key[0] == "ArtifactGenerator" and key[1] == namespace] or \
+            [obj for obj in self._indexed("ArtifactGenerator")
+             if str((obj.get("metadata") or {}).get("namespace") or namespace) == namespace]
+        out: set[str] = set()
+        for gen in gens:
+            spec = gen.get("spec") or {}
+            arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict) and a.get("name") == name]
+            if not arts:
+                continue
+            aliases: dict[str, Tree] = {}
+            for src in spec.get("sources") or []:
+                if isinstance(src, dict):
+                    sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
+                    got = self.deliver(sref, root, known, 1)
+                    if got.view is not None:
+                        aliases[str(src.get("alias") or "")] = self.view(got.view)
+            for op in (op for art in arts for op in art.get("copy") or []):
+                plan = views.copy_plan(aliases, [op])
+                if isinstance(plan, dict):
+                    out.update(view.repo_path(path) for view, path in plan.values())
+        return frozenset(out)
 
     def _external(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int) -> Delivery:
         """The ArtifactGenerator output `ref`: the cluster's own generator, else the repository's

@@ -5,8 +5,9 @@ and Secrets, which live in the cluster; most repositories put them there themsel
 is built by a Kustomization of the same cluster, or written in a file of the repository, its data
 are what the controller reads. This module finds them; the substitution itself is Flux's own
 (`SubstituteVariables`, in the helper: tools/helper/build/flux.go), handed these objects. A
-SOPS-encrypted Secret cannot be read here: it is left out (as if optional), the Kustomization is
-listed as not fully judged, and the summary names it.
+SOPS-encrypted Secret, or a source not in the repository, cannot be read here: the build runs
+without it, the summary names it, and a Kustomization whose build uses a variable it may set is
+not judged (gen/guard/flux/unread.py).
 """
 
 from __future__ import annotations

@@ -28,8 +28,9 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
-             store: sourceignore.KeptStore | None = None) -> Tree | None:
-    """The artifact of `tree` (a revision) rooted at folder `prefix`; None if no such folder.
+             store: sourceignore.KeptStore | None = None, push: sourceignore.Push | None = None) -> Tree | None:
+    """The artifact of `tree` (a revision) rooted at folder `prefix` (`push`: as `flux push artifact`
+    pushes that folder); None if no such folder.
 
     On disk it is the revision's own folder where nothing is ignored; where something is, it is
     a folder of its own holding exactly its files (kustomize must not read an ignored file that
@@ -37,7 +38,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
     prefix = prefix.strip("/")
     if prefix and not tree.is_dir(prefix):
         return None
-    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links, store)
+    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links, store, push)
     lead = prefix + "/" if prefix else ""
     # source-controller's archive holds regular files only: "Ignore anything that is not a file or
     # directories e.g. symlinks" (fluxcd/pkg/artifact storage/archive.go, Archive), so a symlink
@@ -51,7 +52,7 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
         return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
                     tree.entries if not prefix else index_entries(blobs), {}, prefix=prefix,
                     checkout=tree.checkout)
-    name = hashlib.sha256(f"{prefix}\0{spec_ignore}".encode()).hexdigest()[:16]
+    name = hashlib.sha256(f"{prefix}\0{spec_ignore}\0{push}".encode()).hexdigest()[:16]
     entries = index_entries(blobs)
     for folder in kept_folders:
         while folder:

@@ -2,8 +2,8 @@
 
 kustomize reports a failed build as one long chain ("accumulating resources: accumulation
 err='...': must build at directory: ..."), full of the guard's temporary paths
-(`/dev/shm/coredns-gen-guard-*/head/repo/...`, the wrapper dirs `<workdir>/wrap/N` that hold the
-kustomization generated from a Flux spec). `clean_error` maps those back to repository paths;
+(`/dev/shm/coredns-gen-guard-*/head/repo/...`, an artifact's view beside it, an ExternalArtifact's
+folder under `<workdir>/artifacts/`). `clean_error` maps those back to repository paths;
 `cause` picks the part that names what is wrong: the remote base's URL with git's resolver error
 (and "no network" when that is why), or which of kustomize's two attempts at a resource failed
 for a real reason (it tries the entry as a file, then as a folder).
@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 MAX_MESSAGE = 300  # characters of a finding's message; the whole text goes to details.error
-WRAPPER = "<Flux spec>"  # what a wrapper dir stands for: the kustomization Flux generates
-_LEFTOVER = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+/(?:(?:base|head)/repo(?:\.view-[0-9a-f]+)?/?|wrap/\d+/?)")
+_LEFTOVER = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+/(?:base|head)/repo(?:\.view-[0-9a-f]+)?/?")
 # the scratch folder itself, above an artifact: a path there was outside the repository
 _OUTSIDE = re.compile(r"(?:/[^\s'\"/]+)*/coredns-gen-guard-[^/\s'\"]+(?:/(?:base|head))?(?=/)")
 _REMOTE = re.compile(r"accumulating resources from '(?P<url>(?:https?|ssh|git)://[^']+|git@[^']+|[\w.-]+\.[a-z]{2,}/[^']+)'")
@@ -41,12 +40,8 @@ def clean_error(text: str, trees: Iterable[Path], workdir: Path | None) -> str:
     for root in trees:
         for form in {str(root), os.path.realpath(root)}:
             prefixes += [(form + "/", ""), (form, ".")]
-        if workdir is not None:
-            rel = os.path.relpath(root, workdir / "wrap" / "0")  # how a wrapper names the tree
-            prefixes += [(rel + "/", ""), (rel, ".")]
     if workdir is not None:
         for form in {str(workdir), os.path.realpath(workdir)}:
-            out = re.sub(re.escape(form) + r"/wrap/\d+(?:/kustomization\.yaml)?", WRAPPER, out)
             # an ExternalArtifact laid out by the guard (gen/guard/flux/views.py): paths inside the artifact
             out = re.sub(re.escape(form) + r"/artifacts/[^/\s]+/[^/\s]+/?", "", out)
     for root in trees:  # an artifact laid out in its own folder beside its revision (views.py)

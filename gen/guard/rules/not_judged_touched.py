@@ -4,7 +4,8 @@ The guard cannot say what Flux would delete through a Kustomization it could not
 source is not this repository as far as the clone knows (another URL, an OCI artifact of unknown
 origin: it may be a mirror of this one), or it fails to build at both revisions here (a remote
 base the runner cannot fetch, an env file kept out of git), or its parent failed and the guard
-did not find it. In the cluster it keeps reconciling the new revision and pruning, so a change
+did not find it, or its build uses variables of a `substituteFrom` source the guard cannot read
+(a SOPS-encrypted Secret, one not in the repository: gen/guard/flux/unread.py). In the cluster it keeps reconciling the new revision and pruning, so a change
 to a file it may read fails closed. What "may read" means, conservatively (any file under its
 `spec.path` folder, or under its failed parent's, counts), is gen/guard/unjudged.py. The finding
 names the Kustomization, why it was not judged and what makes it judgeable.
@@ -55,6 +56,8 @@ def _finding(change: Change, item: Unjudged, files: list[str]) -> Finding:
 
 def _fix(item: Unjudged) -> str:
     """What makes the Kustomization judgeable."""
+    if item.fix:
+        return item.fix + ", and the guard judges it"
     kind, namespace, name = item.source
     if item.why == "source":
         return (f"if {kind} {namespace}/{name} is this repository, name it in .coredns-gen.yaml guard.sources "

@@ -6,9 +6,19 @@
 // ones always). That package is not linked: its digest dependency is not served at the version
 // it needs here, so the filter's three sourceignore calls are made below in its order.
 //
+// An OCI artifact pushed from a folder (`flux push artifact --path=DIR`) is filtered twice: first
+// by the flux CLI, which archives DIR with fluxcd/pkg/oci's build (its --ignore-paths, default
+// `excludeOCI`: sourceignore.ExcludeVCS and ExcludeExt, plus --add-ignore-paths, read by
+// sourceignore.ReadPatterns and matched by sourceignore.NewMatcher on each file's path; no
+// .sourceignore file is read; fluxcd/flux2 cmd/flux/push_artifact.go and build_artifact.go), then
+// by source-controller, which extracts it and archives it with the filter above
+// (ocirepository_controller.go: LoadIgnorePatterns, spec.ignore, SourceIgnoreFilter). fluxcd/pkg/oci
+// is not linked (it brings the container registry client); its filter's two calls are made below.
+//
 // `coredns-gen-helper artifact` reads one JSON request per line: the revision's regular files
-// (symlinks are never archived: storage.Archive keeps regular files only), the text of each
-// .sourceignore among them, and spec.ignore; it answers with the files the artifact holds.
+// (symlinks are never archived: storage.Archive and fluxcd/pkg/tar keep regular files only), the
+// text of each .sourceignore among them, spec.ignore, and for a pushed folder the push's ignore
+// flags (its files are then paths inside the folder); it answers with the files the artifact holds.
 // Only the .sourceignore files are written, into a scratch folder laid out like the revision
 // (their folders only), because LoadIgnorePatterns reads them from disk.
 package artifact
@@ -29,8 +39,15 @@ type request struct {
 	ID          string            `json:"id"`
 	Files       []string          `json:"files"`        // the revision's regular files, slash-separated
 	IgnoreFiles map[string]string `json:"ignore_files"` // path of each .sourceignore -> its text
-	SpecIgnore  *string           `json:"spec_ignore"`  // GitRepository spec.ignore, when set
+	SpecIgnore  *string           `json:"spec_ignore"`  // GitRepository (OCIRepository) spec.ignore, when set
 	Explain     bool              `json:"explain"`      // also say which rule leaves each file out
+	Push        *push             `json:"push"`         // the files are a folder pushed by `flux push artifact`
+}
+
+// push holds the ignore flags of one `flux push artifact` command.
+type push struct {
+	IgnorePaths    *[]string `json:"ignore_paths"`     // --ignore-paths as given; null: the CLI's default
+	AddIgnorePaths []string  `json:"add_ignore_paths"` // --add-ignore-paths
 }
 
 // rule is where one ignore pattern is written: a .sourceignore (slash path) or "spec.ignore", and
@@ -42,8 +59,9 @@ type rule struct {
 }
 
 type result struct {
-	ID   string   `json:"id"`
-	Kept []string `json:"kept"`
+	ID     string   `json:"id"`
+	Kept   []string `json:"kept"`
+	Pushed bool     `json:"pushed,omitempty"` // the push's filter was applied (an older helper ignores "push")
 	// with explain: for each file left out, the pattern that decides it (the last one that
 	// matches, as gitignore's matcher decides); absent when the patterns could not be traced
 	Excluded map[string]rule `json:"excluded,omitempty"`
@@ -87,9 +105,20 @@ func kept(req request) (res result) {
 		return res
 	}
 	defer os.RemoveAll(dir)
+	files := req.Files
+	if req.Push != nil {
+		files, res.Pushed = pushed(files, *req.Push, dir), true
+	}
 	// the .sourceignore files in their folders: LoadIgnorePatterns walks the folders in name order
 	// and reads each one's file, so a folder with none below it adds nothing and is left out
+	survived := map[string]bool{}
+	for _, file := range files {
+		survived[file] = true
+	}
 	for path, text := range req.IgnoreFiles {
+		if !survived[path] {
+			continue // not pushed: source-controller never sees it
+		}
 		target := filepath.Join(dir, filepath.FromSlash(path))
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			res.Error = err.Error()
@@ -117,7 +146,7 @@ func kept(req request) (res result) {
 		origins, where = traced(dir, ignoreDomain, req.SpecIgnore, len(ps))
 		res.Excluded = map[string]rule{}
 	}
-	for _, file := range req.Files {
+	for _, file := range files {
 		// storage.Archive's walk asks the filter of every regular file, by its path split at "/"
 		path := strings.Split(filepath.Join(dir, filepath.FromSlash(file)), string(filepath.Separator))
 		if !matcher.Match(path, false) {
@@ -214,4 +243,25 @@ func sourceIgnoreMatcher(ps []gitignore.Pattern, domain []string) gitignore.Matc
 		matcher = sourceignore.NewMatcher(ps)
 	}
 	return matcher
+}
+
+// pushed is what `flux push artifact` archives of a folder's files: fluxcd/pkg/oci's build
+// filter (v0.68.0 build.go), with the CLI's ignore paths (fluxcd/flux2 cmd/flux build_artifact.go
+// composeIgnorePaths: --ignore-paths, default excludeOCI, then --add-ignore-paths).
+func pushed(files []string, p push, dir string) []string {
+	ignorePaths := append(strings.Split(sourceignore.ExcludeVCS, ","), strings.Split(sourceignore.ExcludeExt, ",")...)
+	if p.IgnorePaths != nil {
+		ignorePaths = *p.IgnorePaths
+	}
+	all := append(append([]string{}, ignorePaths...), p.AddIgnorePaths...)
+	domain := strings.Split(filepath.Clean(dir), string(filepath.Separator))
+	matcher := sourceignore.NewMatcher(sourceignore.ReadPatterns(strings.NewReader(strings.Join(all, "\n")), domain))
+	out := []string{}
+	for _, file := range files {
+		// fluxcd/pkg/tar's walk asks the filter of every regular file, by its absolute path split
+		if !matcher.Match(strings.Split(filepath.Join(dir, filepath.FromSlash(file)), string(filepath.Separator)), false) {
+			out = append(out, file)
+		}
+	}
+	return out
 }

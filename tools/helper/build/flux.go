@@ -56,60 +56,9 @@ func buildOne(req request) (res result) {
 			res.Objects, res.Error = nil, fmt.Sprintf("kustomize panicked: %v", r)
 		}
 	}()
-	root, err := filepath.EvalSymlinks(req.Root)
-	if err != nil {
-		res.Error = err.Error()
+	m, ks, ok := kustomized(req, &res)
+	if !ok {
 		return res
-	}
-	dir := filepath.Join(root, strings.TrimPrefix(filepath.Clean(req.Dir), filepath.Clean(req.Root)))
-	ks := unstructured.Unstructured{Object: req.Kustomization}
-	inner, err := securefs.MakeFsOnDiskSecureBuild(root)
-	if err != nil {
-		res.Error = err.Error()
-		return res
-	}
-	rfs := newRecordingFS(inner, root)
-	defer func() { res.Looks = rfs.sortedLooks() }()
-	if !inner.IsDir(dir) {
-		rfs.note("stat", dir)
-		// kustomize-controller: the artifact has no such folder
-		res.Error = fmt.Sprintf("kustomization path not found: .%s", filepath.ToSlash(dir[len(root):]))
-		return res
-	}
-	manifest, kfile, action, err := generator.NewGenerator(root, ks).GenerateManifest(dir)
-	// What the generator read: which kustomization file names exist, that file, the components
-	// it checks; a generated one lists every manifest below the path (all of it matters).
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		rfs.note("stat", filepath.Join(dir, name))
-	}
-	if err != nil {
-		rfs.note("tree", dir)
-		res.Error = err.Error()
-		return res
-	}
-	if action == generator.CreatedAction {
-		rfs.note("tree", dir)
-	} else {
-		rfs.note("file", kfile)
-	}
-	if comps, _, _ := unstructured.NestedStringSlice(ks.Object, "spec", "components"); len(comps) > 0 {
-		for _, c := range comps {
-			rfs.note("stat", filepath.Join(dir, c))
-		}
-	}
-	rfs.overlayPath, rfs.overlay = filepath.Clean(kfile), manifest
-
-	m, exact, err := kustomizeBuild(rfs, dir)
-	res.Exact = exact
-	if err != nil {
-		res.Error = "kustomize build failed: " + err.Error()
-		return res
-	}
-	for _, r := range m.Resources() {
-		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
-			res.Error = fmt.Sprintf("failed to decode Kubernetes apiVersion, kind and name from: %v", r.String())
-			return res
-		}
 	}
 	if _, ok, _ := unstructured.NestedFieldNoCopy(ks.Object, "spec", "postBuild"); ok {
 		if err := substitute(m, ks, req.Objects); err != nil {
@@ -127,6 +76,68 @@ func buildOne(req request) (res result) {
 		res.Objects = append(res.Objects, obj)
 	}
 	return res
+}
+
+// kustomized is kustomize-controller's build of req up to postBuild: Flux's generator, the build
+// with Flux's options, the check of every object's identity. It sets res.Error (and returns
+// false) when the build fails, and res.Looks and res.Exact either way.
+func kustomized(req request, res *result) (resmap.ResMap, unstructured.Unstructured, bool) {
+	ks := unstructured.Unstructured{Object: req.Kustomization}
+	root, err := filepath.EvalSymlinks(req.Root)
+	if err != nil {
+		res.Error = err.Error()
+		return nil, ks, false
+	}
+	dir := filepath.Join(root, strings.TrimPrefix(filepath.Clean(req.Dir), filepath.Clean(req.Root)))
+	inner, err := securefs.MakeFsOnDiskSecureBuild(root)
+	if err != nil {
+		res.Error = err.Error()
+		return nil, ks, false
+	}
+	rfs := newRecordingFS(inner, root)
+	defer func() { res.Looks = rfs.sortedLooks() }()
+	if !inner.IsDir(dir) {
+		rfs.note("stat", dir)
+		// kustomize-controller: the artifact has no such folder
+		res.Error = fmt.Sprintf("kustomization path not found: .%s", filepath.ToSlash(dir[len(root):]))
+		return nil, ks, false
+	}
+	manifest, kfile, action, err := generator.NewGenerator(root, ks).GenerateManifest(dir)
+	// What the generator read: which kustomization file names exist, that file, the components
+	// it checks; a generated one lists every manifest below the path (all of it matters).
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		rfs.note("stat", filepath.Join(dir, name))
+	}
+	if err != nil {
+		rfs.note("tree", dir)
+		res.Error = err.Error()
+		return nil, ks, false
+	}
+	if action == generator.CreatedAction {
+		rfs.note("tree", dir)
+	} else {
+		rfs.note("file", kfile)
+	}
+	if comps, _, _ := unstructured.NestedStringSlice(ks.Object, "spec", "components"); len(comps) > 0 {
+		for _, c := range comps {
+			rfs.note("stat", filepath.Join(dir, c))
+		}
+	}
+	rfs.overlayPath, rfs.overlay = filepath.Clean(kfile), manifest
+
+	m, exact, err := kustomizeBuild(rfs, dir)
+	res.Exact = exact
+	if err != nil {
+		res.Error = "kustomize build failed: " + err.Error()
+		return nil, ks, false
+	}
+	for _, r := range m.Resources() {
+		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
+			res.Error = fmt.Sprintf("failed to decode Kubernetes apiVersion, kind and name from: %v", r.String())
+			return nil, ks, false
+		}
+	}
+	return m, ks, true
 }
 
 // kustomizeBuild is generator.Build: Flux's options, with the OpenAPI schema reset around a
