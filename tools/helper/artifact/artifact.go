@@ -116,7 +116,7 @@ func kept(req request) (res result) {
 		survived[file] = true
 	}
 	for path, text := range req.IgnoreFiles {
-		if !survived[path] {
+		if req.Push != nil && !survived[path] {
 			continue // not pushed: source-controller never sees it
 		}
 		target := filepath.Join(dir, filepath.FromSlash(path))
