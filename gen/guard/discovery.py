@@ -294,7 +294,10 @@ class Discovery:
         chosen: dict[str, list[Candidate]] = {}
         for label in self.trees:
             view = self.sources[label].view(self.sources[label].git_view(None))
-            files = rootsmod.flux_files(view, self.marked)
+            earlier = next(iter(self.flux_files), None)  # base's answer serves head's unchanged paths
+            like = (self.sources[earlier].view(self.sources[earlier].git_view(None)), self.flux_files[earlier]) \
+                if earlier is not None else None
+            files = rootsmod.flux_files(view, self.marked, like)
             self.flux_files[label] = files
             first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
             candidates, instances = rootsmod.find_candidates(view, first, self.remotes)

@@ -115,7 +115,7 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
     lead = prefix + "/" if prefix else ""
     regular = sorted(p[len(lead):] for p in files if p.startswith(lead) and p not in links)
     ignore_files = {p: read(lead + p).decode("utf-8", "replace") for p in regular
-                    if posixpath.basename(p) == IGNORE_FILE}
+                    if p.endswith(IGNORE_FILE) and posixpath.basename(p) == IGNORE_FILE}
     request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore,
                           "push": push.request() if push is not None else None})
     entry = key = None

@@ -89,9 +89,12 @@ def push_flags(rest: str) -> Push:
     return Push(None if ignore is None else tuple(ignore), tuple(add))
 
 
+_CI_ENDINGS = (".yml", ".yaml", "Makefile", "justfile", ".sh")  # what _CI_FILES can match, tested first
+
+
 def is_ci_file(path: str) -> bool:
     """Whether a repository file is one where CI or a script may push an OCI artifact of it."""
-    return _CI_FILES.search(path) is not None
+    return path.endswith(_CI_ENDINGS) and _CI_FILES.search(path) is not None
 
 
 def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str, Push]]:
