@@ -272,7 +272,7 @@ def test_change_keys_name_every_look_a_changed_path_can_alter() -> None:
     assert change_keys(["README.md"], lambda folder: False) == frozenset({"p:README.md", "l:", "t:"})
 
 
-@pytest.mark.parametrize("folder", ["index-1", "artifacts-1"])
+@pytest.mark.parametrize("folder", ["index-2", "artifacts-1"])
 def test_a_damaged_index_or_artifact_answer_is_a_miss_said_once(folder: str, tmp_path: Path, batch_bin: Path) -> None:
     """Each kept index and each kept answer of which files an artifact holds is sealed: one byte
     flipped and the run explores and asks again, says so, and gives the verdict of no cache."""

@@ -23,17 +23,19 @@ does not verify is a miss, and the run explores the whole fleet as if there were
 
 from __future__ import annotations
 
+import array
 import hashlib
 import json
 import posixpath
+import struct
+import sys
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from gen.cachefile import Sealed, seal, write_entry
 
-FOLDER = "index-1"  # the number is the format's
+FOLDER = "index-2"  # the number is the format's
 _RECENT = "recent.json"  # the commits indexed lately, newest first: a hint only (each index is sealed)
 _RECENT_KEEP = 32
 _HELM_GROUP = "helm.toolkit.fluxcd.io"
@@ -41,18 +43,70 @@ _HELM_GROUP = "helm.toolkit.fluxcd.io"
 _OUTSIDE_GROUPS = ("fluxcd.controlplane.io",)
 
 
-@dataclass(frozen=True)
 class ClusterLooks:
-    """One cluster at one revision, as far as a later run needs it without building it."""
+    """One cluster at one revision, as far as a later run needs it without building it: the
+    digest of its roots (gen/guard/discovery.py root_digests), its looks ("p:<path>" read or
+    checked, "l:<dir>" listed, "t:<dir>" walked; repository paths), the files its builds read and
+    its Kustomizations are written in (for `unreached`), and how many Kustomizations it has.
+    A kept one holds its looks as ids into its index's table of paths, read only where asked."""
 
-    roots: str  # digest of the cluster's roots as discovered (gen/guard/discovery.py root_digests)
-    looks: tuple[str, ...]  # "p:<path>" read or checked, "l:<dir>" listed, "t:<dir>" walked (repo paths)
-    reads: tuple[str, ...]  # files its builds read and its Kustomizations are written in (`unreached`)
-    nodes: int  # its Flux Kustomizations
+    __slots__ = ("roots", "nodes", "_looks", "_reads", "_table", "_look_ids", "_read_ids")
+
+    def __init__(self, roots: str, looks: tuple[str, ...], reads: tuple[str, ...], nodes: int) -> None:
+        self.roots, self.nodes = roots, nodes
+        self._looks: tuple[str, ...] | None = looks
+        self._reads: tuple[str, ...] | None = reads
+        self._table: _Table | None = None
+        self._look_ids: array.array[int] | None = None
+        self._read_ids: array.array[int] | None = None
+
+    @classmethod
+    def kept(cls, roots: str, nodes: int, table: _Table, looks: array.array[int], reads: array.array[int]) -> ClusterLooks:
+        made = cls(roots, (), (), nodes)
+        made._looks = made._reads = None
+        made._table, made._look_ids, made._read_ids = table, looks, reads
+        return made
+
+    @property
+    def looks(self) -> tuple[str, ...]:
+        if self._looks is None:
+            assert self._table is not None and self._look_ids is not None
+            self._looks = tuple(self._table.paths[i] for i in self._look_ids)
+        return self._looks
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        if self._reads is None:
+            assert self._table is not None and self._read_ids is not None
+            self._reads = tuple(self._table.paths[i] for i in self._read_ids)
+        return self._reads
 
     def reached(self, keys: frozenset[str]) -> bool:
         """Whether a change with these keys (`change_keys`) meets anything the builds looked at."""
+        if self._table is not None and self._look_ids is not None:
+            return not self._table.ids_of(keys).isdisjoint(self._look_ids)
         return not keys.isdisjoint(self.looks)
+
+
+class _Table:
+    """The paths of one kept index (a fleet's clusters share their bases): ids are positions."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = paths
+        self._ids: dict[str, int] | None = None
+        self._asked: dict[frozenset[str], frozenset[int]] = {}
+
+    def ids(self) -> dict[str, int]:
+        if self._ids is None:
+            self._ids = {path: i for i, path in enumerate(self.paths)}
+        return self._ids
+
+    def ids_of(self, keys: frozenset[str]) -> frozenset[int]:
+        found = self._asked.get(keys)
+        if found is None:
+            ids = self.ids()
+            found = self._asked[keys] = frozenset(ids[k] for k in keys if k in ids)
+        return found
 
 
 def change_keys(changed: Iterable[str], came_or_went: Callable[[str], bool] = lambda folder: True) -> frozenset[str]:
@@ -130,8 +184,8 @@ class FleetIndex:
             Sealed.drop(path)
             return None
         try:
-            return _decode(json.loads(zlib.decompress(content)))
-        except (ValueError, TypeError, KeyError, IndexError, zlib.error):
+            return _decode(content)
+        except (ValueError, TypeError, KeyError, IndexError, struct.error, zlib.error):
             self.rejected += 1
             Sealed.drop(path)
             return None
@@ -145,8 +199,7 @@ class FleetIndex:
         path = self.directory / FOLDER / f"{name}.idx"
         if not replace and path.exists():
             return
-        body = zlib.compress(json.dumps(_encode(clusters), separators=(",", ":"), sort_keys=True).encode(), 1)
-        write_entry(path, seal([(name, body)]))
+        write_entry(path, seal([(name, _encode(clusters))]))
         self._prune()
         scope = hashlib.sha256(context.encode()).hexdigest()
         recent = [entry for entry in self._recent() if entry != [scope, commit]]
@@ -179,24 +232,62 @@ class FleetIndex:
         return [e for e in found if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)]
 
 
-def _encode(clusters: dict[str, ClusterLooks]) -> dict[str, Any]:
-    """One table of paths (a fleet's clusters share their bases), each cluster as indexes into it."""
-    table: dict[str, int] = {}
-
-    def ids(items: tuple[str, ...]) -> list[int]:
-        return [table.setdefault(item, len(table)) for item in items]
-
-    out = {name: [c.roots, ids(c.looks), ids(c.reads), c.nodes] for name, c in sorted(clusters.items())}
-    return {"paths": list(table), "clusters": out}
+_SIZES = struct.Struct("<III")
 
 
-def _decode(doc: dict[str, Any]) -> dict[str, ClusterLooks]:
-    paths: list[str] = doc["paths"]
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        raise ValueError("paths")
-    out = {}
-    for name, (roots, looks, reads, nodes) in doc["clusters"].items():
-        if not isinstance(roots, str) or not isinstance(nodes, int):
-            raise ValueError(name)
-        out[str(name)] = ClusterLooks(roots, tuple(paths[i] for i in looks), tuple(paths[i] for i in reads), nodes)
+def _encode(clusters: dict[str, ClusterLooks]) -> bytes:
+    """A header (JSON: each cluster's roots, Kustomizations and how many ids it has), the table
+    of paths, then every cluster's ids (uint32, little-endian). Clusters carried from one kept
+    index keep their ids: its table is the new one's start."""
+    kept = [c._table for c in clusters.values() if c._table is not None]
+    base = max(set(kept), key=kept.count) if kept else None
+    paths = list(base.paths) if base is not None else []
+    ids = dict(base.ids()) if base is not None else {}
+    header = []
+    out = array.array("I")
+    for name, c in sorted(clusters.items()):
+        if c._table is base and base is not None and c._look_ids is not None and c._read_ids is not None:
+            looks, reads = c._look_ids, c._read_ids
+        else:
+            looks = array.array("I", (ids.setdefault(p, len(ids)) for p in c.looks))
+            reads = array.array("I", (ids.setdefault(p, len(ids)) for p in c.reads))
+        header.append([name, c.roots, c.nodes, len(looks), len(reads)])
+        out.extend(looks)
+        out.extend(reads)
+    paths.extend(list(ids)[len(paths):])
+    if sys.byteorder != "little":
+        out.byteswap()
+    head = json.dumps(header, separators=(",", ":")).encode()
+    table = "\0".join(paths).encode()
+    body = out.tobytes()
+    return zlib.compress(_SIZES.pack(len(head), len(table), len(body)) + head + table + body, 1)
+
+
+def _decode(data: bytes) -> dict[str, ClusterLooks]:
+    raw = zlib.decompress(data)
+    head_len, table_len, body_len = _SIZES.unpack_from(raw)
+    at = _SIZES.size
+    if at + head_len + table_len + body_len != len(raw):
+        raise ValueError("sizes")
+    header = json.loads(raw[at:at + head_len])
+    text = raw[at + head_len:at + head_len + table_len].decode()
+    table = _Table(text.split("\0") if text else [])
+    ids = array.array("I")
+    if ids.itemsize != 4 or body_len % 4:
+        raise ValueError("ids")
+    ids.frombytes(raw[at + head_len + table_len:])
+    if sys.byteorder != "little":
+        ids.byteswap()
+    if ids and max(ids) >= len(table.paths):
+        raise ValueError("an id outside the table")
+    out: dict[str, ClusterLooks] = {}
+    pos = 0
+    for name, roots, nodes, looks, reads in header:
+        if not (isinstance(name, str) and isinstance(roots, str) and isinstance(nodes, int)
+                and isinstance(looks, int) and isinstance(reads, int)):
+            raise ValueError("header")
+        out[name] = ClusterLooks.kept(roots, nodes, table, ids[pos:pos + looks], ids[pos + looks:pos + looks + reads])
+        pos += looks + reads
+    if pos != len(ids):
+        raise ValueError("ids")
     return out
