@@ -302,15 +302,14 @@ def test_discover_names_each_cluster_with_its_evidence_and_what_is_not_judged(fl
     assert ("  cluster staging: flux create kustomization (a script) — .github/workflows/e2e.yaml:12: "
             "flux create kustomization --path clusters/staging; syncs ./clusters/staging") in out
     assert "  Kustomization apps/dev-team [clusters/staging]: source GitRepository apps/dev-team is not this repository" in out
-    assert "  ResourceSet flux-system/tenants (clusters/staging/operator.yaml): not rendered here" in out
+    assert "ResourceSet" not in out  # rendered by the Flux Operator's builder: its output is judged
     assert "  Kustomization flux-system/infrastructure: kustomize.toolkit.fluxcd.io/v1beta1" in out
     code, out, _ = _cli("guard", "--discover", "--repo", str(repo), "--format", "json")
     top = json.loads(out)
     assert [(c["name"], c["path"], c["form"]) for c in top["clusters"]] == [
         ("staging", "clusters/staging", "flux create kustomization (a script)")]
     assert top["unreached"] == []  # the patch is read by the tenants' build
-    assert top["operator"] == [{"kind": "ResourceSet", "name": "flux-system/tenants", "file": "clusters/staging/operator.yaml",
-                                "why": "not rendered here: what it creates is not judged"}]
+    assert top["operator"] == []
 
 
 def test_discover_write_records_guessed_clusters_and_the_guard_stops_guessing(flux_repo, guard):
@@ -365,8 +364,8 @@ def test_a_flux_instance_whose_sync_comes_from_a_values_generator_is_the_cluster
     assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
 
 
-# -- ResourceSets (controlplaneio-fluxcd/d2-fleet): named as not judged, never a silent pass -------
-def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard):
+# -- ResourceSets (controlplaneio-fluxcd/d2-fleet): rendered and judged (tests/guard/test_resourcesets.py)
+def test_a_resourceset_a_cluster_applies_is_rendered_and_judged(flux_repo, guard):
     from tests.guard.conftest import flux_ks
 
     resourceset = """
@@ -389,11 +388,9 @@ def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard
             "tenants/kustomization.yaml": kustomization("resourceset.yaml"),
             "tenants/resourceset.yaml": resourceset.format(n=1)}
     result = guard(flux_repo(base, {"tenants/resourceset.yaml": resourceset.format(n=2)}))
-    assert [(f.rule, f.message) for f in result.findings if f.rule == "operator-not-judged"] == [
-        ("operator-not-judged", "ResourceSet flux-system/tenants (applied by Kustomization flux-system/tenants "
-                                "[clusters/prod/flux-system/gotk-sync.yaml]) is not judged: what it creates is not rendered here")]
-    assert "  not judged: 1 Flux Operator objects whose output is not rendered here: ResourceSet flux-system/tenants" \
-        in result.summary()
+    assert [f.rule for f in result.findings if f.rule == "operator-not-judged"] == []
+    assert [(f.rule, f.message.split(":")[0]) for f in result.findings if f.severity.value == "error"] == [
+        ("configmap-pruned", "ConfigMap flux-system/team-1 would be deleted by Flux")]
 
 
 # -- xunholy/k8s-gitops: ExternalArtifacts copied from the FluxInstance's own OCIRepository ----------

@@ -7,6 +7,7 @@
 //	build     Flux Kustomization builds, many per process (build/)
 //	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
+//	resourceset  Flux Operator ResourceSets rendered by the Flux Operator's own CLI (resourceset/)
 package main
 
 import (
@@ -16,11 +17,12 @@ import (
 	"github.com/coredns-gen/coredns-gen/tools/helper/artifact"
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
+	"github.com/coredns-gen/coredns-gen/tools/helper/resourceset"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile|artifact [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|corefile|artifact|resourceset [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -30,6 +32,8 @@ func main() {
 		artifact.Main(os.Args[2:])
 	case "corefile":
 		corefile.Main(os.Args[2:])
+	case "resourceset":
+		resourceset.Main(os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "coredns-gen-helper: unknown subcommand %q\n", os.Args[1])
 		os.Exit(2)

@@ -26,6 +26,7 @@ from typing import Any, Callable, Literal
 from gen.config import ClusterEntry
 from gen.guard.flux.bootstraps import Evidence
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
+from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.model import FluxKs
@@ -49,6 +50,7 @@ class Candidate:
     not_ours: str = ""  # the bootstrap's source is another repository: why
     evidence: Evidence | None = None  # a script or tool that applies it (no Flux object written)
     guessed: bool = False  # the fallback's guess: its source must prove to be this repository
+    identity: str = ""  # its source's URL is none of the remotes, yet this repository: the evidence
 
 
 @dataclass
@@ -131,8 +133,11 @@ def _sync_in(docs: list[Any]) -> dict[str, Any]:
     return {}
 
 
-def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None) -> Candidate | None:
-    """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object."""
+def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None,
+                  files: list[str] | None = None) -> Candidate | None:
+    """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object. A
+    URL that is none of the remotes may still be this repository renamed (gen/guard/flux/identity.py),
+    judged on `files` (else the tree's)."""
     found = instance_sync(doc, tree, file)
     if found is None:
         return None
@@ -150,12 +155,16 @@ def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tre
           "metadata": {"name": name, "namespace": namespace},
           "spec": {"path": str(sync.get("path") or "./"), "prune": True,
                    "sourceRef": {"kind": kind, "name": name, "namespace": namespace}}}
-    not_ours = ""
+    not_ours = identity = ""
     if kind == "GitRepository" and remotes and normalize_url(url) not in remotes:
-        not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
+        here = files if files is not None else (tree.blobs if tree is not None else ())
+        identity = renamed_here(url, remotes, here, str(sync.get("path") or "./"), file)
+        if not identity:
+            not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
     elif kind not in ("GitRepository", "OCIRepository"):
         not_ours = f"FluxInstance in {file} syncs a {kind}, not this repository"
-    return Candidate(parse_ks(ks, namespace, cluster=cluster or file), file, True, source, not_ours)
+    return Candidate(parse_ks(ks, namespace, cluster=cluster or file), file, True, source, not_ours,
+                     identity=identity)
 
 
 def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str]) -> list[Candidate]:
@@ -168,7 +177,7 @@ def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list
         if ev.form == "flux-instance-chart":
             doc = {"apiVersion": f"{INSTANCE_GROUP}/v1", "kind": "FluxInstance",
                    "metadata": {"name": "flux", "namespace": "flux-system"}, "spec": {"sync": dict(ev.sync)}}
-            made = instance_root(doc, ev.file, remotes, cluster=cluster)
+            made = instance_root(doc, ev.file, remotes, cluster=cluster, files=flux_files)
             if made is not None:
                 made.file, made.evidence = None, ev
                 out.append(made)
