@@ -241,6 +241,20 @@ def test_an_oci_artifact_pushed_from_a_folder_of_the_repo_is_judged(flux_repo, g
     assert result.findings[0].file == "kubernetes/apps/kustomization.yaml"
 
 
+def test_github_repository_in_a_push_is_this_repository_not_any_of_the_owner(flux_repo, guard):
+    """controlplaneio-fluxcd/d2-fleet pushes `ghcr.io/${{ github.repository }}`; its tenants'
+    OCIRepositories are `ghcr.io/controlplaneio-fluxcd/d2-apps/<tenant>`: another repository."""
+    from tests.helpers import git
+
+    for url, judged in (("oci://ghcr.io/acme/fleet", True), ("oci://ghcr.io/acme/apps/frontend", False)):
+        repo = flux_repo({**_oci_child(url), **PUSH_ACTION}, DROP_OCI)
+        git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+        result = guard(repo)
+        assert (errors(result) == CUSTOM_PRUNED) is judged, url
+        assert bool(infos(result, "not-judged")) is not judged, url
+        repo.rename(repo.parent / f"done-{judged}")
+
+
 def test_an_oci_artifact_of_unknown_origin_is_listed_as_not_judged(flux_repo, guard):
     result = guard(flux_repo(_oci_child("oci://ghcr.io/acme/fleet"), DROP_OCI))
     # which folder the artifact is built from is unknown: ./apps at any depth may be it

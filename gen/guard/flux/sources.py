@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,25 @@ def _folder(raw: str) -> str:
     return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
 
 
-def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
+_GITHUB_REPO = re.compile(r"\$\{\{\s*github\.(repository|repository_owner)\s*\}\}")
+
+
+def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
+    """`${{ github.repository }}` and `${{ github.repository_owner }}` are this repository's: one
+    text per GitHub remote with them spelled out (an OCI URL built from them names this
+    repository's artifact, never another one of the owner's). No GitHub remote: left as written."""
+    if not _GITHUB_REPO.search(text):
+        return [text]
+    out = []
+    for remote in sorted(remotes):
+        host, _, path = remote.partition("/")
+        owner, _, name = path.partition("/")
+        if host == "github.com" and owner and name and "/" not in name:
+            out.append(_GITHUB_REPO.sub(lambda m: path if m[1] == "repository" else owner, text))
+    return out or [text]
+
+
+def push_conventions(tree: Tree, remotes: AbstractSet[str] = frozenset()) -> list[tuple[re.Pattern[str], str]]:
     """(OCI URL pattern, repo folder) for every artifact the repository's CI pushes: a
     `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
     action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`)."""
@@ -81,7 +100,7 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
             continue
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" in text:
-            masked = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
+            masked = "\n".join(_VAR.sub("\0", t) for t in _github_context(text, remotes))  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
             for match in _PUSH.finditer(masked):
                 folder = _PATH.search(match["rest"])
                 if folder is not None:
@@ -92,7 +111,8 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str]]:
                     with_ = step.get("with") or {}
                     if "distribution/actions/push" in str(step.get("uses") or "") and isinstance(with_, dict) \
                             and with_.get("repository"):
-                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or "."))))
+                        for repository in _github_context(str(with_["repository"]), remotes):
+                            found.append((_wildcard("oci://" + repository), _folder(str(with_.get("path") or "."))))
     return found
 
 
@@ -117,7 +137,7 @@ class Sources:
         self.remotes = remotes
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
         self.workdir = workdir
-        self.pushes = push_conventions(tree)
+        self.pushes = push_conventions(tree, remotes)
         self._views: dict[str, Tree | None] = {}
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
         self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
