@@ -15,6 +15,9 @@ Flux would apply, so a change to a file it may read is refused (rules/not_judged
   kind (which folder it is built from is unknown); `spec.path: ./` is the whole repository;
 - except a file under that folder which it was not seen to read and which a Kustomization of the
   same cluster that was judged reads: that one judged it.
+A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
+and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
+the file its spec is written in counts.
 A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
 build, so it applies and prunes nothing at either.
 """
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gen.guard.build.inputs import Views
+from gen.guard.flux.sources import ELSEWHERE
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
 from gen.guard.report.errortext import cause
@@ -71,8 +75,10 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
                 written = locator.ks_source(rev.label, ref)
                 own = {written[0]} if written else set()
                 kind = node.ks.source[0]
+                # certainly another repository: only its own spec, written here, is this repository's
+                folders: tuple[str, ...] = () if ELSEWHERE in node.why_external else (node.ks.path,)
                 out[ref] = Unjudged(ref, "source", node.why_external or "its source is not this repository",
-                                    node.ks.source, node.ks.path, frozenset(own), (node.ks.path,),
+                                    node.ks.source, node.ks.path, frozenset(own), folders,
                                     anywhere=kind != "GitRepository")
                 continue
             twin = other.nodes.get(ref)

@@ -40,6 +40,34 @@ _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?m
                        r"\.taskfiles/.+\.ya?ml|Makefile|justfile|[^/]+\.sh)$")
 
 
+# Said of a source that is certainly another repository (not a mirror or a fork of this one): the
+# Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
+ELSEWHERE = "no file of this repository is in it"
+
+
+def elsewhere(url: str, remotes: AbstractSet[str], kind: str) -> str:
+    """Why `url` is certainly another repository's ("" when it may be this one under another
+    name: a mirror elsewhere, a fork, a rename, an artifact of this repository's CI).
+    - git, on the host of a remote: both owner and name differ from every remote there (a fork
+      keeps the name, a rename keeps the owner or the name);
+    - OCI on ghcr.io: an owner that is no GitHub remote's (a workflow's token writes only its own
+      owner's packages)."""
+    host, _, path = normalize_url(url).partition("/")
+    owner, _, name = path.partition("/")
+    if not remotes or not owner or not name:
+        return ""
+    mine = [r.split("/", 2) for r in remotes if r.count("/") >= 2]
+    if kind == "GitRepository":
+        same_host = [(o, n) for h, o, n in mine if h == host]
+        if same_host and all(o != owner and n != name for o, n in same_host):
+            return f"{ELSEWHERE} (owner and name differ from every remote on {host})"
+    if kind == "OCIRepository" and host == "ghcr.io":
+        owners = {o.lower() for h, o, _ in mine if h == "github.com"}
+        if owners and owner.lower() not in owners:
+            return f"{ELSEWHERE} (a ghcr.io package of {owner}, and no remote is {owner}'s)"
+    return ""
+
+
 @dataclass(frozen=True)
 class Delivery:
     """A source's verdict: the view id it delivers, or why it is not this repository."""
@@ -220,7 +248,9 @@ class Sources:
             root_spec = (root_obj or {}).get("spec") or {}
             ours = self.remotes | ({normalize_url(str(root_spec["url"]))} if root_spec.get("url") else set())
             if url not in ours:
-                return Delivery(None, f"source {where} is not this repository ({spec.get('url')})")
+                other = elsewhere(url, self.remotes, kind)
+                return Delivery(None, f"source {where} is not this repository ({spec.get('url')})" +
+                                (f": {other}" if other else ""))
             if root_spec.get("ref") and spec.get("ref") and spec.get("ref") != root_spec.get("ref"):
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, "
                                       f"not the revision its cluster syncs")
@@ -232,6 +262,9 @@ class Sources:
                     view = self._folder_view(folder)
                     if view:
                         return Delivery(view)
+            other = elsewhere(url, self.remotes, kind)
+            if other:
+                return Delivery(None, f"source {where} is another repository's OCI artifact ({spec.get('url')}): {other}")
             return Delivery(None, f"source {where} is an OCI artifact; which folder of this repository it is "
                                   "built from is not known (map it in .coredns-gen.yaml guard.sources, or push it "
                                   "with `flux push artifact --path=DIR` in this repository's CI)")
