@@ -192,6 +192,28 @@ def test_an_archive_and_an_entry_commented_out_are_never_guessed_roots(flux_repo
     assert result.coverage.unreached == [".archive/old-cluster/flux.yaml", "kubernetes/apps/media/plex.yaml"]
 
 
+def test_an_underscore_archive_and_an_app_commented_out_above_its_folder_are_never_guessed_roots(flux_repo, guard):
+    """carpenike/k8s-gitops: `_archive/` (no dot) and `apps/home/mosquitto/ks.yaml`, commented out of
+    `apps/home/kustomization.yaml` (its own folder has none), were 16 guessed clusters."""
+    base = {
+        "kubernetes/flux/cluster.yaml": ks("cluster", "./kubernetes/apps"),
+        "kubernetes/apps/kustomization.yaml": kustomization("dns", "home"),
+        "kubernetes/apps/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "kubernetes/apps/dns/coredns-custom.yaml": configmap("coredns-custom"),
+        "kubernetes/apps/home/kustomization.yaml": "resources:\n  - ./esphome/ks.yaml\n  # - ./mosquitto/ks.yaml\n",
+        "kubernetes/apps/home/esphome/ks.yaml": ks("esphome", "./kubernetes/apps/home/esphome/app"),
+        "kubernetes/apps/home/esphome/app/kustomization.yaml": kustomization(),
+        "kubernetes/apps/home/mosquitto/ks.yaml": ks("mosquitto", "./kubernetes/apps/home/mosquitto/app"),
+        "kubernetes/apps/home/mosquitto/app/kustomization.yaml": kustomization(),
+        "_archive/cluster-0/thanos/ks.yaml": ks("thanos", "./_archive/cluster-0/thanos/app"),
+        "_archive/cluster-0/thanos/app/kustomization.yaml": kustomization(),
+    }
+    result = guard(flux_repo(base, {"kubernetes/apps/dns/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == PRUNED
+    assert result.stats["clusters"] == 1
+    assert result.coverage.unreached == ["_archive/cluster-0/thanos/ks.yaml", "kubernetes/apps/home/mosquitto/ks.yaml"]
+
+
 # -- bootstraps in the repository's tools ---------------------------------------------------------
 TASKFILE = """
     version: "3"

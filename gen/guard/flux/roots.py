@@ -212,6 +212,10 @@ def _already(ev: Candidate, boot: list[Candidate]) -> bool:
     return False
 
 
+# folder names that keep manifests out of use (`_archive/`, `deprecated/`): never a guessed root
+_SHELVED = {"archive", "archived", "attic", "deprecated", "disabled", "unused"}
+
+
 def guess_refused(tree: Tree, c: Candidate) -> str:
     """Why the fallback never takes this Kustomization as a root ("" when it may): evidence that
     nothing applies it."""
@@ -219,6 +223,9 @@ def guess_refused(tree: Tree, c: Candidate) -> str:
     folder = posixpath.dirname(file)
     if any(part.startswith(".") for part in folder.split("/") if part):
         return f"{file} is in a hidden folder"
+    shelved = next((part for part in folder.split("/") if part.lstrip("_-").lower() in _SHELVED), None)
+    if shelved is not None:
+        return f"{file} is in a folder named {shelved} (kept, not applied)"
     kind, _, name = c.ks.source
     if not kind or not name:
         return f"{file}: Kustomization {c.ks.ref} has no sourceRef (a patch, not an object Flux applies)"
@@ -229,6 +236,24 @@ def guess_refused(tree: Tree, c: Candidate) -> str:
                   for key in ("resources", "bases") for r in (d.get(key) or []) if isinstance(r, str)}
         if posixpath.basename(file) not in listed:
             return f"{file} is not listed in {own} (no build of its folder applies it)"
+    if own is None:  # the nearest folder above with a kustomization.yaml lists neither it nor a folder holding it
+        above = posixpath.dirname(folder)
+        while folder and above != folder:
+            found = tree.kustomization_file(above)
+            if found is not None:
+                rel = posixpath.relpath(file, above or ".")
+                steps = rel.split("/")
+                holders = {"/".join(steps[:i]) for i in range(1, len(steps) + 1)}
+                docs = file_docs(tree, found) or []
+                listed = {posixpath.normpath(str(r)).rstrip("/") for d in docs if isinstance(d, dict)
+                          for key in ("resources", "bases", "components") for r in (d.get(key) or [])
+                          if isinstance(r, str)}
+                if docs and not holders & listed:
+                    return f"{file} is not listed in {found} (no build of the folders above applies it)"
+                break
+            if not above:
+                break
+            above = posixpath.dirname(above)
     return ""
 
 
