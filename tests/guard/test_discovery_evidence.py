@@ -161,13 +161,14 @@ def test_a_guessed_root_on_another_repository_is_not_built_and_poisons_nothing(f
     repo = flux_repo(HOMELAB, {"kubernetes/main/apps/dns/kustomization.yaml": kustomization()}, standard=False)
     git(repo, "remote", "add", "origin", "https://github.com/acme/homelab.git")
     result = guard(repo)
-    # the prune is refused; the CRDs' own Kustomization, at `path: ./` of what may be a mirror of
-    # this repository, is refused too for the file it may read (rules/not_judged_touched.py)
-    assert errors(result) == [("not-judged-touched", ""), *PRUNED]
+    # the prune is refused; the CRDs' own Kustomization, at `path: ./` of kubernetes-sigs/gateway-api
+    # (another owner and name on the remote's host: no mirror of this repository), reads no file here
+    assert errors(result) == PRUNED
     assert result.coverage.roots_how == "fallback"
     assert [(str(ref), why) for ref, why, *_ in result.coverage.not_judged] == [
         ("networking/gateway-api-crd",
-         "source GitRepository networking/gateway-api-crd is not this repository (https://github.com/kubernetes-sigs/gateway-api)")]
+         "source GitRepository networking/gateway-api-crd is not this repository (https://github.com/kubernetes-sigs/gateway-api): "
+         "no file of this repository is in it (owner and name differ from every remote on github.com)")]
     first = result.summary().splitlines()[0]
     assert "roots guessed" in first and "coredns-gen guard --discover --write" in first
 

@@ -225,7 +225,8 @@ class Sources:
         url = str(((obj or {}).get("spec") or {}).get("url") or "")
         if obj is None or not url or normalize_url(url) in self.remotes:
             return ""
-        return f"source {ref[0]} {ref[1]}/{ref[2]} is not this repository ({url})"
+        other = elsewhere(url, self.remotes, ref[0])
+        return f"source {ref[0]} {ref[1]}/{ref[2]} is not this repository ({url})" + (f": {other}" if other else "")
 
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
         """Is `ref` this repository at this revision, and which view does it deliver?"""
