@@ -171,6 +171,9 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
                     meta = doc.get("metadata") or {}
                     name = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
                     obj = (str(doc["kind"]), name)
+                    if not meta.get("namespace"):  # placed by its build (targetNamespace): by name
+                        obj = next((k for k in sorted(set(unrendered) | applied)
+                                    if k[0] == obj[0] and k[1].endswith(name)), obj)
                     if obj in unrendered:
                         why = f"not rendered here: {unrendered[obj]}"
                     elif obj in applied:

@@ -497,3 +497,54 @@ def test_an_artifact_generator_copying_a_folder_without_a_glob_copies_it_as_cp_r
     result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": kustomization()}))
     assert errors(result) == PRUNED
     assert result.findings[0].file == "deploy/dns/app/kustomization.yaml"
+
+
+# -- xunholy/k8s-gitops: a templated helmfile installs the FluxInstance; CI pushes the OCI artifact --
+XUNHOLY = {
+    "kubernetes/bootstrap/helmfile.yaml.gotmpl": """
+        ---
+        {{- $rootDir := requiredEnv "ROOT_DIR" }}
+        {{- $clusterId := requiredEnv "CLUSTER_ID" }}
+        {{- $fluxInstance := readFile (printf "%s/kubernetes/clusters/%s/flux-system/flux-instance/app/helmrelease.yaml" $rootDir $clusterId) | fromYaml }}
+        {{- $fluxInstanceOCI := index $fluxInstance.spec.resources 0 }}
+        releases:
+          - name: flux-instance
+            namespace: flux-system
+            chart: {{ $fluxInstanceOCI.spec.url }}
+            version: "{{ $fluxInstanceOCI.spec.ref.tag }}"
+            values: ['{{ $rootDir }}/kubernetes/clusters/{{ $clusterId }}/flux-system/flux-instance/app/values.yaml']
+    """,
+    "kubernetes/clusters/cluster-00/flux-system/flux-instance/app/values.yaml": """
+        instance:
+          sync:
+            kind: OCIRepository
+            url: oci://ghcr.io/acme/manifests/fleet
+            ref: main
+            path: ./clusters/cluster-00
+    """,
+    ".github/workflows/oci.yaml": """
+        on: {push: {branches: [main]}}
+        env:
+          OCI_REPO: "oci://ghcr.io/acme/manifests/${{ github.event.repository.name }}"
+        jobs:
+          publish:
+            runs-on: ubuntu-latest
+            steps:
+              - name: Create OCI artifact
+                run: |
+                  flux push artifact "$OCI_REPO:$(git rev-parse --short HEAD)" \\
+                    --path="./kubernetes" \\
+                    --revision="$(git branch --show-current)@sha1:$(git rev-parse HEAD)"
+    """,
+    "kubernetes/clusters/cluster-00/kustomization.yaml": kustomization("dns.yaml"),
+    "kubernetes/clusters/cluster-00/dns.yaml": configmap("coredns-custom"),
+}
+
+
+def test_a_templated_helmfile_and_a_ci_push_from_env_make_the_cluster_and_its_source(flux_repo, guard):
+    repo = flux_repo(XUNHOLY, {"kubernetes/clusters/cluster-00/kustomization.yaml": kustomization()}, standard=False)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+    result = guard(repo)
+    assert errors(result) == PRUNED
+    assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
+    assert result.coverage.not_judged == []

@@ -100,7 +100,8 @@ def _folder(raw: str) -> str:
     return "" if text in (".", "./", "") else text.removeprefix("./").strip("/")
 
 
-_GITHUB_REPO = re.compile(r"\$\{\{\s*github\.(repository|repository_owner)\s*\}\}")
+_GITHUB_REPO = re.compile(r"\$\{\{\s*github\.(repository|repository_owner|event\.repository\.name)\s*\}\}")
+_CONTINUED = re.compile(r"\\\n[ \t]*")  # a shell line continued on the next
 
 
 def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
@@ -114,7 +115,7 @@ def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
         host, _, path = remote.partition("/")
         owner, _, name = path.partition("/")
         if host == "github.com" and owner and name and "/" not in name:
-            out.append(_GITHUB_REPO.sub(lambda m: path if m[1] == "repository" else owner, text))
+            out.append(_GITHUB_REPO.sub(lambda m: {"repository": path, "repository_owner": owner}.get(m[1], name), text))
     return out or [text]
 
 
@@ -128,6 +129,7 @@ def push_conventions(tree: Tree, remotes: AbstractSet[str] = frozenset()) -> lis
             continue
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" in text:
+            text = _with_env(_CONTINUED.sub(" ", text), path)
             masked = "\n".join(_VAR.sub("\0", t) for t in _github_context(text, remotes))  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
             for match in _PUSH.finditer(masked):
                 folder = _PATH.search(match["rest"])
@@ -142,6 +144,28 @@ def push_conventions(tree: Tree, remotes: AbstractSet[str] = frozenset()) -> lis
                         for repository in _github_context(str(with_["repository"]), remotes):
                             found.append((_wildcard("oci://" + repository), _folder(str(with_.get("path") or "."))))
     return found
+
+
+def _with_env(text: str, path: str) -> str:
+    """A workflow's text with `$NAME` / `${NAME}` spelled out from its `env:` maps (workflow,
+    jobs, steps): `flux push artifact "$OCI_REPO:…"` names the URL its `env:` sets."""
+    if not path.endswith((".yaml", ".yml")):
+        return text
+    env: dict[str, str] = {}
+    for doc in try_docs(text) or []:
+        if not isinstance(doc, dict):
+            continue
+        maps = [doc.get("env")]
+        for job in (doc.get("jobs") or {}).values() if isinstance(doc.get("jobs"), dict) else []:
+            if isinstance(job, dict):
+                maps.append(job.get("env"))
+                maps += [step.get("env") for step in job.get("steps") or [] if isinstance(step, dict)]
+        for m in maps:
+            if isinstance(m, dict):
+                env.update({str(k): str(v) for k, v in m.items() if isinstance(v, (str, int)) and str(k) not in env})
+    if not env:
+        return text
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: env.get(m[1] or m[2], m[0]), text)
 
 
 def _steps(doc: Any) -> list[dict[str, Any]]:
