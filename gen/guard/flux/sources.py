@@ -14,6 +14,7 @@ judgement; every other one is listed as not judged, with the reason. This reposi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -104,6 +105,10 @@ _GITHUB_REPO = re.compile(r"\$\{\{\s*github\.(repository|repository_owner|event\
 _CONTINUED = re.compile(r"\\\n[ \t]*")  # a shell line continued on the next
 
 
+def _spell(said: dict[str, str], match: re.Match[str]) -> str:
+    return said[match[1]]
+
+
 def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
     """`${{ github.repository }}` and `${{ github.repository_owner }}` are this repository's: one
     text per GitHub remote with them spelled out (an OCI URL built from them names this
@@ -115,7 +120,8 @@ def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
         host, _, path = remote.partition("/")
         owner, _, name = path.partition("/")
         if host == "github.com" and owner and name and "/" not in name:
-            out.append(_GITHUB_REPO.sub(lambda m: {"repository": path, "repository_owner": owner}.get(m[1], name), text))
+            said = {"repository": path, "repository_owner": owner, "event.repository.name": name}
+            out.append(_GITHUB_REPO.sub(functools.partial(_spell, said), text))
     return out or [text]
 
 
