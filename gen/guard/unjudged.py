@@ -18,7 +18,8 @@ Flux would apply, so a change to a file it may read is refused (rules/not_judged
 A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
 and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
 the file its spec is written in counts.
-A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
+One that is new at head (absent at base, every ancestor built there) is not in any cluster yet:
+it deletes nothing, whatever the change. A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
 build, so it applies and prunes nothing at either.
 """
 
@@ -72,6 +73,8 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
             if ref in out:
                 continue
             if node.external:
+                if rev is head and _new_at_head(ref, base, head):
+                    continue  # nothing of it is in a cluster yet: it prunes nothing (its objects are new)
                 written = locator.ks_source(rev.label, ref)
                 own = {written[0]} if written else set()
                 kind = node.ks.source[0]
@@ -96,6 +99,21 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
             out[ref] = Unjudged(ref, why, reason, node.ks.source, node.ks.path, frozenset(reads), folders,
                                 error=node.build.error)
     return [out[ref] for ref in sorted(out)]
+
+
+def _new_at_head(ref: KsRef, base: Revision, head: Revision) -> bool:
+    """Absent at base while every ancestor built at base (so base would have shown it): new."""
+    if ref in base.nodes:
+        return False
+    parent = head.nodes[ref].parent
+    seen: set[KsRef] = set()
+    while parent is not None and parent not in seen:
+        seen.add(parent)
+        held = base.nodes.get(parent)
+        if held is None or held.build.error is not None or held.external:
+            return False
+        parent = held.parent
+    return True
 
 
 def judged_reads(base: Revision, head: Revision, clusters: set[str]) -> dict[str, set[str]]:
