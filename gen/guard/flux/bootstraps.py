@@ -175,7 +175,8 @@ def _instance_chart(tree: Tree, path: str, raw: str) -> list[Evidence]:
                 if not isinstance(release, dict) or not (str(release.get("chart") or "").endswith("flux-instance")
                                                          or release.get("name") == "flux-instance"):
                     continue
-                line = raw.find(str(release.get("name") or "flux-instance"))
+                named = re.search(r"name:\s*[\"']?" + re.escape(str(release.get("name") or "flux-instance")) + r"\b", raw)
+                line = named.start() if named else raw.find(str(release.get("name") or "flux-instance"))
                 at = raw[: max(line, 0)].count("\n") + 1
                 for value in release.get("values") or []:
                     if isinstance(value, dict):
