@@ -26,6 +26,11 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 HELPER_NAME = "coredns-gen-helper"
 HELPER_DEST = f"gen/bin/{HELPER_NAME}"  # gen/tools.py package_bin()
+# The Flux Operator CLI the helper's `resourceset` subcommand runs (tools/flux-operator: a module of
+# its own, the Flux Operator's own dependency graph), installed beside the helper.
+OPERATOR_NAME = "coredns-gen-flux-operator"
+OPERATOR_DEST = f"gen/bin/{OPERATOR_NAME}"
+OPERATOR_PACKAGE = "github.com/controlplaneio-fluxcd/flux-operator/cmd/cli"
 # go.mod says `go 1.27.0`; this pins the exact toolchain the go command fetches from the module
 # proxy when the installed Go is older (GOTOOLCHAIN in the environment overrides it).
 TOOLCHAIN = "go1.27.3"
@@ -67,13 +72,17 @@ class HelperBuildHook(BuildHookInterface):  # type: ignore[misc]
         if version == "editable":
             # imported from this checkout (a .pth): the helper goes where gen/tools.py looks first
             out = Path(self.root) / HELPER_DEST
+            operator = Path(self.root) / OPERATOR_DEST
         else:
             self._tmp = tempfile.mkdtemp(prefix="coredns-gen-helper-")
             out = Path(self._tmp) / HELPER_NAME
+            operator = Path(self._tmp) / OPERATOR_NAME
             build_data["force_include"][str(out)] = HELPER_DEST
+            build_data["force_include"][str(operator)] = OPERATOR_DEST
             build_data["pure_python"] = False
             build_data["tag"] = f"py3-none-{tag}"
         out.parent.mkdir(parents=True, exist_ok=True)
+        self._build_operator(go, env, operator)
         # -buildvcs=false: a build from an sdist has no VCS, so neither does any other (same binary)
         argv = [go, "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", str(out), "."]
         self.app.display_info(f"building {HELPER_NAME} for {goos}/{goarch} ({env['GOTOOLCHAIN']}): {' '.join(argv)}")
@@ -86,6 +95,14 @@ class HelperBuildHook(BuildHookInterface):  # type: ignore[misc]
             if said.returncode != 0 or not said.stdout.startswith("build "):
                 raise RuntimeError(f"coredns-gen: the freshly built {out} does not run: {said.stderr or said.stdout}")
             self.app.display_info(f"{HELPER_NAME}: {said.stdout.strip()}")
+
+    def _build_operator(self, go: str, env: dict[str, str], out: Path) -> None:
+        argv = [go, "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", str(out), OPERATOR_PACKAGE]
+        self.app.display_info(f"building {OPERATOR_NAME}: {' '.join(argv)}")
+        proc = subprocess.run(argv, cwd=Path(self.root) / "tools" / "flux-operator", env=env, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"coredns-gen: `go build` of tools/flux-operator failed (exit {proc.returncode}); "
+                               "its output is above")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         tmp = getattr(self, "_tmp", None)

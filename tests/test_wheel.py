@@ -117,7 +117,7 @@ def test_an_editable_install_builds_the_helper_where_the_package_looks(tmp_path)
     if not shutil.which("go") and not os.environ.get("GO"):
         missing_tool("go", RuntimeError("the build hook compiles tools/helper"))
     checkout = tmp_path / "checkout"
-    for part in ("gen", "templates", "tools/helper"):
+    for part in ("gen", "templates", "tools/helper", "tools/flux-operator"):
         shutil.copytree(REPO_ROOT / part, checkout / part, ignore=shutil.ignore_patterns("bin", "__pycache__"))
     for name in ("pyproject.toml", "README.md", "hatch_build.py"):
         shutil.copy(REPO_ROOT / name, checkout / name)
@@ -135,6 +135,9 @@ def test_an_editable_install_builds_the_helper_where_the_package_looks(tmp_path)
     helper = checkout / "gen" / "bin" / "coredns-gen-helper"
     said = subprocess.run([str(helper), "build", "-version"], capture_output=True, text=True, check=False)
     assert said.returncode == 0 and said.stdout.startswith("build 4 ")
+    # the Flux Operator CLI its `resourceset` subcommand runs, beside it (tools/flux-operator)
+    said = subprocess.run([str(helper), "resourceset", "-version"], capture_output=True, text=True, check=False)
+    assert said.returncode == 0 and said.stdout.startswith("client: "), said.stderr
 
 
 def _flux_repo(root: Path) -> None:
@@ -168,8 +171,9 @@ def test_the_built_wheel_runs_the_guard_with_its_own_helper(tmp_path, git_bin):
                           env={**os.environ, "GOTOOLCHAIN": "local"}).stdout.split()
     assert tag == "py3-none-" + _hook().platform_tag(*host)
     with zipfile.ZipFile(wheel) as archive:
-        info = archive.getinfo("gen/bin/coredns-gen-helper")
-        assert (info.external_attr >> 16) & stat.S_IXUSR
+        for name in ("gen/bin/coredns-gen-helper", "gen/bin/coredns-gen-flux-operator"):
+            info = archive.getinfo(name)
+            assert (info.external_attr >> 16) & stat.S_IXUSR
         assert "Root-Is-Purelib: false" in archive.read(f"coredns_gen-{VERSION}.dist-info/WHEEL").decode()
     # the same way twice: a wheel built from the checkout is byte for byte the one built from the sdist
     again = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",

@@ -235,6 +235,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
         coverage = measure(revisions["head"], revisions["base"], unreached,
                            discovery.how.get("head", "bootstrap"), written)
+        coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
+                                    for c in discovery.chosen.get(label, []) if c.identity})
         findings.extend(coverage.findings())
     parse_cache.save(opts.cache_dir)
     cache.save()

@@ -8,8 +8,11 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
   or not in the repository): a Kustomization whose build uses a variable it may set is not
   judged (gen/guard/flux/unread.py), one whose build uses none is judged exactly;
-- `operator-not-judged`: a Flux Operator `ResourceSet` or `ResourceSetInputProvider` a cluster's
-  builds apply: what it creates (namespaces, ConfigMaps, Kustomizations) is not rendered here.
+- `operator-not-judged`: a Flux Operator `ResourceSet` a cluster's builds apply that is not rendered
+  here (its inputs come from an external service or cluster state, or the Flux Operator fails on
+  it), or a `ResourceSetInputProvider` whose inputs are not in git: what it creates is not judged.
+  The others are rendered with the Flux Operator's own builder and judged like a build's output
+  (gen/guard/flux/resourcesets.py).
 A cluster in which no Kustomization could be judged is said so on its own line; a run in which
 no cluster could be judged is bad input (exit 2, `judged_nothing`), never a pass.
 """
@@ -24,8 +27,6 @@ from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
 
 _SHOWN = 5
-OPERATOR_GROUP = "fluxcd.controlplane.io"
-OPERATOR_KINDS = ("ResourceSet", "ResourceSetInputProvider")
 
 
 @dataclass
@@ -35,7 +36,9 @@ class Coverage:
     unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
     empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
     roots_how: How = "bootstrap"
-    operator: list[tuple[str, str, KsRef]] = field(default_factory=list)  # kind, namespace/name, applied by
+    operator: list[tuple[str, str, KsRef, str]] = field(default_factory=list)  # kind, namespace/name, applied by, why
+    # bootstrap sources taken as this repository though no remote has their URL: the evidence
+    identity: list[str] = field(default_factory=list)
 
     @property
     def not_judged_count(self) -> int:
@@ -52,12 +55,12 @@ class Coverage:
             out.append(Finding("unreached", Severity.INFO, path, 1,
                                f"{path} holds Flux Kustomizations that no cluster applies: not built, not judged",
                                "list the cluster in .coredns-gen.yaml guard.clusters if a bootstrap applies it"))
-        for kind, name, by in self.operator:
+        for kind, name, by, why in self.operator:
             out.append(Finding("operator-not-judged", Severity.INFO, ".", 1,
-                               f"{kind} {name} (applied by Kustomization {by} [{by.cluster}]) is not judged: what it "
-                               "creates is not rendered here",
-                               "review what it creates by hand; the guard judges only Flux Kustomizations",
-                               details={"object": f"{kind} {name}", "kustomization": str(by), "cluster": by.cluster}))
+                               f"{kind} {name} (applied by Kustomization {by} [{by.cluster}]) is not judged: {why}",
+                               "review what it creates by hand; a change to it is refused (not-judged-touched)",
+                               details={"object": f"{kind} {name}", "kustomization": str(by), "cluster": by.cluster,
+                                        "reason": why}))
         for why, refs in self.unresolved_sources().items():
             users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
@@ -81,6 +84,8 @@ class Coverage:
             out.append("  roots: no flux bootstrap (flux-system Kustomization), FluxInstance or bootstrap script found: "
                        "every Kustomization no build produces is taken as a cluster root; `coredns-gen guard --discover` "
                        "shows them with the evidence, `--write` names them in .coredns-gen.yaml guard.clusters")
+        for why in self.identity:
+            out.append(f"  this repository: {why}")
         if self.not_judged:
             shown = "; ".join(f"{ref} [{ref.cluster}]: {why}" for ref, why, _, _ in self.not_judged[:_SHOWN])
             more = f" (+{len(self.not_judged) - _SHOWN} more in --format json)" if len(self.not_judged) > _SHOWN else ""
@@ -90,7 +95,7 @@ class Coverage:
             out.append(f"  unreached: {len(self.unreached)} files with Flux Kustomizations no cluster applies: "
                        f"{', '.join(self.unreached[:_SHOWN])}{more}")
         if self.operator:
-            shown = ", ".join(f"{kind} {name}" for kind, name, _ in self.operator[:_SHOWN])
+            shown = "; ".join(f"{kind} {name}: {why}" for kind, name, _, why in self.operator[:_SHOWN])
             more = f" (+{len(self.operator) - _SHOWN} more in --format json)" if len(self.operator) > _SHOWN else ""
             out.append(f"  not judged: {len(self.operator)} Flux Operator objects whose output is not rendered here: "
                        f"{shown}{more}")
@@ -117,11 +122,9 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: How,
             if (ref, why) not in cov.unresolved:
                 cov.unresolved.append((ref, why))
     for ref in sorted(head.nodes):
-        for key in head.nodes[ref].build.objects:
-            if key.group == OPERATOR_GROUP and key.kind in OPERATOR_KINDS:
-                entry = (key.kind, f"{key.namespace}/{key.name}", ref)
-                if not any(e[:2] == entry[:2] for e in cov.operator):
-                    cov.operator.append(entry)
+        for kind, name, why in head.nodes[ref].build.operator:
+            if not any(e[:2] == (kind, name) for e in cov.operator):
+                cov.operator.append((kind, name, ref, why))
     judged = {r.cluster for rev in (head, base) for r, n in rev.nodes.items() if not n.external}
     for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots}):
         if cluster not in judged:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import Config
-from gen.guard.flux import bootstraps, roots as rootsmod
+from gen.guard.flux import bootstraps, resourcesets, roots as rootsmod
 from gen.guard.flux.applied import applied_before
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.index import ClusterLooks, look_key, outside_reads
@@ -159,7 +159,8 @@ class Discovery:
 
     def _made(self, key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
               what: seenmod.Seen) -> Build:
-        build = Build(objects=_keyed(objects or []), error=error,
+        objects, operator = resourcesets.expand(objects or [])  # ResourceSets: their output joins the build's
+        build = Build(objects=_keyed(objects), error=error, operator=operator,
                       inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
                       fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
         self.made.setdefault(key, []).append(build)

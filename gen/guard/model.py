@@ -123,6 +123,9 @@ class Build:
     inputs: tuple[str, ...] = ()  # repo-relative files the build read (kustomize says which)
     fingerprint: str | None = None  # the build's identity: its key and what it saw
     seen: tuple[tuple[str, str, str], ...] = ()  # what it saw of its artifact (gen/guard/build/seen.py)
+    # Flux Operator objects it applies whose output is not judged: (kind, namespace/name, why)
+    # (gen/guard/flux/resourcesets.py; what the others generate is in `objects`)
+    operator: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass

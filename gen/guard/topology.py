@@ -4,7 +4,7 @@ evidence, so a team can read it, correct it, and confirm it once (`--write`).
 It runs the guard's own discovery (gen/guard/discovery.py) on one revision, the way a guard run
 reads that revision, and reports: the clusters (their root and the bootstrap form that says so),
 the sources taken as this repository and why, the Kustomizations and Flux Operator objects that
-are not judged and why, the files no cluster reaches, and old API versions (judged as v1).
+are not judged and why (a ResourceSet is judged when the Flux Operator's builder renders it here), the files no cluster reaches, and old API versions (judged as v1).
 `--write` puts the clusters and the sources that are not evident by themselves into
 `.coredns-gen.yaml` (`guard.clusters`, `guard.sources`), keeping the file's comments and order.
 """
@@ -125,6 +125,7 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
     configured = {(e.kind, e.namespace, e.name) for e in discovery.config.guard_sources}
     seen: dict[str, str] = {}
     root_sources = {c.ks.ref.cluster: c.ks.source for c in chosen}
+    identities = {c.ks.ref.cluster: c.identity for c in chosen if c.identity}
     for ref in sorted(model.nodes):
         node = model.nodes[ref]
         if node.external:
@@ -136,6 +137,8 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
             continue
         if node.ks.source in configured:
             why = f"named in {CONFIG_NAME} guard.sources"
+        elif node.ks.source == root_sources.get(ref.cluster) and identities.get(ref.cluster):
+            why = f"the bootstrap source of cluster {ref.cluster}: {identities[ref.cluster]}"
         elif node.ks.source == root_sources.get(ref.cluster):
             why = f"the bootstrap source of cluster {ref.cluster}"
         elif kind == "GitRepository":
@@ -154,6 +157,11 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
         entry = {"kustomization": str(ref), "apiVersion": api}
         if api.endswith(("v1beta1", "v1beta2")) and entry not in top.old_api:
             top.old_api.append(entry)
+    # Flux Operator objects the builds apply are rendered (gen/guard/flux/resourcesets.py) unless
+    # a build says why not; one written in the repository that no build applies is not judged either
+    applied = {(k.kind, f"{k.namespace}/{k.name}") for n in model.nodes.values() for k in n.build.objects
+               if k.group == _OPERATOR.decode() and k.kind in _NOT_RENDERED}
+    unrendered = {(kind, name): why for n in model.nodes.values() for kind, name, why in n.build.operator}
     tree = discovery.trees["head"]
     for path in sorted(tree.blobs):
         if path.endswith((".yaml", ".yml")) and discovery.marked(tree, path, (_OPERATOR,)):
@@ -161,8 +169,18 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
                 if isinstance(doc, dict) and doc.get("kind") in _NOT_RENDERED and \
                         str(doc.get("apiVersion", "")).startswith("fluxcd.controlplane.io/"):
                     meta = doc.get("metadata") or {}
-                    top.operator.append({"kind": str(doc["kind"]), "name": f"{meta.get('namespace') or ''}/{meta.get('name') or ''}",
-                                         "file": path, "why": "not rendered here: what it creates is not judged"})
+                    name = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+                    obj = (str(doc["kind"]), name)
+                    if not meta.get("namespace"):  # placed by its build (targetNamespace): by name
+                        obj = next((k for k in sorted(set(unrendered) | applied)
+                                    if k[0] == obj[0] and k[1].endswith(name)), obj)
+                    if obj in unrendered:
+                        why = f"not rendered here: {unrendered[obj]}"
+                    elif obj in applied:
+                        continue  # rendered with the Flux Operator's builder: its output is judged
+                    else:
+                        why = "no build the guard reached applies it: what it creates is not judged"
+                    top.operator.append({"kind": obj[0], "name": name, "file": path, "why": why})
     refused = discovery.refused.get("head", {})
     top.unreached = [{"file": f, "why": refused.get(f, "")} for f in discovery.unreached]
     return top

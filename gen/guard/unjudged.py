@@ -17,7 +17,11 @@ a change to a file it may read is refused (rules/not_judged_touched.py).
   kind (which folder it is built from is unknown); `spec.path: ./` is the whole repository;
 - except a file under that folder which it was not seen to read and which a Kustomization of the
   same cluster that was judged reads: that one judged it.
-A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
+A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
+and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
+the file its spec is written in counts.
+One that is new at head (absent at base, every ancestor built there) is not in any cluster yet:
+it deletes nothing, whatever the change. A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
 build, so it applies and prunes nothing at either.
 """
 
@@ -28,6 +32,7 @@ from typing import Literal, Sequence
 
 from gen.guard.build.inputs import Views
 from gen.guard.flux.unread import Blind
+from gen.guard.flux.sources import ELSEWHERE
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
 from gen.guard.report.errortext import cause
@@ -74,11 +79,15 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
             if ref in out:
                 continue
             if node.external:
+                if rev is head and _new_at_head(ref, base, head):
+                    continue  # nothing of it is in a cluster yet: it prunes nothing (its objects are new)
                 written = locator.ks_source(rev.label, ref)
                 own = {written[0]} if written else set()
                 kind = node.ks.source[0]
+                # certainly another repository: only its own spec, written here, is this repository's
+                folders: tuple[str, ...] = () if ELSEWHERE in node.why_external else (node.ks.path,)
                 out[ref] = Unjudged(ref, "source", node.why_external or "its source is not this repository",
-                                    node.ks.source, node.ks.path, frozenset(own), (node.ks.path,),
+                                    node.ks.source, node.ks.path, frozenset(own), folders,
                                     anywhere=kind != "GitRepository")
                 continue
             twin = other.nodes.get(ref)
@@ -109,6 +118,21 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
         out[spot.ks] = Unjudged(spot.ks, "vars", spot.reason(), node.ks.source, node.ks.path, frozenset(reads),
                                 (_repo_folder(views, rev.label, node),), fix=spot.fix())
     return [out[ref] for ref in sorted(out)]
+
+
+def _new_at_head(ref: KsRef, base: Revision, head: Revision) -> bool:
+    """Absent at base while every ancestor built at base (so base would have shown it): new."""
+    if ref in base.nodes:
+        return False
+    parent = head.nodes[ref].parent
+    seen: set[KsRef] = set()
+    while parent is not None and parent not in seen:
+        seen.add(parent)
+        held = base.nodes.get(parent)
+        if held is None or held.build.error is not None or held.external:
+            return False
+        parent = held.parent
+    return True
 
 
 def judged_reads(base: Revision, head: Revision, clusters: set[str]) -> dict[str, set[str]]:

@@ -161,13 +161,14 @@ def test_a_guessed_root_on_another_repository_is_not_built_and_poisons_nothing(f
     repo = flux_repo(HOMELAB, {"kubernetes/main/apps/dns/kustomization.yaml": kustomization()}, standard=False)
     git(repo, "remote", "add", "origin", "https://github.com/acme/homelab.git")
     result = guard(repo)
-    # the prune is refused; the CRDs' own Kustomization, at `path: ./` of what may be a mirror of
-    # this repository, is refused too for the file it may read (rules/not_judged_touched.py)
-    assert errors(result) == [("not-judged-touched", ""), *PRUNED]
+    # the prune is refused; the CRDs' own Kustomization, at `path: ./` of kubernetes-sigs/gateway-api
+    # (another owner and name on the remote's host: no mirror of this repository), reads no file here
+    assert errors(result) == PRUNED
     assert result.coverage.roots_how == "fallback"
     assert [(str(ref), why) for ref, why, *_ in result.coverage.not_judged] == [
         ("networking/gateway-api-crd",
-         "source GitRepository networking/gateway-api-crd is not this repository (https://github.com/kubernetes-sigs/gateway-api)")]
+         "source GitRepository networking/gateway-api-crd is not this repository (https://github.com/kubernetes-sigs/gateway-api): "
+         "no file of this repository is in it (owner and name differ from every remote on github.com)")]
     first = result.summary().splitlines()[0]
     assert "roots guessed" in first and "coredns-gen guard --discover --write" in first
 
@@ -190,6 +191,28 @@ def test_an_archive_and_an_entry_commented_out_are_never_guessed_roots(flux_repo
     assert errors(result) == PRUNED  # not a build-failed of a pseudo-root
     assert result.stats["clusters"] == 1
     assert result.coverage.unreached == [".archive/old-cluster/flux.yaml", "kubernetes/apps/media/plex.yaml"]
+
+
+def test_an_underscore_archive_and_an_app_commented_out_above_its_folder_are_never_guessed_roots(flux_repo, guard):
+    """carpenike/k8s-gitops: `_archive/` (no dot) and `apps/home/mosquitto/ks.yaml`, commented out of
+    `apps/home/kustomization.yaml` (its own folder has none), were 16 guessed clusters."""
+    base = {
+        "kubernetes/flux/cluster.yaml": ks("cluster", "./kubernetes/apps"),
+        "kubernetes/apps/kustomization.yaml": kustomization("dns", "home"),
+        "kubernetes/apps/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "kubernetes/apps/dns/coredns-custom.yaml": configmap("coredns-custom"),
+        "kubernetes/apps/home/kustomization.yaml": "resources:\n  - ./esphome/ks.yaml\n  # - ./mosquitto/ks.yaml\n",
+        "kubernetes/apps/home/esphome/ks.yaml": ks("esphome", "./kubernetes/apps/home/esphome/app"),
+        "kubernetes/apps/home/esphome/app/kustomization.yaml": kustomization(),
+        "kubernetes/apps/home/mosquitto/ks.yaml": ks("mosquitto", "./kubernetes/apps/home/mosquitto/app"),
+        "kubernetes/apps/home/mosquitto/app/kustomization.yaml": kustomization(),
+        "_archive/cluster-0/thanos/ks.yaml": ks("thanos", "./_archive/cluster-0/thanos/app"),
+        "_archive/cluster-0/thanos/app/kustomization.yaml": kustomization(),
+    }
+    result = guard(flux_repo(base, {"kubernetes/apps/dns/kustomization.yaml": kustomization()}, standard=False))
+    assert errors(result) == PRUNED
+    assert result.stats["clusters"] == 1
+    assert result.coverage.unreached == ["_archive/cluster-0/thanos/ks.yaml", "kubernetes/apps/home/mosquitto/ks.yaml"]
 
 
 # -- bootstraps in the repository's tools ---------------------------------------------------------
@@ -302,15 +325,14 @@ def test_discover_names_each_cluster_with_its_evidence_and_what_is_not_judged(fl
     assert ("  cluster staging: flux create kustomization (a script) — .github/workflows/e2e.yaml:12: "
             "flux create kustomization --path clusters/staging; syncs ./clusters/staging") in out
     assert "  Kustomization apps/dev-team [clusters/staging]: source GitRepository apps/dev-team is not this repository" in out
-    assert "  ResourceSet flux-system/tenants (clusters/staging/operator.yaml): not rendered here" in out
+    assert "ResourceSet" not in out  # rendered by the Flux Operator's builder: its output is judged
     assert "  Kustomization flux-system/infrastructure: kustomize.toolkit.fluxcd.io/v1beta1" in out
     code, out, _ = _cli("guard", "--discover", "--repo", str(repo), "--format", "json")
     top = json.loads(out)
     assert [(c["name"], c["path"], c["form"]) for c in top["clusters"]] == [
         ("staging", "clusters/staging", "flux create kustomization (a script)")]
     assert top["unreached"] == []  # the patch is read by the tenants' build
-    assert top["operator"] == [{"kind": "ResourceSet", "name": "flux-system/tenants", "file": "clusters/staging/operator.yaml",
-                                "why": "not rendered here: what it creates is not judged"}]
+    assert top["operator"] == []
 
 
 def test_discover_write_records_guessed_clusters_and_the_guard_stops_guessing(flux_repo, guard):
@@ -365,8 +387,8 @@ def test_a_flux_instance_whose_sync_comes_from_a_values_generator_is_the_cluster
     assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
 
 
-# -- ResourceSets (controlplaneio-fluxcd/d2-fleet): named as not judged, never a silent pass -------
-def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard):
+# -- ResourceSets (controlplaneio-fluxcd/d2-fleet): rendered and judged (tests/guard/test_resourcesets.py)
+def test_a_resourceset_a_cluster_applies_is_rendered_and_judged(flux_repo, guard):
     from tests.guard.conftest import flux_ks
 
     resourceset = """
@@ -389,11 +411,9 @@ def test_a_resourceset_a_cluster_applies_is_named_as_not_judged(flux_repo, guard
             "tenants/kustomization.yaml": kustomization("resourceset.yaml"),
             "tenants/resourceset.yaml": resourceset.format(n=1)}
     result = guard(flux_repo(base, {"tenants/resourceset.yaml": resourceset.format(n=2)}))
-    assert [(f.rule, f.message) for f in result.findings if f.rule == "operator-not-judged"] == [
-        ("operator-not-judged", "ResourceSet flux-system/tenants (applied by Kustomization flux-system/tenants "
-                                "[clusters/prod/flux-system/gotk-sync.yaml]) is not judged: what it creates is not rendered here")]
-    assert "  not judged: 1 Flux Operator objects whose output is not rendered here: ResourceSet flux-system/tenants" \
-        in result.summary()
+    assert [f.rule for f in result.findings if f.rule == "operator-not-judged"] == []
+    assert [(f.rule, f.message.split(":")[0]) for f in result.findings if f.severity.value == "error"] == [
+        ("configmap-pruned", "ConfigMap flux-system/team-1 would be deleted by Flux")]
 
 
 # -- xunholy/k8s-gitops: ExternalArtifacts copied from the FluxInstance's own OCIRepository ----------
@@ -477,3 +497,54 @@ def test_an_artifact_generator_copying_a_folder_without_a_glob_copies_it_as_cp_r
     result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": kustomization()}))
     assert errors(result) == PRUNED
     assert result.findings[0].file == "deploy/dns/app/kustomization.yaml"
+
+
+# -- xunholy/k8s-gitops: a templated helmfile installs the FluxInstance; CI pushes the OCI artifact --
+XUNHOLY = {
+    "kubernetes/bootstrap/helmfile.yaml.gotmpl": """
+        ---
+        {{- $rootDir := requiredEnv "ROOT_DIR" }}
+        {{- $clusterId := requiredEnv "CLUSTER_ID" }}
+        {{- $fluxInstance := readFile (printf "%s/kubernetes/clusters/%s/flux-system/flux-instance/app/helmrelease.yaml" $rootDir $clusterId) | fromYaml }}
+        {{- $fluxInstanceOCI := index $fluxInstance.spec.resources 0 }}
+        releases:
+          - name: flux-instance
+            namespace: flux-system
+            chart: {{ $fluxInstanceOCI.spec.url }}
+            version: "{{ $fluxInstanceOCI.spec.ref.tag }}"
+            values: ['{{ $rootDir }}/kubernetes/clusters/{{ $clusterId }}/flux-system/flux-instance/app/values.yaml']
+    """,
+    "kubernetes/clusters/cluster-00/flux-system/flux-instance/app/values.yaml": """
+        instance:
+          sync:
+            kind: OCIRepository
+            url: oci://ghcr.io/acme/manifests/fleet
+            ref: main
+            path: ./clusters/cluster-00
+    """,
+    ".github/workflows/oci.yaml": """
+        on: {push: {branches: [main]}}
+        env:
+          OCI_REPO: "oci://ghcr.io/acme/manifests/${{ github.event.repository.name }}"
+        jobs:
+          publish:
+            runs-on: ubuntu-latest
+            steps:
+              - name: Create OCI artifact
+                run: |
+                  flux push artifact "$OCI_REPO:$(git rev-parse --short HEAD)" \\
+                    --path="./kubernetes" \\
+                    --revision="$(git branch --show-current)@sha1:$(git rev-parse HEAD)"
+    """,
+    "kubernetes/clusters/cluster-00/kustomization.yaml": kustomization("dns.yaml"),
+    "kubernetes/clusters/cluster-00/dns.yaml": configmap("coredns-custom"),
+}
+
+
+def test_a_templated_helmfile_and_a_ci_push_from_env_make_the_cluster_and_its_source(flux_repo, guard):
+    repo = flux_repo(XUNHOLY, {"kubernetes/clusters/cluster-00/kustomization.yaml": kustomization()}, standard=False)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+    result = guard(repo)
+    assert errors(result) == PRUNED
+    assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
+    assert result.coverage.not_judged == []

@@ -223,3 +223,15 @@ def test_a_rename_after_prune_disabled_was_merged_passes(flux_repo, guard):
     base = {**DNS, "dns/kustomization.yaml": kustomization("coredns-custom.yaml"), "dns/coredns-custom.yaml": marked}
     root = flux_repo(base, {"clusters/prod/dns.yaml": flux_ks("coredns", "./dns")})
     assert errors(guard(root)) == []
+
+
+def test_a_new_kustomization_of_another_source_prunes_nothing_so_its_change_is_not_refused(flux_repo, guard):
+    """fluxcd/flux2-hub-spoke-example "Setup staging sync": the hub adds a Kustomization on the
+    spoke's source. It is in no cluster yet, so it deletes nothing; once it exists, a change to
+    what it may read is refused as before."""
+    foreign = _foreign("./apps")
+    base = {k: v for k, v in foreign.items() if k != "clusters/prod/apps.yaml"}
+    result = guard(flux_repo(base, {"clusters/prod/apps.yaml": foreign["clusters/prod/apps.yaml"],
+                                    "apps/kustomization.yaml": kustomization()}))
+    assert by_rule(result.findings, "not-judged-touched") == []
+    assert [f.rule for f in result.findings if f.rule == "not-judged"] == ["not-judged"]  # still named

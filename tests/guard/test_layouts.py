@@ -254,6 +254,67 @@ def test_a_file_the_push_leaves_out_of_the_oci_artifact_is_never_applied(flux_re
     assert errors(guard(flux_repo(files, {f"kubernetes/apps/{deleted}": None}))) == expected
 
 
+def test_github_repository_in_a_push_is_this_repository_not_any_of_the_owner(flux_repo, guard):
+    """controlplaneio-fluxcd/d2-fleet pushes `ghcr.io/${{ github.repository }}`; its tenants'
+    OCIRepositories are `ghcr.io/controlplaneio-fluxcd/d2-apps/<tenant>`: another repository."""
+    from tests.helpers import git
+
+    for url, judged in (("oci://ghcr.io/acme/fleet", True), ("oci://ghcr.io/acme/apps/frontend", False)):
+        repo = flux_repo({**_oci_child(url), **PUSH_ACTION}, DROP_OCI)
+        git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+        result = guard(repo)
+        assert (errors(result) == CUSTOM_PRUNED) is judged, url
+        assert bool(infos(result, "not-judged")) is not judged, url
+        repo.rename(repo.parent / f"done-{judged}")
+
+
+FOREIGN = {"clusters/prod/flux.yaml": """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: OCIRepository
+    metadata: {name: flux-manifests, namespace: flux-system}
+    spec: {interval: 10m, url: oci://ghcr.io/fluxcd/flux-manifests, ref: {tag: v2.5.1}}
+    ---
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: flux, namespace: flux-system}
+    spec: {interval: 10m, path: ./, prune: true, sourceRef: {kind: OCIRepository, name: flux-manifests}}
+    ---
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata: {name: gateway-api, namespace: flux-system}
+    spec: {interval: 1h, url: https://github.com/kubernetes-sigs/gateway-api, ref: {tag: v1.2.0}}
+    ---
+    apiVersion: kustomize.toolkit.fluxcd.io/v1
+    kind: Kustomization
+    metadata: {name: gateway-api, namespace: flux-system}
+    spec: {interval: 1h, path: ./, prune: true, sourceRef: {kind: GitRepository, name: gateway-api}}
+""", "clusters/prod/dns.yaml": configmap("coredns-custom")}
+
+
+def test_a_source_certainly_of_another_repository_reads_no_file_of_this_one(flux_repo, guard):
+    """carpenike/k8s-gitops: Flux's own manifests from ghcr.io/fluxcd and the gateway-api CRDs from
+    kubernetes-sigs, both at `path: ./`, made every change "a file they may read": refused."""
+    from tests.helpers import git
+
+    head = {"other/dns.yaml": configmap("coredns-custom")}  # a file no judged build reads
+    repo = flux_repo(FOREIGN, head)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+    result = guard(repo)
+    assert errors(result) == []
+    assert [m.split(": ", 1)[1] for m in infos(result, "not-judged")] == [
+        "source OCIRepository flux-system/flux-manifests is another repository's OCI artifact "
+        "(oci://ghcr.io/fluxcd/flux-manifests): no file of this repository is in it (a ghcr.io package of fluxcd, "
+        "and no remote is fluxcd's)",
+        "source GitRepository flux-system/gateway-api is not this repository (https://github.com/kubernetes-sigs/"
+        "gateway-api): no file of this repository is in it (owner and name differ from every remote on github.com)"]
+    # a fork (the same name under another owner) may be a mirror of this repository: still refused
+    fork = {k: v.replace("kubernetes-sigs/gateway-api", "someone/fleet") for k, v in FOREIGN.items()}
+    repo.rename(repo.parent / "first")
+    repo = flux_repo(fork, head)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+    assert [rule for rule, _ in errors(guard(repo))] == ["not-judged-touched"]
+
+
 def test_an_oci_artifact_of_unknown_origin_is_listed_as_not_judged(flux_repo, guard):
     result = guard(flux_repo(_oci_child("oci://ghcr.io/acme/fleet"), DROP_OCI))
     # which folder the artifact is built from is unknown: ./apps at any depth may be it

@@ -8,6 +8,7 @@
 //	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
 //	vars      which variables a Flux Kustomization's postBuild would substitute in its build (build/vars.go)
+//	resourceset  Flux Operator ResourceSets rendered by the Flux Operator's own CLI (resourceset/)
 package main
 
 import (
@@ -17,11 +18,12 @@ import (
 	"github.com/coredns-gen/coredns-gen/tools/helper/artifact"
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
+	"github.com/coredns-gen/coredns-gen/tools/helper/resourceset"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact|resourceset [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -33,6 +35,8 @@ func main() {
 		artifact.Main(os.Args[2:])
 	case "corefile":
 		corefile.Main(os.Args[2:])
+	case "resourceset":
+		resourceset.Main(os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "coredns-gen-helper: unknown subcommand %q\n", os.Args[1])
 		os.Exit(2)

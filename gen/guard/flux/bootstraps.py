@@ -31,6 +31,8 @@ Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-
 SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|[Tt]askfile[^/]*\.ya?ml|"
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
                      r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf)$")
+_VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
+_ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
 _BOOTSTRAP = re.compile(r"\bflux\s+bootstrap\s+[a-z]+\b(?P<rest>[^\n;&|]*)")
 _CREATE = re.compile(r"\bflux\s+create\s+(?:kustomization|ks)\s+(?P<name>[A-Za-z0-9.-]+)(?P<rest>[^\n;&|]*)")
@@ -165,24 +167,24 @@ def _instance_chart(tree: Tree, path: str, raw: str) -> list[Evidence]:
             if tree.is_file(target):
                 syncs += [(raw[: ref.start()].count("\n") + 1, s) for s in _values_syncs(tree.read(target).decode("utf-8", "replace"))]
     else:
-        text = _TEMPLATE.sub("", raw) if path.endswith(".gotmpl") else raw
+        text = _TEMPLATE.sub(_VAR, _ACTION_LINE.sub("", raw)) if path.endswith(".gotmpl") else raw
         for doc in try_docs(text) or []:
             releases = doc.get("releases") if isinstance(doc, dict) else None
             for release in releases if isinstance(releases, list) else []:
-                if not isinstance(release, dict) or not str(release.get("chart") or "").endswith("flux-instance"):
+                # the chart, or (a chart URL templated from the in-cluster manifests) the release's name
+                if not isinstance(release, dict) or not (str(release.get("chart") or "").endswith("flux-instance")
+                                                         or release.get("name") == "flux-instance"):
                     continue
-                line = raw.find(str(release.get("name") or "flux-instance"))
+                named = re.search(r"name:\s*[\"']?" + re.escape(str(release.get("name") or "flux-instance")) + r"\b", raw)
+                line = named.start() if named else raw.find(str(release.get("name") or "flux-instance"))
                 at = raw[: max(line, 0)].count("\n") + 1
                 for value in release.get("values") or []:
                     if isinstance(value, dict):
                         syncs += [(at, s) for s in _sync_of(value)]
                     elif isinstance(value, str):
-                        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
-                        for name in (target, target.removesuffix(".gotmpl")):
-                            if tree.is_file(name):
-                                body = tree.read(name).decode("utf-8", "replace")
-                                syncs += [(at, s) for s in _values_syncs(_TEMPLATE.sub("", body))]
-                                break
+                        for name in _values_files(tree, path, value):
+                            body = tree.read(name).decode("utf-8", "replace")
+                            syncs += [(at, s) for s in _values_syncs(_TEMPLATE.sub("", body))]
     out = []
     for line, sync in syncs:
         spath = str(sync.get("path") or "")
@@ -193,6 +195,23 @@ def _instance_chart(tree: Tree, path: str, raw: str) -> list[Evidence]:
         out.append(Evidence(path, line, "flux-instance-chart", "" if norm == "." else norm,
                             str(sync.get("name") or "flux-system"), sync=pairs))
     return out
+
+
+def _values_files(tree: Tree, helmfile: str, value: str) -> list[str]:
+    """The files a helmfile's `values:` entry names: relative to the helmfile, or, templated
+    (`{{ $rootDir }}/kubernetes/clusters/{{ $clusterId }}/values.yaml`, variables masked as _VAR),
+    every file it fits, a variable standing for one folder name and a leading one for the root."""
+    value = value.replace(_VAR, "\0")
+    if "\0" not in value:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(helmfile), value))
+        return next(([n] for n in (target, target.removesuffix(".gotmpl")) if tree.is_file(n)), [])
+    parts = [p for p in value.split("/") if p not in ("", ".")]
+    if parts and parts[0] == "\0":
+        parts = parts[1:]  # a root directory variable: the repository's root
+    if not parts or not any("\0" not in p for p in parts):
+        return []
+    regex = re.compile("/".join("[^/]+".join(re.escape(x) for x in p.split("\0")) for p in parts) + r"(?:\.gotmpl)?\Z")
+    return sorted(f for f in tree.blobs if regex.match(f))
 
 
 def _values_syncs(text: str) -> list[dict[str, Any]]:

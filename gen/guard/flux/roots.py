@@ -26,6 +26,7 @@ from typing import Any, Callable, Literal
 from gen.config import ClusterEntry
 from gen.guard.flux.bootstraps import Evidence
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
+from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
 from gen.guard.model import FluxKs
@@ -49,6 +50,7 @@ class Candidate:
     not_ours: str = ""  # the bootstrap's source is another repository: why
     evidence: Evidence | None = None  # a script or tool that applies it (no Flux object written)
     guessed: bool = False  # the fallback's guess: its source must prove to be this repository
+    identity: str = ""  # its source's URL is none of the remotes, yet this repository: the evidence
 
 
 @dataclass
@@ -131,8 +133,11 @@ def _sync_in(docs: list[Any]) -> dict[str, Any]:
     return {}
 
 
-def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None) -> Candidate | None:
-    """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object."""
+def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tree: Tree | None = None,
+                  files: list[str] | None = None) -> Candidate | None:
+    """The bootstrap Kustomization a FluxInstance's `spec.sync` makes, with its source object. A
+    URL that is none of the remotes may still be this repository renamed (gen/guard/flux/identity.py),
+    judged on `files` (else the tree's)."""
     found = instance_sync(doc, tree, file)
     if found is None:
         return None
@@ -150,12 +155,16 @@ def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tre
           "metadata": {"name": name, "namespace": namespace},
           "spec": {"path": str(sync.get("path") or "./"), "prune": True,
                    "sourceRef": {"kind": kind, "name": name, "namespace": namespace}}}
-    not_ours = ""
+    not_ours = identity = ""
     if kind == "GitRepository" and remotes and normalize_url(url) not in remotes:
-        not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
+        here = files if files is not None else (tree.blobs if tree is not None else ())
+        identity = renamed_here(url, remotes, here, str(sync.get("path") or "./"), file)
+        if not identity:
+            not_ours = f"FluxInstance in {file} syncs {url}, not this repository"
     elif kind not in ("GitRepository", "OCIRepository"):
         not_ours = f"FluxInstance in {file} syncs a {kind}, not this repository"
-    return Candidate(parse_ks(ks, namespace, cluster=cluster or file), file, True, source, not_ours)
+    return Candidate(parse_ks(ks, namespace, cluster=cluster or file), file, True, source, not_ours,
+                     identity=identity)
 
 
 def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str]) -> list[Candidate]:
@@ -168,7 +177,7 @@ def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list
         if ev.form == "flux-instance-chart":
             doc = {"apiVersion": f"{INSTANCE_GROUP}/v1", "kind": "FluxInstance",
                    "metadata": {"name": "flux", "namespace": "flux-system"}, "spec": {"sync": dict(ev.sync)}}
-            made = instance_root(doc, ev.file, remotes, cluster=cluster)
+            made = instance_root(doc, ev.file, remotes, cluster=cluster, files=flux_files)
             if made is not None:
                 made.file, made.evidence = None, ev
                 out.append(made)
@@ -203,6 +212,10 @@ def _already(ev: Candidate, boot: list[Candidate]) -> bool:
     return False
 
 
+# folder names that keep manifests out of use (`_archive/`, `deprecated/`): never a guessed root
+_SHELVED = {"archive", "archived", "attic", "deprecated", "disabled", "unused"}
+
+
 def guess_refused(tree: Tree, c: Candidate) -> str:
     """Why the fallback never takes this Kustomization as a root ("" when it may): evidence that
     nothing applies it."""
@@ -210,6 +223,9 @@ def guess_refused(tree: Tree, c: Candidate) -> str:
     folder = posixpath.dirname(file)
     if any(part.startswith(".") for part in folder.split("/") if part):
         return f"{file} is in a hidden folder"
+    shelved = next((part for part in folder.split("/") if part.lstrip("_-").lower() in _SHELVED), None)
+    if shelved is not None:
+        return f"{file} is in a folder named {shelved} (kept, not applied)"
     kind, _, name = c.ks.source
     if not kind or not name:
         return f"{file}: Kustomization {c.ks.ref} has no sourceRef (a patch, not an object Flux applies)"
@@ -220,6 +236,24 @@ def guess_refused(tree: Tree, c: Candidate) -> str:
                   for key in ("resources", "bases") for r in (d.get(key) or []) if isinstance(r, str)}
         if posixpath.basename(file) not in listed:
             return f"{file} is not listed in {own} (no build of its folder applies it)"
+    if own is None:  # the nearest folder above with a kustomization.yaml lists neither it nor a folder holding it
+        above = posixpath.dirname(folder)
+        while folder and above != folder:
+            found = tree.kustomization_file(above)
+            if found is not None:
+                rel = posixpath.relpath(file, above or ".")
+                steps = rel.split("/")
+                holders = {"/".join(steps[:i]) for i in range(1, len(steps) + 1)}
+                docs = file_docs(tree, found) or []
+                listed = {posixpath.normpath(str(r)).rstrip("/") for d in docs if isinstance(d, dict)
+                          for key in ("resources", "bases", "components") for r in (d.get(key) or [])
+                          if isinstance(r, str)}
+                if docs and not holders & listed:
+                    return f"{file} is not listed in {found} (no build of the folders above applies it)"
+                break
+            if not above:
+                break
+            above = posixpath.dirname(above)
     return ""
 
 

@@ -14,9 +14,11 @@ judgement; every other one is listed as not judged, with the reason. This reposi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,34 @@ _IGNORES = re.compile(r"--(?P<flag>add-ignore-paths|ignore-paths)(?:=|\s+)(?:\"(
 _VAR = re.compile(r"\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
 _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|Taskfile[^/]*\.ya?ml|"
                        r"\.taskfiles/.+\.ya?ml|Makefile|justfile|[^/]+\.sh)$")
+
+
+# Said of a source that is certainly another repository (not a mirror or a fork of this one): the
+# Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
+ELSEWHERE = "no file of this repository is in it"
+
+
+def elsewhere(url: str, remotes: AbstractSet[str], kind: str) -> str:
+    """Why `url` is certainly another repository's ("" when it may be this one under another
+    name: a mirror elsewhere, a fork, a rename, an artifact of this repository's CI).
+    - git, on the host of a remote: both owner and name differ from every remote there (a fork
+      keeps the name, a rename keeps the owner or the name);
+    - OCI on ghcr.io: an owner that is no GitHub remote's (a workflow's token writes only its own
+      owner's packages)."""
+    host, _, path = normalize_url(url).partition("/")
+    owner, _, name = path.partition("/")
+    if not remotes or not owner or not name:
+        return ""
+    mine = [r.split("/", 2) for r in remotes if r.count("/") >= 2]
+    if kind == "GitRepository":
+        same_host = [(o, n) for h, o, n in mine if h == host]
+        if same_host and all(o != owner and n != name for o, n in same_host):
+            return f"{ELSEWHERE} (owner and name differ from every remote on {host})"
+    if kind == "OCIRepository" and host == "ghcr.io":
+        owners = {o.lower() for h, o, _ in mine if h == "github.com"}
+        if owners and owner.lower() not in owners:
+            return f"{ELSEWHERE} (a ghcr.io package of {owner}, and no remote is {owner}'s)"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -97,7 +127,31 @@ def is_ci_file(path: str) -> bool:
     return path.endswith(_CI_ENDINGS) and _CI_FILES.search(path) is not None
 
 
-def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str, Push]]:
+_GITHUB_REPO = re.compile(r"\$\{\{\s*github\.(repository|repository_owner|event\.repository\.name)\s*\}\}")
+_CONTINUED = re.compile(r"\\\n[ \t]*")  # a shell line continued on the next
+
+
+def _spell(said: dict[str, str], match: re.Match[str]) -> str:
+    return said[match[1]]
+
+
+def _github_context(text: str, remotes: AbstractSet[str]) -> list[str]:
+    """`${{ github.repository }}` and `${{ github.repository_owner }}` are this repository's: one
+    text per GitHub remote with them spelled out (an OCI URL built from them names this
+    repository's artifact, never another one of the owner's). No GitHub remote: left as written."""
+    if not _GITHUB_REPO.search(text):
+        return [text]
+    out = []
+    for remote in sorted(remotes):
+        host, _, path = remote.partition("/")
+        owner, _, name = path.partition("/")
+        if host == "github.com" and owner and name and "/" not in name:
+            said = {"repository": path, "repository_owner": owner, "event.repository.name": name}
+            out.append(_GITHUB_REPO.sub(functools.partial(_spell, said), text))
+    return out or [text]
+
+
+def push_conventions(tree: Tree, remotes: AbstractSet[str] = frozenset()) -> list[tuple[re.Pattern[str], str, Push]]:
     """(OCI URL pattern, repo folder, ignore flags) for every artifact the repository's CI pushes: a
     `flux push artifact oci://… --path=DIR` command, or a step of the Flux distribution's push
     action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`;
@@ -108,7 +162,8 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str, Push]]:
             continue
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" in text:
-            masked = _VAR.sub("\0", text)  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
+            text = _with_env(_CONTINUED.sub(" ", text), path)
+            masked = "\n".join(_VAR.sub("\0", t) for t in _github_context(text, remotes))  # CI expressions (`${{ … }}`, `$(…)`, `$VAR`) match anything
             for match in _PUSH.finditer(masked):
                 folder = _PATH.search(match["rest"])
                 if folder is not None:
@@ -120,9 +175,32 @@ def push_conventions(tree: Tree) -> list[tuple[re.Pattern[str], str, Push]]:
                     with_ = step.get("with") or {}
                     if "distribution/actions/push" in str(step.get("uses") or "") and isinstance(with_, dict) \
                             and with_.get("repository"):
-                        found.append((_wildcard("oci://" + str(with_["repository"])), _folder(str(with_.get("path") or ".")),
-                                      Push()))
+                        for repository in _github_context(str(with_["repository"]), remotes):
+                            found.append((_wildcard("oci://" + repository), _folder(str(with_.get("path") or ".")),
+                                          Push()))
     return found
+
+
+def _with_env(text: str, path: str) -> str:
+    """A workflow's text with `$NAME` / `${NAME}` spelled out from its `env:` maps (workflow,
+    jobs, steps): `flux push artifact "$OCI_REPO:…"` names the URL its `env:` sets."""
+    if not path.endswith((".yaml", ".yml")):
+        return text
+    env: dict[str, str] = {}
+    for doc in try_docs(text) or []:
+        if not isinstance(doc, dict):
+            continue
+        maps = [doc.get("env")]
+        for job in (doc.get("jobs") or {}).values() if isinstance(doc.get("jobs"), dict) else []:
+            if isinstance(job, dict):
+                maps.append(job.get("env"))
+                maps += [step.get("env") for step in job.get("steps") or [] if isinstance(step, dict)]
+        for m in maps:
+            if isinstance(m, dict):
+                env.update({str(k): str(v) for k, v in m.items() if isinstance(v, (str, int)) and str(k) not in env})
+    if not env:
+        return text
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: env.get(m[1] or m[2], m[0]), text)
 
 
 def _steps(doc: Any) -> list[dict[str, Any]]:
@@ -146,7 +224,7 @@ class Sources:
         self.remotes = remotes
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
         self.workdir = workdir
-        self.pushes = push_conventions(tree)
+        self.pushes = push_conventions(tree, remotes)
         self.store = store  # source-controller's answers kept between runs (flux/sourceignore.py)
         self._views: dict[str, Tree | None] = {}
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
@@ -210,7 +288,8 @@ class Sources:
         url = str(((obj or {}).get("spec") or {}).get("url") or "")
         if obj is None or not url or normalize_url(url) in self.remotes:
             return ""
-        return f"source {ref[0]} {ref[1]}/{ref[2]} is not this repository ({url})"
+        other = elsewhere(url, self.remotes, ref[0])
+        return f"source {ref[0]} {ref[1]}/{ref[2]} is not this repository ({url})" + (f": {other}" if other else "")
 
     def deliver(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int = 0) -> Delivery:
         """Is `ref` this repository at this revision, and which view does it deliver?"""
@@ -236,7 +315,9 @@ class Sources:
             root_spec = (root_obj or {}).get("spec") or {}
             ours = self.remotes | ({normalize_url(str(root_spec["url"]))} if root_spec.get("url") else set())
             if url not in ours:
-                return Delivery(None, f"source {where} is not this repository ({spec.get('url')})")
+                other = elsewhere(url, self.remotes, kind)
+                return Delivery(None, f"source {where} is not this repository ({spec.get('url')})" +
+                                (f": {other}" if other else ""))
             if root_spec.get("ref") and spec.get("ref") and spec.get("ref") != root_spec.get("ref"):
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, "
                                       f"not the revision its cluster syncs")
@@ -249,6 +330,9 @@ class Sources:
                     view = self._folder_view(folder, push, ignore)
                     if view:
                         return Delivery(view)
+            other = elsewhere(url, self.remotes, kind)
+            if other:
+                return Delivery(None, f"source {where} is another repository's OCI artifact ({spec.get('url')}): {other}")
             return Delivery(None, f"source {where} is an OCI artifact; which folder of this repository it is "
                                   "built from is not known (map it in .coredns-gen.yaml guard.sources, or push it "
                                   "with `flux push artifact --path=DIR` in this repository's CI)")

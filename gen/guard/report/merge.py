@@ -52,7 +52,9 @@ def dump_result(result: GuardResult) -> str:
             "unreached": list(cov.unreached),
             "unresolved": [{"kustomization": _ref(r), "reason": why} for r, why in cov.unresolved],
             "empty_clusters": list(cov.empty_clusters),
-            "operator": [{"kind": kind, "name": name, "kustomization": _ref(by)} for kind, name, by in cov.operator],
+            "operator": [{"kind": kind, "name": name, "kustomization": _ref(by), "reason": why}
+                         for kind, name, by, why in cov.operator],
+            "identity": list(cov.identity),
         },
         # the Corefile views travel as the findings they are (rule corefile-diff) and are split off again
         "findings": [f.as_dict() for f in sorted([*result.findings, *result.views], key=Finding.sort_key)
@@ -110,6 +112,7 @@ def merge_results(paths: list[Path]) -> GuardResult:
         cov.unresolved += part.coverage.unresolved
         cov.empty_clusters += part.coverage.empty_clusters
         cov.operator += [e for e in part.coverage.operator if e not in cov.operator]
+        cov.identity += [e for e in part.coverage.identity if e not in cov.identity]
         if part.coverage.roots_how != "bootstrap":
             cov.roots_how = part.coverage.roots_how
         findings += part.findings
@@ -164,7 +167,9 @@ def _load(path: Path) -> _Part:
             unresolved=[(_ks(e["kustomization"]), str(e["reason"])) for e in c["unresolved"]],
             empty_clusters=[str(p) for p in c["empty_clusters"]],
             roots_how=_how(c["roots_how"]),
-            operator=[(str(e["kind"]), str(e["name"]), _ks(e["kustomization"])) for e in c.get("operator", [])])
+            operator=[(str(e["kind"]), str(e["name"]), _ks(e["kustomization"]), str(e.get("reason", "")))
+                      for e in c.get("operator", [])],
+            identity=[str(e) for e in c.get("identity", [])])
         return _Part(name, {"base": str(doc["commits"]["base"]), "head": str(doc["commits"]["head"])},
                      int(shard["index"]) if shard else 1, int(shard["count"]) if shard else 1,
                      {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]])

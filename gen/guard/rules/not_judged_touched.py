@@ -10,18 +10,25 @@ to a file it may read fails closed. What "may read" means, conservatively (any f
 `spec.path` folder, or under its failed parent's, counts), is gen/guard/unjudged.py. The finding
 names the Kustomization, why it was not judged and what makes it judgeable.
 
+The same holds for a Flux Operator ResourceSet the guard could not render (its inputs come from
+an external service or cluster state, gen/guard/flux/resourcesets.py): a change to it, or to the
+input provider that is not in git, changes what the operator applies and prunes, unjudged.
+
 PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
 FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
       `coredns-custom.yaml` from `dns/kustomization.yaml` -> error at that file.
+FAIL: a ResourceSet whose inputsFrom is a GitHubPullRequest provider changes its templates ->
+      error at the file the change touches that its Kustomization's build reads.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
 from gen.guard.report.errortext import cause, clean_error, shorten
+from gen.guard.model import KsRef, Revision
 from gen.guard.unjudged import Unjudged
 
 ID = "not-judged-touched"
@@ -37,6 +44,44 @@ def check(change: Change) -> Iterator[Finding]:
         files = [f for f in sorted(change.changed) if item.may_read(f) and (f in item.reads or f not in judged)]
         if files:
             yield _finding(change, item, files)
+    yield from _operator(change)
+
+
+def _operator(change: Change) -> Iterator[Finding]:
+    """Flux Operator objects not rendered at either revision whose object the change alters."""
+    unrendered: dict[tuple[str, str, str], str] = {}  # (cluster, kind, ns/name) -> why
+    objects: dict[tuple[str, str, str], list[Any]] = {}  # -> [base object, head object]
+    appliers: dict[tuple[str, str, str], KsRef] = {}
+    for index, rev in enumerate((change.base, change.head)):
+        for ref, node in sorted(rev.nodes.items()):
+            for kind, name, why in node.build.operator:
+                unrendered.setdefault((ref.cluster, kind, name), why)
+            for key, obj in node.build.objects.items():
+                if key.group == "fluxcd.controlplane.io":
+                    entry = (ref.cluster, key.kind, f"{key.namespace}/{key.name}")
+                    objects.setdefault(entry, [None, None])[index] = obj
+                    appliers.setdefault(entry, ref)
+    for entry, why in sorted(unrendered.items()):
+        base, head = objects.get(entry, [None, None])
+        if base == head:
+            continue
+        cluster, kind, name = entry
+        by = appliers[entry]
+        files = _read_by(change, by) or sorted(change.changed)[:1] or ["."]
+        yield Finding(ID, SEVERITY, files[0], 1,
+                      f"{kind} {name} (applied by Kustomization {by}) is not rendered here: {why}; this change "
+                      f"{'adds' if base is None else 'removes' if head is None else 'changes'} it, so what the Flux "
+                      f"Operator would create and delete through it is unknown: refused" + change.where(by),
+                      f"review what it creates by hand; if the change is deliberate, allow it with --allow ks:{by}",
+                      details={"kustomization": str(by), "cluster": cluster, "object": f"{kind} {name}",
+                               "reason": why, "files": ", ".join(files)})
+
+
+def _read_by(change: Change, ref: KsRef) -> list[str]:
+    """The changed files the applying Kustomization's build reads (at either revision)."""
+    revs: tuple[Revision, ...] = (change.head, change.base)
+    read = {f for rev in revs if ref in rev.nodes for f in rev.nodes[ref].build.inputs}
+    return [f for f in sorted(change.changed) if f in read]
 
 
 def _finding(change: Change, item: Unjudged, files: list[str]) -> Finding:
