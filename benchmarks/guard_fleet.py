@@ -25,7 +25,7 @@ The package's modules are byte-compiled first, as an installed coredns-gen has t
 PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in every timed run
 (benchmarks/startup.py measures the start-up on its own).
 
-Usage: python3 benchmarks/guard_fleet.py [--clusters 200|1000] [--skip-baseline] [--skip-heavy] [--repeat N]
+Usage: python3 benchmarks/guard_fleet.py [--clusters 200|1000] [--skip-heavy] [--skip-sharded] [--repeat N]
 Targets (issue 24): one-file warm <= 0.6 s at 200 clusters and <= 1.0 s at 1,000; one-file cold
 <= 1.5 s at 200 and <= 3 s at 1,000; ahead of flate's one-cluster diff cold and warm; full cold at
 1,000 clusters <= 40 s within 1 GiB.
@@ -199,6 +199,7 @@ def main() -> None:
     ap.add_argument("--skip-baseline", action="store_true", help="(kept for old command lines: there is no "
                     "one-kubectl-per-build run any more, every build is Flux's own through coredns-gen-helper)")
     ap.add_argument("--skip-heavy", action="store_true", help="skip the findings-heavy pair (5,000 pruned files)")
+    ap.add_argument("--skip-sharded", action="store_true", help="skip the four --shard runs (four full cold runs)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="time the one-file runs (guard and flate, cold and warm) N times each and compare medians "
                          "(a shared 2-core VM's speed moves by a fifth from minute to minute)")
@@ -238,7 +239,8 @@ def main() -> None:
         warm = median("one-file change, warm cache",
                       [timed("one-file change, warm cache", [*guard, "--head", "one-file"], env) for _ in range(n)])
         fresh = median("one-file, cache of another change", [other_run() for _ in range(n)])
-        sharded(Path(tmp), guard, env, full)
+        if not args.skip_sharded:
+            sharded(Path(tmp), guard, env, full)
         flated = flate(root, f"c{min(42, args.clusters - 1):03d}", n)
         if flated is not None:
             print(f"guard / flate, the one-file change, medians of {n}: cold {cold[0] / flated[0]:.2f}, "
