@@ -40,10 +40,12 @@ def has_placeholder(text: str) -> bool:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], pos: Position) -> None:
+    def __init__(self, tokens: list[Token], pos: Position, *, accepted: bool = False) -> None:
         self.toks = tokens
         self.pos = pos
         self.i = 0
+        self.accepted = accepted  # CoreDNS's parser accepted this text (its verdict, not ours)
+        self.left_open: Token | None = None  # the server block's `{` CoreDNS closed with a nested `}`
 
     # -- helpers ---------------------------------------------------------------------------
     def _err(self, tok: Token, problem: str, hint: str) -> CorefileError:
@@ -113,12 +115,19 @@ class _Parser:
         body, close = self._block(tok, server_level=not snippet)
         if snippet:
             return Snippet(keys[0][1:-1], body, first.line, self.pos.filename, first.col)
-        return ServerBlock(keys, body, first.line, first.col, self.pos.filename, close.line)
+        return ServerBlock(keys, body, first.line, first.col, self.pos.filename, close.line,
+                           unclosed=self.left_open is tok)
 
     # -- blocks ------------------------------------------------------------------------------
     def _block(self, opener: Token, *, server_level: bool) -> tuple[list[Directive], Token]:
         body = self._directives(opener, server_level=server_level)
         close = self._peek()
+        if close is None and server_level and self.accepted and self.toks[self.i - 1].is_close:
+            # caddyfile's closeCurlyBrace checks the token it stands on: at the end of the text
+            # that is the last one read, so a server block left open after a nested block's `}`
+            # is accepted by CoreDNS, closed by that `}` (coredns/caddy caddyfile/parse.go).
+            self.left_open = opener
+            return body, self.toks[self.i - 1]
         if close is None:
             raise self._err(opener, "'{' is never closed", "add the matching '}'")
         self.i += 1
@@ -246,7 +255,7 @@ def parse_corefile(text: str, *, filename: str, line_offset: int = 0, col_offset
     refused = _refused(reading, pos)
     if refused is not None:
         raise refused
-    corefile = _Parser(tokens, pos).corefile()
+    corefile = _Parser(tokens, pos, accepted=reading.error is None).corefile()
     _agree(reading, [(tuple(b.keys), b.directives) for b in corefile.server_blocks], filename)
     return corefile
 
@@ -266,7 +275,7 @@ def parse_directives(text: str, *, filename: str, line_offset: int = 0, col_offs
     refused = _refused(reading, pos)
     if refused is not None:
         raise refused
-    parser = _Parser(tokens, pos)
+    parser = _Parser(tokens, pos, accepted=reading.error is None)
     if reading.error is None and [b.keys for b in reading.blocks] != [(INSIDE_KEY,)]:
         parser._directives(None, server_level=True)  # (its own message, where it can tell the line)
         keys = ", ".join(" ".join(b.keys) for b in reading.blocks if b.keys != (INSIDE_KEY,))

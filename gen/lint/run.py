@@ -27,13 +27,15 @@ from gen.lint import (
     forward_next_ignored,
     forward_next_unsupported,
     forward_option_unsupported,
-    kubernetes_option_unsupported,
     forward_unreachable,
+    forward_upstream_invalid,
+    kubernetes_option_unsupported,
     import_not_found,
     import_server_in_block,
     override_root_forward,
     plugin_once_per_block,
     rewrite_arguments,
+    server_block_unclosed,
     unknown_plugin,
     wiring_custom_configmap,
     wiring_import_server,
@@ -63,6 +65,7 @@ RULES: tuple[Rule, ...] = (
     forward_failover_loops,
     forward_multiple_unsupported,
     forward_option_unsupported,
+    forward_upstream_invalid,
     kubernetes_option_unsupported,
     forward_next_ignored,
     plugin_once_per_block,
@@ -81,6 +84,7 @@ RULES: tuple[Rule, ...] = (
     wiring_reload,
     wiring_port_53,
     zone_shadows_kubernetes,
+    server_block_unclosed,
 )
 
 

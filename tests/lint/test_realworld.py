@@ -91,11 +91,12 @@ def _truth(path: Path, context: str, binary: Path) -> bool:
         main = main.replace("/etc/coredns/", f"{root}/")  # where the pod mounts the ConfigMaps
         resolv = write_resolv_conf(Path(tmp))
         files = {f"etc/coredns/{k}": v for k, v in mounted.items()}
+        ports: dict[str, int] = {}  # one map for every file: `.:53` in a key is the pod's `.:53` too
         for key, text in custom.items():
             if key.endswith(".server"):  # whole server blocks: on loopback ports like the main one
-                text = _adapted(text, key, resolv, api.url)
+                text = _adapted(text, key, resolv, api.url, ports)
             files[f"etc/coredns/custom/{key}"] = text
-        text = _adapted(main, "Corefile", resolv, api.url).replace("import custom/", f"import {root}/custom/")
+        text = _adapted(main, "Corefile", resolv, api.url, ports).replace("import custom/", f"import {root}/custom/")
         _write(files, Path(tmp))
         return try_load(text, binary).started
 
@@ -108,11 +109,11 @@ def _write(files: dict[str, str], root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def _adapted(text: str, name: str, resolv: str, api: str) -> str:
+def _adapted(text: str, name: str, resolv: str, api: str, ports: dict[str, int]) -> str:
     """On loopback ports; text our parser cannot read goes to CoreDNS as written (it listens on
     53 then, which this sandbox may not bind: such text is refused before listening anyway)."""
     try:
-        return adapt_for_loopback(parse_corefile(text, filename=name), resolv, api=api).render()
+        return adapt_for_loopback(parse_corefile(text, filename=name), resolv, ports, api=api).render()
     except CorefileError:
         return text
 
