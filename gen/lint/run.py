@@ -118,6 +118,7 @@ class LintResult(NamedTuple):
     platform_version: Version | None
     loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
     release_newest: bool = False  # --platform without --platform-version: its newest known release
+    rendered: bool = False  # platform and release read from the overlay's coredns-gen.io annotations
 
     def assumed(self) -> str:
         """One line saying what the findings were judged against (text output ends with it)."""
@@ -125,6 +126,7 @@ class LintResult(NamedTuple):
                   "platform": f"{self.platform} {self.platform_version}'s default"}[self.version_source]
         newest = " (newest known; pass --platform-version)" if self.release_newest else ""
         where = f", platform {self.platform}" + (f" {self.platform_version}{newest}" if self.platform_version else "") if self.platform else ""
+        where += " (as rendered: the coredns-gen.io/platform annotations)" if self.rendered else ""
         loaded = f"; loaded by {self.loaded_by}" if self.loaded_by else ""
         return f"lint: judged for CoreDNS {self.version} ({origin}){where}{loaded}\n"
 
@@ -158,15 +160,21 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     if release is not None and chosen is None:
         raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
                                  hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
+    inputs = load_inputs([Path(p) for p in paths])
+    if inputs.empty():
+        raise UsageError(_nothing_to_lint(paths, inputs))
+    rendered = chosen is None and bool(inputs.rendered_for)
+    if rendered:
+        # an overlay coredns-gen rendered: judged for the platform and release it names
+        platform, platform_version = _rendered_for(inputs)
+        chosen = require(platform, "--platform")
+        release = _version(platform_version, "--platform-version") if platform_version else None
     newest = False
     if chosen is not None and release is None:
         # --platform alone: the platform's newest known release, said in the last line, so an
         # override is judged in a real stock Corefile (k3s's differs per release) and never in none
         platform_version, newest = chosen.newest_release(), True
         release = _version(platform_version, "--platform-version")
-    inputs = load_inputs([Path(p) for p in paths])
-    if inputs.empty():
-        raise UsageError(_nothing_to_lint(paths, inputs))
     source: VersionSource = "flag"
     version = _version(coredns_version, "--coredns-version")
     if version is None:
@@ -191,7 +199,23 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         if not any(f.severity is Severity.ERROR for f in loaded.refusals) and str(version) == loaded.release:
             findings = {f for f in findings if f.rule not in refusing}
         findings |= set(loaded.refusals)
-    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest)
+    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest,
+                      rendered)
+
+
+def _rendered_for(inputs: Inputs) -> tuple[str, str]:
+    """The one (platform, release) the inputs' coredns-gen.io annotations name.
+
+    Raises:
+        UsageError: objects rendered for different platforms or releases (lint judges one).
+    """
+    named = sorted({(p, r) for p, r, _ in inputs.rendered_for})
+    if len(named) > 1:
+        which = "; ".join(f"{f}: {p} {r or '(no release)'}" for p, r, f in inputs.rendered_for)
+        raise UsageError(Problem(f"the inputs were rendered for different platforms or releases ({which})",
+                                 key="coredns-gen.io/platform",
+                                 hint="lint one overlay at a time, or say which with --platform and --platform-version"))
+    return named[0]
 
 
 def _nothing_to_lint(paths: Sequence[Path | str], inputs: Inputs) -> Problem:
