@@ -52,6 +52,17 @@ class _Parser:
         return CorefileError(Problem(problem, file=self.pos.filename, line=tok.line, col=tok.col,
                                      key="corefile", hint=hint))
 
+    def _glued(self, key: Token) -> CorefileError:
+        """`example.com{`: CoreDNS's lexer splits words on spaces only, so the brace is part of
+        the key; CoreDNS starts serving the zone `example.com{.`, which no query matches, with
+        the rest of the file as that block's body (measured in 1.13.1 and 1.11.3)."""
+        zone = key.text[:-1]
+        col = None if key.col is None else key.col + len(key.text) - 1
+        return CorefileError(Problem(
+            f"the '{{' is glued to `{zone}`: CoreDNS reads `{key.text}` as the server block's key (a zone "
+            f"no query matches) and opens no block", file=self.pos.filename, line=key.line, col=col,
+            key="corefile", hint=f"put a space before the brace: `{zone} {{`"))
+
     def _same_line(self, prev: Token, tok: Token) -> bool:
         return tok.raw_line <= prev.raw_end
 
@@ -91,6 +102,8 @@ class _Parser:
             if tok.is_close:
                 raise self._err(tok, "unexpected '}' with no matching '{'", "delete it or add the missing '{'")
             text = tok.text
+            if len(text) > 1 and text.endswith("{"):
+                raise self._glued(tok)
             if text:  # (CoreDNS: one trailing comma continues the keys; `a.org,,` keeps `a.org,`; `,` is a key "")
                 expecting = text.endswith(",")
                 keys.append(text[:-1] if expecting else text)
