@@ -337,8 +337,8 @@ def import_(
 def lint(
     files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
-    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener (decides how *.override keys are read).")] = None,
-    platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS; default: the newest known.")] = None,
+    platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener (decides how *.override keys are read; default: the one a rendered overlay's coredns-gen.io/platform annotations name).")] = None,
+    platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS; default: the rendered overlay's, else the newest known.")] = None,
     k3s_version: Annotated[Optional[str], typer.Option("--k3s-version", help="Short for --platform k3s --platform-version V.")] = None,
     plugin: Annotated[Optional[list[str]], typer.Option("--plugin", metavar="NAME", help="A plugin compiled into your CoreDNS build (repeatable); also `lint: {plugins: [...]}` in .coredns-gen.yaml.")] = None,
     load: Annotated[bool, typer.Option("--load", help="Also start the real CoreDNS on what the cluster would load; a refusal is an error at its file:line.")] = False,

@@ -13,6 +13,7 @@ from gen.errors import Problem, RenderedValuesError, ValuesError
 from gen.flux import render_flux
 from gen.objects import validate_object
 from gen.platforms import get
+from gen.platforms.base import COREFILE_KINDS, PLATFORM_ANNOTATION, RELEASE_ANNOTATION
 from gen.rendered import Obj, Owner, RenderedFile, header
 from gen.spec import Values, default_overlay
 
@@ -33,6 +34,7 @@ def render_overlay(values: Values) -> list[RenderedFile]:
     kubernetes = platform.kubernetes_version(values)
     top = header(values)
     for name, obj in manifests:
+        _mark(obj, values)
         path = f"{folder}/{name}"
         problems += validate_object(obj, file=path, kubernetes=kubernetes)
         files.append(RenderedFile(path, top + yamlio.dump(obj), owner, (obj,)))
@@ -47,6 +49,16 @@ def render_overlay(values: Values) -> list[RenderedFile]:
     if problems:
         raise ValuesError(problems)
     return files
+
+
+def _mark(obj: Obj, values: Values) -> None:
+    """Name the platform and release on an object holding Corefile text: `lint overlays/<p>/<c>`
+    then judges the overlay in the stock Corefile and CoreDNS it was rendered for."""
+    if obj.get("kind") not in COREFILE_KINDS:
+        return
+    annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
+    annotations.setdefault(PLATFORM_ANNOTATION, values.platform)
+    annotations[RELEASE_ANNOTATION] = values.platform_version
 
 
 def render_cluster(values: Values) -> list[RenderedFile]:

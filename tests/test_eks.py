@@ -45,7 +45,9 @@ def test_the_committed_document_and_the_addon_carry_the_same_json() -> None:
     addon = __import__("gen.yamlio").yamlio.load_all_safe((OVERLAY / "coredns-addon.yaml").read_text())[0]
     assert addon["spec"]["configurationValues"] == document
     assert addon["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune": "disabled",
-                                                "services.k8s.aws/deletion-policy": "retain"}
+                                                "services.k8s.aws/deletion-policy": "retain",
+                                                "coredns-gen.io/platform": "eks",
+                                                "coredns-gen.io/platform-version": "v1.10.1-eksbuild.11"}
     assert "coredns-addon-configuration-values.json" not in (OVERLAY / "kustomization.yaml").read_text()
 
 
@@ -103,4 +105,4 @@ def test_lint_judges_the_corefile_inside(name: str, tmp_path: Path) -> None:
     code, findings = _lint_json(tmp_path / name)
     assert code == 1
     assert {f["rule"] for f in findings} >= {"forward-next-unsupported"}
-    assert all(f["line"] == (2 if name == eks.DOCUMENT else 15) for f in findings)
+    assert all(f["line"] == (2 if name == eks.DOCUMENT else 17) for f in findings)

@@ -93,7 +93,7 @@ def test_lint_judges_the_corefile_the_chart_renders(tmp_path: Path) -> None:
     code, out = _lint(str(tmp_path / "hcc.yaml"))
     assert code == 1
     (finding,) = json.loads(out)
-    assert (finding["rule"], finding["line"]) == ("forward-next-ignored", 8)  # the valuesContent line
+    assert (finding["rule"], finding["line"]) == ("forward-next-ignored", 11)  # the valuesContent line
 
 
 def test_lint_refuses_values_content_that_is_not_yaml(tmp_path: Path) -> None:

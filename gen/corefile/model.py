@@ -90,6 +90,7 @@ class ServerBlock:
     col: int | None = None
     file: str = ""
     end_line: int | None = None
+    unclosed: bool = False  # its `}` is missing: CoreDNS took a nested block's `}` at the text's end for it
 
     @property
     def addresses(self) -> list[ServerKey]:

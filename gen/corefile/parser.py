@@ -40,15 +40,28 @@ def has_placeholder(text: str) -> bool:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token], pos: Position) -> None:
+    def __init__(self, tokens: list[Token], pos: Position, *, accepted: bool = False) -> None:
         self.toks = tokens
         self.pos = pos
         self.i = 0
+        self.accepted = accepted  # CoreDNS's parser accepted this text (its verdict, not ours)
+        self.left_open: Token | None = None  # the server block's `{` CoreDNS closed with a nested `}`
 
     # -- helpers ---------------------------------------------------------------------------
     def _err(self, tok: Token, problem: str, hint: str) -> CorefileError:
         return CorefileError(Problem(problem, file=self.pos.filename, line=tok.line, col=tok.col,
                                      key="corefile", hint=hint))
+
+    def _glued(self, key: Token) -> CorefileError:
+        """`example.com{`: CoreDNS's lexer splits words on spaces only, so the brace is part of
+        the key; CoreDNS starts serving the zone `example.com{.`, which no query matches, with
+        the rest of the file as that block's body (measured in 1.13.1 and 1.11.3)."""
+        zone = key.text[:-1]
+        col = None if key.col is None else key.col + len(key.text) - 1
+        return CorefileError(Problem(
+            f"the '{{' is glued to `{zone}`: CoreDNS reads `{key.text}` as the server block's key (a zone "
+            f"no query matches) and opens no block", file=self.pos.filename, line=key.line, col=col,
+            key="corefile", hint=f"put a space before the brace: `{zone} {{`"))
 
     def _same_line(self, prev: Token, tok: Token) -> bool:
         return tok.raw_line <= prev.raw_end
@@ -89,6 +102,8 @@ class _Parser:
             if tok.is_close:
                 raise self._err(tok, "unexpected '}' with no matching '{'", "delete it or add the missing '{'")
             text = tok.text
+            if len(text) > 1 and text.endswith("{"):
+                raise self._glued(tok)
             if text:  # (CoreDNS: one trailing comma continues the keys; `a.org,,` keeps `a.org,`; `,` is a key "")
                 expecting = text.endswith(",")
                 keys.append(text[:-1] if expecting else text)
@@ -113,12 +128,19 @@ class _Parser:
         body, close = self._block(tok, server_level=not snippet)
         if snippet:
             return Snippet(keys[0][1:-1], body, first.line, self.pos.filename, first.col)
-        return ServerBlock(keys, body, first.line, first.col, self.pos.filename, close.line)
+        return ServerBlock(keys, body, first.line, first.col, self.pos.filename, close.line,
+                           unclosed=self.left_open is tok)
 
     # -- blocks ------------------------------------------------------------------------------
     def _block(self, opener: Token, *, server_level: bool) -> tuple[list[Directive], Token]:
         body = self._directives(opener, server_level=server_level)
         close = self._peek()
+        if close is None and server_level and self.accepted and self.toks[self.i - 1].is_close:
+            # caddyfile's closeCurlyBrace checks the token it stands on: at the end of the text
+            # that is the last one read, so a server block left open after a nested block's `}`
+            # is accepted by CoreDNS, closed by that `}` (coredns/caddy caddyfile/parse.go).
+            self.left_open = opener
+            return body, self.toks[self.i - 1]
         if close is None:
             raise self._err(opener, "'{' is never closed", "add the matching '}'")
         self.i += 1
@@ -246,7 +268,7 @@ def parse_corefile(text: str, *, filename: str, line_offset: int = 0, col_offset
     refused = _refused(reading, pos)
     if refused is not None:
         raise refused
-    corefile = _Parser(tokens, pos).corefile()
+    corefile = _Parser(tokens, pos, accepted=reading.error is None).corefile()
     _agree(reading, [(tuple(b.keys), b.directives) for b in corefile.server_blocks], filename)
     return corefile
 
@@ -266,7 +288,7 @@ def parse_directives(text: str, *, filename: str, line_offset: int = 0, col_offs
     refused = _refused(reading, pos)
     if refused is not None:
         raise refused
-    parser = _Parser(tokens, pos)
+    parser = _Parser(tokens, pos, accepted=reading.error is None)
     if reading.error is None and [b.keys for b in reading.blocks] != [(INSIDE_KEY,)]:
         parser._directives(None, server_level=True)  # (its own message, where it can tell the line)
         keys = ", ".join(" ".join(b.keys) for b in reading.blocks if b.keys != (INSIDE_KEY,))

@@ -46,6 +46,9 @@ class Inputs:
     deployments: list[WorkloadDoc] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     values_files: list[str] = field(default_factory=list)  # coredns-gen values files met (lint reads their render)
+    # (platform, release or "", file) from the coredns-gen.io/platform[-version] annotations a
+    # render writes on objects holding Corefile text: the overlay names what it was rendered for
+    rendered_for: list[tuple[str, str, str]] = field(default_factory=list)
 
     def empty(self) -> bool:
         """Nothing of cluster DNS to judge: no Corefile, coredns ConfigMap or Deployment."""

@@ -23,6 +23,7 @@ from gen.errors import GenError, Problem, UsageError
 from gen.inputfile import read_user_file
 from gen.lint.inputs import ConfigMapDoc, Inputs, WorkloadDoc
 from gen.platforms import eks, rke2
+from gen.platforms.base import COREFILE_KINDS, PLATFORM_ANNOTATION, RELEASE_ANNOTATION
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 # k3s ships templates (`clusterIP: %{CLUSTER_DNS}%`) that are not YAML until k3s substitutes them.
@@ -106,6 +107,9 @@ def _add_manifest(inputs: Inputs, text: str, file: str) -> None:
         meta = doc.get("metadata") or {}
         name, ns = str(meta.get("name", "")), str(meta.get("namespace", "") or "")
         line = int(doc.lc.line) + 1
+        notes = meta.get("annotations") if isinstance(meta, dict) else None
+        if doc.get("kind") in COREFILE_KINDS and isinstance(notes, dict) and isinstance(notes.get(PLATFORM_ANNOTATION), str):
+            inputs.rendered_for.append((notes[PLATFORM_ANNOTATION], str(notes.get(RELEASE_ANNOTATION) or ""), file))
         if doc.get("kind") == "ConfigMap":
             data = doc.get("data") or {}
             sources = {str(k): _source_for(data, k, file, lines) for k in data if isinstance(data[k], str)}

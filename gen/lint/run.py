@@ -27,13 +27,16 @@ from gen.lint import (
     forward_next_ignored,
     forward_next_unsupported,
     forward_option_unsupported,
-    kubernetes_option_unsupported,
     forward_unreachable,
+    forward_upstream_invalid,
+    kubernetes_option_unsupported,
     import_not_found,
     import_server_in_block,
+    override_context_unknown,
     override_root_forward,
     plugin_once_per_block,
     rewrite_arguments,
+    server_block_unclosed,
     unknown_plugin,
     wiring_custom_configmap,
     wiring_import_server,
@@ -63,6 +66,7 @@ RULES: tuple[Rule, ...] = (
     forward_failover_loops,
     forward_multiple_unsupported,
     forward_option_unsupported,
+    forward_upstream_invalid,
     kubernetes_option_unsupported,
     forward_next_ignored,
     plugin_once_per_block,
@@ -72,6 +76,7 @@ RULES: tuple[Rule, ...] = (
     import_not_found,
     duplicate_server_address,
     override_root_forward,
+    override_context_unknown,
     custom_key_ignored,
     wiring_custom_configmap,
     wiring_import_server,
@@ -81,6 +86,7 @@ RULES: tuple[Rule, ...] = (
     wiring_reload,
     wiring_port_53,
     zone_shadows_kubernetes,
+    server_block_unclosed,
 )
 
 
@@ -114,6 +120,7 @@ class LintResult(NamedTuple):
     platform_version: Version | None
     loaded_by: str | None = None  # "CoreDNS 1.13.1 (/path/to/coredns)" when --load ran the binary
     release_newest: bool = False  # --platform without --platform-version: its newest known release
+    rendered: bool = False  # platform and release read from the overlay's coredns-gen.io annotations
 
     def assumed(self) -> str:
         """One line saying what the findings were judged against (text output ends with it)."""
@@ -121,6 +128,7 @@ class LintResult(NamedTuple):
                   "platform": f"{self.platform} {self.platform_version}'s default"}[self.version_source]
         newest = " (newest known; pass --platform-version)" if self.release_newest else ""
         where = f", platform {self.platform}" + (f" {self.platform_version}{newest}" if self.platform_version else "") if self.platform else ""
+        where += " (as rendered: the coredns-gen.io/platform annotations)" if self.rendered else ""
         loaded = f"; loaded by {self.loaded_by}" if self.loaded_by else ""
         return f"lint: judged for CoreDNS {self.version} ({origin}){where}{loaded}\n"
 
@@ -154,15 +162,21 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     if release is not None and chosen is None:
         raise UsageError(Problem("--platform-version needs --platform", key="--platform-version",
                                  hint="name the platform, e.g. --platform k3s --platform-version v1.34.9+k3s1"))
+    inputs = load_inputs([Path(p) for p in paths])
+    if inputs.empty():
+        raise UsageError(_nothing_to_lint(paths, inputs))
+    rendered = chosen is None and bool(inputs.rendered_for)
+    if rendered:
+        # an overlay coredns-gen rendered: judged for the platform and release it names
+        platform, platform_version = _rendered_for(inputs)
+        chosen = require(platform, "--platform")
+        release = _version(platform_version, "--platform-version") if platform_version else None
     newest = False
     if chosen is not None and release is None:
         # --platform alone: the platform's newest known release, said in the last line, so an
         # override is judged in a real stock Corefile (k3s's differs per release) and never in none
         platform_version, newest = chosen.newest_release(), True
         release = _version(platform_version, "--platform-version")
-    inputs = load_inputs([Path(p) for p in paths])
-    if inputs.empty():
-        raise UsageError(_nothing_to_lint(paths, inputs))
     source: VersionSource = "flag"
     version = _version(coredns_version, "--coredns-version")
     if version is None:
@@ -187,7 +201,23 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
         if not any(f.severity is Severity.ERROR for f in loaded.refusals) and str(version) == loaded.release:
             findings = {f for f in findings if f.rule not in refusing}
         findings |= set(loaded.refusals)
-    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest)
+    return LintResult(sorted(findings, key=Finding.sort_key), version, source, platform, release, loaded_by, newest,
+                      rendered)
+
+
+def _rendered_for(inputs: Inputs) -> tuple[str, str]:
+    """The one (platform, release) the inputs' coredns-gen.io annotations name.
+
+    Raises:
+        UsageError: objects rendered for different platforms or releases (lint judges one).
+    """
+    named = sorted({(p, r) for p, r, _ in inputs.rendered_for})
+    if len(named) > 1:
+        which = "; ".join(f"{f}: {p} {r or '(no release)'}" for p, r, f in inputs.rendered_for)
+        raise UsageError(Problem(f"the inputs were rendered for different platforms or releases ({which})",
+                                 key="coredns-gen.io/platform",
+                                 hint="lint one overlay at a time, or say which with --platform and --platform-version"))
+    return named[0]
 
 
 def _nothing_to_lint(paths: Sequence[Path | str], inputs: Inputs) -> Problem:

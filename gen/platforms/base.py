@@ -30,6 +30,10 @@ COREDNS_DEPLOYMENT = ObjectRef("Deployment", "kube-system", "coredns")
 # Set by a render on an object of a platform's own (kubeadm's Deployment patch), so the guard
 # judges it by the platform the values named, not by guessing from its shape.
 PLATFORM_ANNOTATION = "coredns-gen.io/platform"
+# Set by a render, beside PLATFORM_ANNOTATION, on every object holding Corefile text (ConfigMaps,
+# RKE2's HelmChartConfig, EKS's Addon): `lint` of an overlay judges it for that platform release.
+RELEASE_ANNOTATION = "coredns-gen.io/platform-version"
+COREFILE_KINDS = frozenset({"ConfigMap", "HelmChartConfig", "Addon"})
 
 
 class ImportPoint(NamedTuple):

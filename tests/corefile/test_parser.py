@@ -170,7 +170,8 @@ MALFORMED = [  # CoreDNS's own message (it keeps lines only) where its parser re
     ('.:53 {\n  import a b\n}\n', 'C:2: corefile: CoreDNS refuses it: Import takes only one argument (glob pattern or file)'),
     ('(s) {\n}\n(s) {\n}\n', 'C:3: corefile: CoreDNS refuses it: redeclaration of previously declared snippet s'),
     ('(s)\nwhoami\n', "C:2: corefile: CoreDNS refuses it: Syntax error: Unexpected token 'whoami', expecting '{'"),
-    ('.:53 {\n  forward . 1.1.1.1 {\n    policy sequential\n}\n', "C:1:6: corefile: '{' is never closed"),
+    ('example.com{\n  forward . 1.1.1.1\n}\n', "C:1:12: corefile: the '{' is glued to `example.com`: CoreDNS reads "
+     "`example.com{` as the server block's key (a zone no query matches) and opens no block"),
     ('.:53\nwhoami\n}\n', "C:3:1: corefile: unexpected '}' with no matching '{'"),
 ]
 

@@ -133,7 +133,8 @@ def test_bad_options(lint_text: Callable[..., list[Finding]]) -> None:
     ({"k3s_version": "1.32.10"}, []),
     ({"k3s_version": "1.34.2"}, []),
     ({"k3s_version": "v1.34.9+k3s1"}, []),
-    ({"k3s_version": "1.33.5"}, [("override-root-forward", 8, "warning")]),
+    # release-1.33's own Corefile is not in the tables: not judged, so not passed (issue 20, k3s #12979)
+    ({"k3s_version": "1.33.5"}, [("override-context-unknown", 6, "error"), ("override-root-forward", 8, "warning")]),
     ({"k3s_version": "1.36.3"}, []),
     ({"platform": "k3s"}, []),  # --platform alone: the newest known release (1.36.3), said in the last line
     ({}, [("override-root-forward", 8, "warning")]),

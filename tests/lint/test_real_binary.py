@@ -114,9 +114,8 @@ def test_stock_corefiles_load(coredns_bin: Path, path: Path) -> None:
 
 
 # Our parser is stricter than CoreDNS's on these: CoreDNS starts, silently dropping or
-# misreading part of the file (e.g. a missing last '}' after a nested block goes unnoticed).
-STRICTER = {"}\n", "{\n  whoami\n}\n", ".:53\nwhoami\n}\n",
-            ".:53 {\n  forward . 1.1.1.1 {\n    policy sequential\n}\n"}
+# misreading part of the file (a glued `example.com{` serves the zone `example.com{.`).
+STRICTER = {"}\n", "{\n  whoami\n}\n", ".:53\nwhoami\n}\n", "example.com{\n  forward . 1.1.1.1\n}\n"}
 
 
 @pytest.mark.parametrize(("text", "message"), MALFORMED, ids=[m[1].split(": ", 2)[2] for m in MALFORMED])

@@ -32,24 +32,33 @@ from tests.conftest import missing_tool
 
 pytestmark = [pytest.mark.coredns, pytest.mark.slow]
 DATA = Path(__file__).resolve().parents[1] / "data" / "corefiles-realworld"
-_ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| .* \| (?P<context>[^|]+) \|$")
+_ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| .* \| (?P<context>[^|]+) \| (?P<verdict>[^|]+) \|$")
+VERSIONS = ("1.13.1", "1.11.3")
 REFUSING = {r.ID for r in RULES if r.REFUSES} | {"corefile-syntax"}
 
 
-def _entries() -> list[tuple[str, str]]:
-    out = []
+def _entries() -> tuple[list[tuple[str, str]], dict[tuple[str, str, str], bool]]:
+    """(file, context) rows, and the verdict recorded for each at each version (True: starts)."""
+    out, recorded = [], {}
     for line in (DATA / "SOURCES.md").read_text(encoding="utf-8").splitlines():
         m = _ROW.match(line)
         if m:
-            out += [(m["file"], c.strip()) for c in m["context"].split(";")]
-    return out
+            contexts = [c.strip() for c in m["context"].split(";")]
+            verdicts = [v.strip() for v in m["verdict"].split(";")]
+            assert len(verdicts) == len(contexts), f"{m['file']}: one verdict per context"
+            for context, verdict in zip(contexts, verdicts, strict=True):
+                out.append((m["file"], context))
+                words = [w.strip() for w in verdict.split("/")]
+                assert len(words) == len(VERSIONS) and set(words) <= {"starts", "refused"}, f"{m['file']}: {verdict!r}"
+                recorded.update({(m["file"], context, v): w == "starts" for v, w in zip(VERSIONS, words, strict=True)})
+    return out, recorded
 
 
-ENTRIES = _entries()
+ENTRIES, RECORDED = _entries()
 
 
 def _binaries() -> list[str]:
-    return ["1.13.1", "1.11.3"]
+    return list(VERSIONS)
 
 
 def _binary(version: str, coredns_bin: Path) -> Path:
@@ -83,7 +92,9 @@ def _truth(path: Path, context: str, binary: Path) -> bool:
         else:
             custom = data
             assert platform and release, f"{path.name}: a fragment needs its platform"
-            main = get(platform).stock_corefile(parse_version(release), "cluster.local") or ""
+            stock = get(platform).stock_corefile(parse_version(release), "cluster.local")
+            assert stock is not None, f"{path.name}: no stock Corefile for {platform} {release} in gen/platforms"
+            main = stock
     else:
         main = path.read_text()
     with tempfile.TemporaryDirectory() as tmp, FakeKubeAPI() as api:
@@ -91,11 +102,12 @@ def _truth(path: Path, context: str, binary: Path) -> bool:
         main = main.replace("/etc/coredns/", f"{root}/")  # where the pod mounts the ConfigMaps
         resolv = write_resolv_conf(Path(tmp))
         files = {f"etc/coredns/{k}": v for k, v in mounted.items()}
+        ports: dict[str, int] = {}  # one map for every file: `.:53` in a key is the pod's `.:53` too
         for key, text in custom.items():
             if key.endswith(".server"):  # whole server blocks: on loopback ports like the main one
-                text = _adapted(text, key, resolv, api.url)
+                text = _adapted(text, key, resolv, api.url, ports)
             files[f"etc/coredns/custom/{key}"] = text
-        text = _adapted(main, "Corefile", resolv, api.url).replace("import custom/", f"import {root}/custom/")
+        text = _adapted(main, "Corefile", resolv, api.url, ports).replace("import custom/", f"import {root}/custom/")
         _write(files, Path(tmp))
         return try_load(text, binary).started
 
@@ -108,11 +120,11 @@ def _write(files: dict[str, str], root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def _adapted(text: str, name: str, resolv: str, api: str) -> str:
+def _adapted(text: str, name: str, resolv: str, api: str, ports: dict[str, int]) -> str:
     """On loopback ports; text our parser cannot read goes to CoreDNS as written (it listens on
     53 then, which this sandbox may not bind: such text is refused before listening anyway)."""
     try:
-        return adapt_for_loopback(parse_corefile(text, filename=name), resolv, api=api).render()
+        return adapt_for_loopback(parse_corefile(text, filename=name), resolv, ports, api=api).render()
     except CorefileError:
         return text
 
@@ -131,8 +143,9 @@ def _refused(findings: list[Finding], rules: set[str]) -> bool:
     return any(f.rule in rules and f.severity is Severity.ERROR for f in findings)
 
 
-def test_at_least_20_files() -> None:
-    assert len({f for f, _ in ENTRIES}) >= 20
+def test_at_least_40_files() -> None:
+    assert len({f for f, _ in ENTRIES}) >= 40
+    assert all((DATA / f).is_file() for f, _ in ENTRIES)
 
 
 @pytest.mark.parametrize("version", _binaries())
@@ -144,6 +157,8 @@ def test_lint_agrees_with_the_real_coredns(version: str, coredns_bin: Path) -> N
     for name, context in ENTRIES:
         path = DATA / name
         started = _truth(path, context, binary)
+        assert started is RECORDED[(name, context, version)], \
+            f"{name} ({context}): CoreDNS {version} {'starts' if started else 'refuses'}, SOURCES.md records otherwise"
         loaded = _refused(_lint(path, context, binary, ran), {"coredns-refused", "corefile-syntax"})
         static = _refused(_lint(path, context, None, ran), REFUSING)
         rows.append((name, context, started, loaded, static))
