@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Iterator
 
+from gen import fluxvars
 from gen.corefile import forward_upstreams, forwards, has_placeholder
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
@@ -75,11 +76,21 @@ def refused(to: str) -> bool:
     return "/" not in rest  # not an IP: a file, and a bare name is no file in CoreDNS's working directory
 
 
+def _as_filled(to: str) -> list[str]:
+    """`to` as CoreDNS may see it after Flux's postBuild: each `${NAME:=default}` by its default,
+    and each variable by a placeholder address (gen/fluxvars.py judges values the same two ways)."""
+    if not fluxvars.has_variables(to):
+        return [to]
+    placeholder = fluxvars.PLACEHOLDER["address"]
+    return [fluxvars.VAR.sub(lambda m: m.group(2) if m.group(2) is not None else placeholder, to),
+            fluxvars.VAR.sub(placeholder, to)]
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
     for _unit, block in ctx.blocks():
         for fwd in forwards(block):
             for to in forward_upstreams(fwd):
-                if has_placeholder(to) or not refused(to):
+                if has_placeholder(to) or not any(refused(filled) for filled in _as_filled(to)):
                     continue
                 bracket = to.rstrip("]").endswith("]") or (to.split("://")[-1].startswith("[") and to.endswith("]"))
                 hint = (f"add the port: `{to}:{853 if to.startswith('tls://') else 53}`" if bracket else

@@ -95,3 +95,16 @@ def test_coredns_itself_serves_the_glued_key_as_a_zone(coredns_bin: Path) -> Non
     """Why lint refuses it although CoreDNS starts: the zone it serves is `example.com{.`."""
     loaded = try_load(GLUED.replace("example.com{\n", "example.com{\n    bind 127.0.0.1\n"), coredns_bin, timeout=10)
     assert loaded.started and "example.com{." in loaded.output
+
+
+@pytest.mark.parametrize(("upstream", "refused"), [
+    ("${GATEWAY_IP:=192.168.1.1}", False),  # Flux fills it: its default or a value, judged as an address
+    ("${GATEWAY_IP}", False),
+    ("tls://${GATEWAY_IP:=192.168.1.1}:853", False),
+    ("${GATEWAY:=dns.example.com}", True),  # the default CoreDNS would get is a host name
+])
+def test_a_flux_variable_upstream_is_judged_as_flux_fills_it(tmp_path: Path, upstream: str, refused: bool) -> None:
+    path = tmp_path / "Corefile"
+    path.write_text(f".:53 {{\n    forward . {upstream}\n}}\n")
+    found = [f.rule for f in run_lint([path], coredns_version="1.13.1") if f.severity is Severity.ERROR]
+    assert ("forward-upstream-invalid" in found) is refused, found
