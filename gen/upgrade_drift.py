@@ -29,9 +29,11 @@ def _release(doc: Any) -> tuple[str, str] | None:
 
 
 def _read(text: str) -> Any:
+    """The first document of a values file as it was at another revision, or None when it does
+    not read (then its release is not known, and the note says so)."""
     try:
-        return next(iter(yaml.safe_load_all(text)), None)
-    except yaml.YAMLError:
+        return next(iter(yaml.load_all(text, Loader=yaml.CSafeLoader)), None)
+    except (yaml.YAMLError, RecursionError):  # nested past what a reader can: not known, never a crash
         return None
 
 

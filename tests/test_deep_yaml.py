@@ -158,6 +158,8 @@ def test_every_yaml_reader_is_covered_here() -> None:
                          "yaml.load", "yaml.safe_load", "yaml.compose", "yaml.parse", "load_all(", "load_all_safe(",
                          "load_fast(", "load_positioned(", "read_document(", "read_mapping(")))
     assert readers == [
+        "gen/adopt/prove.py",  # valuesContent import already read through rke2's reader (exit 2 when too deep)
+        "gen/adopt/run.py",  # the same valuesContent: test_a_deep_values_content_given_to_import_is_bad_input
         "gen/artifact.py",  # GitRepository manifests of the repo: test_a_deep_manifest_in_the_repo_does_not_stop_render
         "gen/config.py",  # read_mapping: test_a_deep_config_file_is_bad_input
         "gen/document.py",  # the values and config files' reader: the tests above
@@ -168,6 +170,28 @@ def test_every_yaml_reader_is_covered_here() -> None:
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
         "gen/platforms/rke2_chart.py",  # our own template's output only
         "gen/project.py",  # read_document of a values file already read
+        "gen/upgrade_drift.py",  # a values file at another revision: not known when it does not read
         "gen/values.py",  # test_a_deep_values_file_is_bad_input
         "gen/yamlio.py",  # the loaders themselves
     ]
+
+
+def test_a_deep_values_content_given_to_import_is_bad_input(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gen.cli import app
+
+    deep = "a: " + "[" * 10000 + "]" * 10000
+    path = tmp_path / "hcc.yaml"
+    path.write_text("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata:\n  name: rke2-coredns\n"
+                    f"  namespace: kube-system\nspec:\n  valuesContent: |-\n    {deep}\n")
+    result = CliRunner().invoke(app, ["import", str(path), "--platform", "rke2", "--platform-version",
+                                      "v1.34.3+rke2r3", "--cluster", "x"])
+    assert result.exit_code == 2, result.output
+    assert "nested too deeply" in result.output
+
+
+def test_a_deep_values_file_at_another_revision_is_not_known_never_a_crash() -> None:
+    from gen.upgrade_drift import _read
+
+    assert _read("a: " + "[" * 10000 + "]" * 10000) is None
