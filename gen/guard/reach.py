@@ -5,8 +5,8 @@ what each cluster's builds looked at in the base revision (or in a commit indexe
 main before its last merges: then what changed between that commit and base counts too). A cluster is explored when the change
 meets one of its looks, when its roots differ between the revisions, or when the index has no
 entry for it. A change to what decides the topology itself (the config, an ignore file, a file
-that holds a Flux source or Flux Operator object at either revision, a CI file that pushes an OCI
-artifact) or a cluster's platform facts (a values file the config names) is judged on the whole fleet, as is any run without a verified index of its base.
+that holds a Flux source, ArtifactGenerator or Flux Operator object at either revision, a CI file
+that pushes an OCI artifact) or a cluster's platform facts (a values file the config names) is judged on the whole fleet, as is any run without a verified index of its base.
 tests/guard/test_reach.py holds the verdicts of both ways equal on random changes to random fleets.
 """
 
@@ -26,12 +26,15 @@ from gen.guard.build.index import ClusterLooks, FleetIndex, change_keys
 from gen.guard.discovery import Discovery
 from gen.guard.flux.platform_facts import is_values_file
 from gen.guard.flux.sources import is_ci_file
+from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree, changed_paths
 from gen.tools import git_binary
 
 _TOPOLOGY_MARKS = (b"source.toolkit.fluxcd.io", b"source.extensions.fluxcd.io", b"fluxcd.controlplane.io",
                    b"flux-instance")
 _IGNORE_FILE = ".sourceignore"
+_TOPOLOGY_GROUPS = ("source.toolkit.fluxcd.io", "source.extensions.fluxcd.io", "fluxcd.controlplane.io")
+_PUSHES, _PUSH_ACTION = b"push artifact", b"/actions/push"  # what gen/guard/flux/sources.py push_conventions reads
 _code_digest: str | None = None
 
 
@@ -134,16 +137,34 @@ def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery:
         name = posixpath.basename(path)
         if path == CONFIG_NAME or name == _IGNORE_FILE:
             return f"{path} decides what the guard or Flux reads"
-        if is_ci_file(path):
-            return f"{path} may push an OCI artifact of this repository"
         if is_values_file(path, discovery.config.values):
             return f"{path} is a values file: it says which platform and release its cluster runs"
-        for tree in trees.values():
-            if path in tree.blobs and discovery.marked(tree, path, _TOPOLOGY_MARKS):
-                return f"{path} holds a Flux source or Flux Operator object"
-        if repo is not None and any(mark in _blob_at(repo, commit, path) for mark in _TOPOLOGY_MARKS):
-            return f"{path} held a Flux source or Flux Operator object at {commit[:12]}"
+        texts = [tree.read(path) for tree in trees.values() if path in tree.blobs]
+        if repo is not None:
+            texts.append(_blob_at(repo, commit, path))
+        if is_ci_file(path) and any(_PUSHES in t or _PUSH_ACTION in t for t in texts):
+            return f"{path} pushes an OCI artifact of this repository"
+        if any(_holds_topology(path, t) for t in texts):
+            return f"{path} holds a Flux source or Flux Operator object" + (f" (or did at {commit[:12]})" if repo else "")
     return ""
+
+
+def _holds_topology(path: str, text: bytes) -> bool:
+    """Whether a manifest holds a Flux source, an ArtifactGenerator or a Flux Operator object (a
+    CustomResourceDefinition of one, as in gotk-components.yaml, is none of them): what decides
+    which sources are this repository and what their artifacts hold."""
+    if not path.endswith((".yaml", ".yml")) or not any(mark in text for mark in _TOPOLOGY_MARKS):
+        return False
+    docs = try_docs(text.decode("utf-8", "replace"))
+    if docs is None:
+        return True  # unreadable here: it may be one
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        group = str(doc.get("apiVersion") or "").split("/")[0]
+        if group in _TOPOLOGY_GROUPS or (doc.get("kind") == "HelmRelease" and b"flux-instance" in text):
+            return True
+    return False
 
 
 def _blob_at(repo: Path, commit: str, path: str) -> bytes:

@@ -268,7 +268,8 @@ def test_change_keys_name_every_look_a_changed_path_can_alter() -> None:
 
     walks = {"p:apps/dns/cm.yaml", "l:apps/dns", "t:apps/dns", "t:apps", "t:"}
     assert change_keys(["apps/dns/cm.yaml"], lambda folder: False) == frozenset(walks)
-    assert change_keys(["apps/dns/cm.yaml"], lambda folder: folder == "apps/dns") == frozenset({*walks, "p:apps/dns"})
+    assert change_keys(["apps/dns/cm.yaml"], lambda folder: folder == "apps/dns") == frozenset(
+        {*walks, "p:apps/dns", "l:apps"})
     assert change_keys(["README.md"], lambda folder: False) == frozenset({"p:README.md", "l:", "t:"})
 
 
@@ -348,3 +349,20 @@ def test_older_indexes_agree_on_many_random_changes(tmp_path: Path, monkeypatch:
     used = [p for p in plans if p.only is not None]
     assert len(used) >= len(plans) // 3, [p.why_whole for p in plans]
     assert any(p.carried for p in used)
+
+
+def test_what_decides_the_topology_is_an_object_not_a_string() -> None:
+    """A Flux upgrade rewrites gotk-components.yaml, whose CRDs name the source groups: no source
+    object, so it does not send the run to the whole fleet; a GitRepository, an ArtifactGenerator
+    or a Flux Operator object does, and so does a manifest that cannot be read (it may be one)."""
+    from gen.guard.reach import _holds_topology
+
+    crd = (b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+           b"  name: gitrepositories.source.toolkit.fluxcd.io\nspec:\n  group: source.toolkit.fluxcd.io\n")
+    source = b"apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: x}\n"
+    operator = b"apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata: {name: x}\n"
+    assert not _holds_topology("clusters/a/flux-system/gotk-components.yaml", crd)
+    assert _holds_topology("infra/sources.yaml", source)
+    assert _holds_topology("infra/tenants.yaml", operator)
+    assert not _holds_topology("README.md", source)  # not a manifest any reader of the guard opens
+    assert _holds_topology("broken.yaml", b"source.toolkit.fluxcd.io: [\n")

@@ -111,8 +111,9 @@ class _Table:
 
 def change_keys(changed: Iterable[str], came_or_went: Callable[[str], bool] = lambda folder: True) -> frozenset[str]:
     """The looks a change of these repository paths can alter: each path itself, a listing of its
-    folder, a walk of any folder above it (the root is ""), and a check of a folder above it that
-    `came_or_went` says is a folder at one revision only (it came or went with the change)."""
+    folder, a walk of any folder above it (the root is ""), and, for a folder above it that
+    `came_or_went` says is a folder at one revision only, a check of that folder and a listing of
+    the folder that holds it."""
     keys: set[str] = set()
     for path in changed:
         keys.add("p:" + path)
@@ -120,8 +121,10 @@ def change_keys(changed: Iterable[str], came_or_went: Callable[[str], bool] = la
         keys.add("l:" + parent)
         while True:
             keys.add("t:" + parent)
-            if came_or_went(parent):
+            if came_or_went(parent):  # the folder itself is checked or read differently, and listed above
                 keys.add("p:" + parent)
+                if parent:
+                    keys.add("l:" + posixpath.dirname(parent))
             if not parent:
                 break
             parent = posixpath.dirname(parent)
