@@ -186,7 +186,6 @@ def _judge(opts: GuardOptions) -> GuardResult:
         reached = reach.plan(index, ctx, refs, discovery, trees, changed, root, whole)
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
-        reach.keep(index, ctx, refs, {label: discovery.looks(rev) for label, rev in revisions.items()}, reached)
         cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
         carried_nodes = sum(entry.nodes for entry in reached.carried.values())
         if not discovery.roots.get("base") and not discovery.roots.get("head"):
@@ -204,6 +203,13 @@ def _judge(opts: GuardOptions) -> GuardResult:
         touched = discovery.finish(revisions)
         charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
                   for label, rev in revisions.items()}
+        # a cluster whose HelmRelease may render a chart kept in this repository is judged from
+        # outside its builds' reads (helm-chart-not-judged): no index vouches for it
+        in_repo_charts = {cluster for by_ref in charts.values() for (cluster, _), found in by_ref.items()
+                          if any(not chart.elsewhere for chart in found)}
+        if shard is None:  # a shard explored its share only: its index would be one too
+            reach.keep(index, ctx, refs, {label: {c: e for c, e in discovery.looks(rev).items() if c not in in_repo_charts}
+                                          for label, rev in revisions.items()}, reached)
         blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
                  for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
                                          discovery.candidates.get(label, []),

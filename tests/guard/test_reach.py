@@ -366,3 +366,48 @@ def test_what_decides_the_topology_is_an_object_not_a_string() -> None:
     assert _holds_topology("infra/tenants.yaml", operator)
     assert not _holds_topology("README.md", source)  # not a manifest any reader of the guard opens
     assert _holds_topology("broken.yaml", b"source.toolkit.fluxcd.io: [\n")
+
+
+def test_a_chart_kept_here_keeps_its_cluster_out_of_the_index(tmp_path: Path, batch_bin: Path) -> None:
+    """A HelmRelease whose chartRef renders a chart of this repository is judged from the change's
+    files, not from its Kustomization's reads (helm-chart-not-judged): with the index of base, a
+    change to the chart is still refused, as a run over the whole fleet refuses it."""
+    rng = random.Random(5)
+    files, shapes, clusters = _fleet(rng)
+    files["apps/dns/base/release.yaml"] = """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmChart
+        metadata:
+          name: dns-chart
+          namespace: flux-system
+        spec:
+          interval: 10m
+          chart: ./charts/dns
+          sourceRef:
+            kind: GitRepository
+            name: flux-system
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: dns
+          namespace: kube-system
+        spec:
+          interval: 10m
+          chartRef:
+            kind: HelmChart
+            name: dns-chart
+            namespace: flux-system
+    """
+    files["apps/dns/base/kustomization.yaml"] = kustomization("settings.yaml", "release.yaml")
+    files["charts/dns/Chart.yaml"] = "apiVersion: v2\nname: dns\nversion: 0.1.0\n"
+    files["charts/dns/templates/cm.yaml"] = _cm("chart-made", "1")
+    root = tmp_path / "repo"
+    _repo(root, files, {"charts/dns/templates/cm.yaml": None}, {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(with_index) == _said(whole)
+    assert any(f.rule == "helm-chart-not-judged" for f in whole.findings) == any(
+        (app == "dns") for app, _ in shapes), [f.rule for f in whole.findings]
