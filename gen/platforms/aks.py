@@ -70,6 +70,10 @@ def check_version(values: Values) -> tuple[str, str] | None:
     return TABLE.unknown(values.platform_version, "AKS Kubernetes version", "use one of ")
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT, OVERRIDE_IMPORT)
 

@@ -85,6 +85,10 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     return text
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT, OVERRIDE_IMPORT)
 

@@ -97,6 +97,10 @@ def override_after_forward(release: Version) -> bool | None:
     return None
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER, OVERRIDE)
 

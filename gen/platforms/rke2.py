@@ -160,6 +160,12 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     return rke2_chart.corefile(_with_globals(chart_values(chart), cluster_domain)) if chart else None
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    """The Corefile the chart this very release pins renders with its own values."""
+    chart = chart_of(release)
+    return rke2_chart.corefile(_with_globals(chart_values(chart), cluster_domain)) if chart else None
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()  # the chart's Corefile imports nothing; our zones are servers of their own
 
