@@ -70,6 +70,15 @@ def test_release_without_a_sourced_row_is_refused_by_the_policy(platform: str, r
     assert code == 2 and why in err, err
 
 
+# eksctl's default add-on per EKS minor (pkg/addons/default/assets/coredns-1.<minor>.json at
+# eksctl 99984adb): 1.29 eksbuild.28, 1.30 eksbuild.33, 1.31 and 1.32 eksbuild.48 (CoreDNS 1.11.4);
+# 1.33-1.36 take v1.13.2-eksbuild.19 and v1.14.3-eksbuild.11, refused above (no schema).
+@pytest.mark.parametrize("release", ["v1.11.4-eksbuild.28", "v1.11.4-eksbuild.33", "v1.11.4-eksbuild.48"])
+def test_upstream_renders_on_the_eks_default_add_ons_with_coredns_1_11_4(release: str, tmp_path: Path) -> None:
+    code, err = _render(tmp_path, "eks", release)
+    assert code == 0, err
+
+
 def test_upstream_works_on_an_eks_add_on_with_coredns_1_11_4(tmp_path: Path) -> None:
     """The forward pair (`next`) reaches the add-on's configurationValues: CoreDNS 1.11.4 has it."""
     code, err = _render(tmp_path, "eks", "v1.11.4-eksbuild.28")
