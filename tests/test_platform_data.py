@@ -27,8 +27,9 @@ def test_every_recorded_row_names_its_commit_and_evidence() -> None:
     for path in sorted((REPO / "tests" / "data" / "platform-sources").glob("*.tsv")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line and not line.startswith("#"):
-                release, coredns, _layout, repository, source, commit, evidence = line.split("\t")
-                assert repository and source and len(commit) == 40 and coredns in evidence, (path.name, release)
+                release, coredns, layout, repository, source, commit, evidence = line.split("\t")
+                said = layout.removeprefix("rke2-coredns-").removesuffix(".values.yaml") if path.stem == "rke2" else coredns
+                assert repository and source and len(commit) == 40 and said in evidence, (path.name, release)
 
 
 def test_the_platforms_answer_from_the_tables() -> None:
@@ -38,3 +39,4 @@ def test_the_platforms_answer_from_the_tables() -> None:
     assert str(get("kubeadm").coredns_for("v1.31.0")) == "1.11.1"  # the patch row wins over its minor's
     assert str(get("kubeadm").coredns_for("v1.31.5")) == "1.11.3"
     assert get("aks").coredns_for("1.36") == releases.AKS["1.36"][0]
+    assert str(get("rke2").coredns_for("v1.34.10+rke2r1")) == "1.14.6" and releases.RKE2["v1.34.10+rke2r1"] == "1.46.201"
