@@ -56,7 +56,12 @@ ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.over
 
 
 def known_releases() -> str:
-    return ", ".join(RELEASES)
+    """Per minor, the first and the last release the tables hold (every patch between is a row)."""
+    spans = []
+    for minor in sorted({parse_version(r)[:2] for r in RELEASES}):
+        mine = sorted((r for r in RELEASES if parse_version(r)[:2] == minor), key=_order)
+        spans.append(f"{mine[0]} … {mine[-1]}" if len(mine) > 1 else mine[0])
+    return ", ".join(spans)
 
 
 def releases() -> tuple[Version, ...]:
