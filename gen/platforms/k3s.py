@@ -74,12 +74,16 @@ def _order(release: str) -> tuple[int, ...]:
     return (*parse_version(release), int(revision[1]) if revision else 0)
 
 
+def _v(release: str) -> str:
+    return release if release.startswith("v") else "v" + release
+
+
 def stand_in(release: str) -> str | None:
     """The release itself when the tables hold it; a later patch or k3s revision takes the
     newest release of its minor below it."""
-    if release in RELEASES:
+    if _v(release) in RELEASES:
         return release
-    return newer.stand_in(release, RELEASES, _order)
+    return newer.stand_in(_v(release), RELEASES, _order)
 
 
 def newest_release() -> str:
@@ -88,7 +92,7 @@ def newest_release() -> str:
 
 def coredns_for(release: str) -> Version | None:
     chosen = stand_in(release)
-    return RELEASES[chosen][0] if chosen else None
+    return RELEASES[_v(chosen)][0] if chosen else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -103,7 +107,7 @@ def _manifest(release: str) -> str | None:
     of its minor at or below it is in the tables."""
     chosen = stand_in(release)
     if chosen is not None:
-        return RELEASES[chosen][1]
+        return RELEASES[_v(chosen)][1]
     return OLD_ORDER if parse_version(release)[:2] < (1, 32) else None
 
 

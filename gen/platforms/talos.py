@@ -66,7 +66,7 @@ def releases() -> tuple[Version, ...]:
 def stand_in(release: str) -> str | None:
     """The tag itself when the tables hold it; a later patch takes the newest tag of its minor below it."""
     if _tag(release) in TAGS:
-        return _tag(release)
+        return release
     return newer.stand_in(_tag(release), TAGS, _order)
 
 
@@ -77,7 +77,7 @@ def newest_release() -> str:
 def coredns_for(release: str) -> Version | None:
     """CoreDNS that a Talos release deploys by default (a later patch: its stand-in's)."""
     known = stand_in(release)
-    return TAGS[known][0] if known else None
+    return TAGS[_tag(known)][0] if known else None
 
 
 def kubernetes_version(values: Values) -> str | None:
