@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Sequence
 
-from gen import fluxvars, structure, wanted
+from gen import fluxvars, structure
 from gen.errors import Problem, RenderedValuesError
 from gen.platforms import get
 from gen.platforms.base import COREDNS_CONFIGMAP
@@ -62,7 +62,7 @@ def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned
     release = parse_version(values.platform_version)
     if platform.import_points(release) and COREDNS_CONFIGMAP not in platform.OWNS:
         return None  # the platform's Corefile, our coredns-custom keys (judged one by one)
-    stock = platform.stock_corefile(release, wanted.STOCK_DOMAIN)
+    stock = platform.stock_of(values.platform_version, values.cluster_domain)  # the platform's own text for that domain
     if stock is None:
         return None
     written = configmap_data(files, "coredns").get("Corefile")

@@ -16,7 +16,6 @@ from gen.corefile.facts import UPSTREAM_KEY
 from gen.spec import Upstream, Values, Zone
 
 Path = tuple[Any, ...]  # a values key path, e.g. ("upstream", "resolvers", 1)
-STOCK_DOMAIN = "cluster.local"  # the domain the vendored stock Corefiles are written with
 
 
 class Want(NamedTuple):
@@ -75,10 +74,10 @@ def _zone_block(zone: Zone, i: int, port: int = 53) -> WantBlock:
 
 
 def _want(d: Directive, domain: str) -> Want:
-    """A stock directive, the cluster domain put in where the stock file names its own."""
-    args = tuple(domain if a == STOCK_DOMAIN else a for a in d.args)
+    """A stock directive as the platform writes it for the values' cluster domain; an argument
+    that is that domain stems from `clusterDomain`."""
     block = None if d.block is None else tuple(_want(x, domain) for x in d.block)
-    return Want(d.name, args, block, (), tuple(("clusterDomain",) if a == STOCK_DOMAIN else () for a in d.args))
+    return Want(d.name, tuple(d.args), block, (), tuple(("clusterDomain",) if a == domain else () for a in d.args))
 
 
 Slot = tuple[tuple[str, ...], tuple["Want | tuple[Want, ...]", ...]]  # a stock block: keys, directives (a tuple: the root forward, its options)
@@ -86,8 +85,10 @@ Slot = tuple[tuple[str, ...], tuple["Want | tuple[Want, ...]", ...]]  # a stock 
 
 @functools.lru_cache(maxsize=64)
 def _stock(text: str, domain: str) -> tuple[Slot, ...]:
-    """The stock Corefile's blocks with the domain put in; the root forward to `/etc/resolv.conf`
-    that the forward pair replaces is left as a slot: itself, then its options (Talos: max_concurrent)."""
+    """The stock Corefile's blocks (the platform's own text for `domain`: a platform decides what
+    its cluster domain becomes, e.g. RKE2 charts up to 1.45.201 keep `cluster.local` beside it);
+    the root forward to `/etc/resolv.conf` that the forward pair replaces is left as a slot: itself,
+    then its options (Talos: max_concurrent)."""
     out = []
     for block in parse_corefile(text, filename="stock").server_blocks:
         body: list[Want | tuple[Want, ...]] = []
@@ -96,7 +97,7 @@ def _stock(text: str, domain: str) -> tuple[Slot, ...]:
                 body.append((_want(d, domain), *(_want(o, domain) for o in d.block or [])))
             else:
                 body.append(_want(d, domain))
-        out.append((tuple(domain if k == STOCK_DOMAIN else k for k in block.keys), tuple(body)))
+        out.append((tuple(block.keys), tuple(body)))
     return tuple(out)
 
 
@@ -105,7 +106,8 @@ def _primary_origins(up: Upstream) -> tuple[Path, ...]:
 
 
 def main_corefile(values: Values, stock: str) -> list[WantBlock]:
-    """The Corefile of a `coredns` ConfigMap we own: stock, forward pair, zones."""
+    """The Corefile of a `coredns` ConfigMap we own: stock (written for the values' cluster
+    domain), forward pair, zones."""
     up = values.upstream
     out = []
     for keys, slots in _stock(stock, values.cluster_domain):

@@ -57,7 +57,8 @@ def test_every_platform_names_guard_rules_that_exist() -> None:
 
 
 @pytest.mark.parametrize(("platform", "release", "after"), [
-    ("aks", "1.34", True), ("k3s", "v1.32.9+k3s1", True), ("k3s", "v1.34.9+k3s1", False), ("k3s", "v1.33.5+k3s1", None),
+    ("aks", "1.34", True), ("k3s", "v1.32.9+k3s1", True), ("k3s", "v1.34.9+k3s1", False), ("k3s", "v1.33.1+k3s1", True),
+    ("k3s", "v1.33.9+k3s1", True),  # no release-1.33 commit after v1.33.4 was read: v1.33.4's layout stands in
     ("gardener", "1.34", False), ("talos", "v1.13.9", None), ("kubeadm", "v1.35.0", None),
 ])
 def test_override_order_is_read_off_each_stock_corefile(platform: str, release: str, after: bool | None) -> None:
@@ -79,3 +80,26 @@ def test_every_platform_module_satisfies_the_protocol_and_gke_is_refused() -> No
             assert text is None or text.rstrip().endswith("}") or text.rstrip().splitlines()[-1].startswith("import")
     problem = refusal("gke", "--platform")
     assert problem is not None and "kube-dns or Cloud DNS" in problem.problem and "gke" in REFUSED
+
+
+def test_gardener_stock_has_the_search_path_rewrite_for_the_cluster_domain() -> None:
+    """Gardener renders its `rewrite stop` block since v1.97, the domain quoted inside the regexes."""
+    from gen.versions import Version
+
+    text = get("gardener").stock_corefile(Version(1, 34, 0), "corp.internal")
+    assert text is not None
+    assert r"    name regex (^(?:[^\.]+\.)+)svc\.corp\.internal\.svc\.corp\.internal {1}svc.corp.internal" in text.splitlines()
+    assert "  kubernetes corp.internal in-addr.arpa ip6.arpa {" in text.splitlines() and "cluster.local" not in text
+
+
+def test_aks_stock_is_the_current_layout() -> None:
+    """Since AKS v20241025: two NXDOMAIN templates after the override import, ttl 30, lameduck 5s."""
+    from gen.corefile import parse_corefile
+    from gen.versions import Version
+
+    text = get("aks").stock_corefile(Version(1, 36, 0), "cluster.local")
+    assert text is not None
+    block = parse_corefile(text, filename="aks").server_blocks[0]
+    names = [" ".join([d.name, *d.args]) for d in block.directives]
+    assert names[-3:] == ["import custom/*.override", "template ANY ANY internal.cloudapp.net", "template ANY ANY reddog.microsoft.com"]
+    assert "ttl 30" in text and "lameduck 5s" in text

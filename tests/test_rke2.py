@@ -140,3 +140,25 @@ def test_chart_values_of_the_wrong_shape_are_bad_input_not_a_crash(values: str, 
     result = CliRunner().invoke(app, ["lint", str(hcc)])
     assert result.exit_code == 2, result.output
     assert said in result.stderr and "hcc.yaml:7: spec.valuesContent" in result.stderr
+
+
+# Charts up to 1.45.201 keep `cluster.local` in the kubernetes plugin's parameters and put the
+# cluster domain in front: the chart renders both zones, and CoreDNS serves both.
+OLD_CHART_RELEASES = sorted(r for r, chart in rke2.CHARTS.items() if rke2.parse_version(chart) <= rke2.Version(1, 45, 201))
+
+
+@pytest.mark.parametrize("release", OLD_CHART_RELEASES)
+def test_custom_cluster_domain_renders_on_charts_that_keep_cluster_local(release: str, tmp_path: Path) -> None:
+    text = EXAMPLE.replace("v1.34.10+rke2r1", release).replace("platform: rke2", "platform: rke2\nclusterDomain: corp.internal")
+    (tmp_path / "v.yaml").write_text(text)
+    result = runner.invoke(app, ["render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")])
+    assert result.exit_code == 0, result.stderr
+    assert "    kubernetes  corp.internal  cluster.local in-addr.arpa ip6.arpa {" in rke2.main_corefile(_values(tmp_path, text)).splitlines()
+
+
+@pytest.mark.coredns
+def test_custom_cluster_domain_on_an_old_chart_loads_in_coredns(coredns_bin: Path, tmp_path: Path) -> None:
+    from tests.lint.test_real_binary import _load
+    text = EXAMPLE.replace("v1.34.10+rke2r1", "v1.32.12+rke2r1").replace("platform: rke2", "platform: rke2\nclusterDomain: corp.internal")
+    result = _load(coredns_bin, rke2.main_corefile(_values(tmp_path, text)))
+    assert result.started, result.output

@@ -37,7 +37,7 @@ CASES = {
     "unknown-talos-version": (
         GOOD_TALOS.replace("v1.13.9", "v1.7.2"),
         ["v.yaml:3:18: platformVersion: unknown Talos version v1.7.2 — fix: use one of v1.8.x, v1.9.x, v1.10.x, v1.11.x, "
-         "v1.12.x, v1.13.x (the Corefile Talos generates is vendored per minor release)"],
+         "v1.12.x, v1.13.x, v1.14.x (the Corefile Talos generates is vendored per minor release)"],
     ),
     "unknown-aks-version": (
         "cluster: a\nplatform: aks\nplatformVersion: '1.20'\n",

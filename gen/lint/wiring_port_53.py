@@ -3,8 +3,13 @@
 Fragments name their listeners `zone:53`; they join an existing port-53 server only if the
 main Corefile has one and the process was not started with another `-dns.port`.
 
+The root zone must stay on 53 too: with `.:5353 { … }` beside `corp.example:53 { … }` a
+port-53 listener exists (fragments join it), but it answers only corp.example, so the pods'
+queries for every other name go unanswered.
+
 PASS: `.:53 { … }`, container args `-conf /etc/coredns/Corefile`.
-FAIL: `.:5353 { … }`, or args `-dns.port 1053` -> error at that line.
+FAIL: `.:5353 { … }`, or args `-dns.port 1053` -> error at that line; `.:5353 { … }` while
+`corp.example:53 { … }` listens on 53 -> error at the root block.
 """
 
 from __future__ import annotations
@@ -41,3 +46,12 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             yield Finding(ID, SEVERITY, first.file, first.line,
                           f"no server block of the main Corefile listens on 53 ({' '.join(first.keys)})",
                           "listen on 53, e.g. `.:53 {`")
+            continue
+        root = [(b, k) for b in blocks for k in b.addresses if k.zone == "." and k.scheme == "dns"]
+        if root and not any((default if k.port is None else k.port) in (53, "53") for _, k in root):
+            block, address = root[0]
+            on_53 = sorted({k.text for b in blocks for k in b.addresses if (default if k.port is None else k.port) in (53, "53")})
+            yield Finding(ID, SEVERITY, block.file, block.line,
+                          f"the root zone listens on {address.text}, not on 53, while {', '.join(on_53)} still listens on 53: "
+                          "port 53 answers only those zones, so the pods' other queries go unanswered",
+                          "move the root block back to 53, e.g. `.:53 {`")

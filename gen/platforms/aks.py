@@ -22,6 +22,7 @@ from gen.platforms.base import (
     ImportPoint,
     ObjectRef,
 )
+from gen.platforms import releases as releases_table
 from gen.platforms.minors import MinorTable
 from gen.platforms.custom import check_override_names, configmap
 from gen.rendered import Obj
@@ -34,14 +35,10 @@ DEFAULT_RELEASE = "1.34"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
 
-# AKS Kubernetes minor -> CoreDNS (supported-kubernetes-versions.md, FACTS.md §6).
-COREDNS: dict[tuple[int, int], Version] = {
-    (1, 32): Version(1, 11, 3),
-    (1, 33): Version(1, 12, 1),
-    (1, 34): Version(1, 13, 1),
-    (1, 35): Version(1, 13, 1),
-    (1, 36): Version(1, 14, 3),
-}
+# AKS Kubernetes minor -> (CoreDNS, the Corefile AKS writes): gen/platforms/releases.py, rebuilt by
+# scripts/refresh-platform-data from the supported-versions page and the AKS changelog.
+ROWS = {parse_version(r)[:2]: row for r, row in releases_table.AKS.items()}
+COREDNS: dict[tuple[int, int], Version] = {minor: v for minor, (v, _) in ROWS.items()}
 
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 SERVER_PORT = 53
@@ -70,6 +67,10 @@ def check_version(values: Values) -> tuple[str, str] | None:
     return TABLE.unknown(values.platform_version, "AKS Kubernetes version", "use one of ")
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT, OVERRIDE_IMPORT)
 
@@ -91,8 +92,11 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
 
 
 def stock_corefile(release: Version, cluster_domain: str) -> str | None:
-    """The AKS Corefile users report (Azure/AKS#3786); Microsoft does not publish it."""
-    text = resources.files("gen").joinpath("data/aks/aks-user-reported-Azure-AKS-3786.Corefile").read_text(encoding="utf-8")
+    """The AKS Corefile as a user quotes it (coredns/coredns#7090, the layout since AKS v20241025:
+    two NXDOMAIN `template` blocks); Microsoft does not publish it. A minor outside the table
+    takes the newest row's (the layout does not follow the Kubernetes minor)."""
+    _, name = ROWS.get((release.major, release.minor), ROWS[max(ROWS)])
+    text = resources.files("gen").joinpath(f"data/aks/{name}").read_text(encoding="utf-8")
     return text.replace("cluster.local", cluster_domain) if cluster_domain != "cluster.local" else text
 
 

@@ -108,6 +108,11 @@ class Platform(Protocol):
         """The Corefile the platform itself ships for that release (None: not published)."""
         ...
 
+    def stock_of(self, release: str, cluster_domain: str) -> str | None:
+        """The same for the release as the user writes it (RKE2's +rke2r1 and +rke2r2 may pin
+        different charts): what a render of that release is judged against."""
+        ...
+
     def import_points(self, release: Version) -> tuple[ImportPoint, ...]:
         """Where the Corefile CoreDNS loads imports coredns-custom keys (for lint and verify)."""
         ...

@@ -126,6 +126,10 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     return text if cluster_domain == "cluster.local" else re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
 
 
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
+
+
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()
 

@@ -18,7 +18,6 @@ its keys into coredns-custom with `ssa: Merge` and never prunes it.
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from typing import Any, Mapping
 
@@ -55,7 +54,7 @@ ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/ssa": "Merge", "kustomize.toolkit.fl
 # targetVersion for coredns; v1.14.7 at gardener/gardener@0024ecf6), and Gardener's own release
 # is not in the values: `corednsVersion:` is required.
 KUBERNETES = ((1, 31), (1, 32), (1, 33), (1, 34), (1, 35), (1, 36))
-_STOCK = "data/gardener/gardener-custom-dns-config-f8e1709d.Corefile"
+_STOCK = "data/gardener/gardener-coredns-b312835d.Corefile"
 
 
 TABLE = MinorTable({minor: None for minor in KUBERNETES})  # CoreDNS follows the Gardener release; see KUBERNETES
@@ -78,11 +77,17 @@ def check_version(values: Values) -> tuple[str, str] | None:
 
 
 def stock_corefile(release: Version, cluster_domain: str) -> str | None:
-    """The Corefile Gardener documents, with its `[search-rewrites]` left out (off by default)."""
+    """The Corefile Gardener's coredns component writes (since v1.97 with its search-path
+    `rewrite stop` block), for `cluster_domain`: the component puts the domain in as text and,
+    inside the rewrite regexes, quoted as Go's regexp.QuoteMeta does (`.` as `\\.`)."""
     text = resources.files("gen").joinpath(_STOCK).read_text(encoding="utf-8")
     if cluster_domain != "cluster.local":
-        text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
+        text = text.replace(r"cluster\.local", cluster_domain.replace(".", r"\.")).replace("cluster.local", cluster_domain)
     return text
+
+
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:

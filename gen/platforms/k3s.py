@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from gen import yamlio
 from gen.errors import Problem
 from gen.platforms import newer
+from gen.platforms import releases as releases_table
 from gen.platforms.base import (
     COREDNS_CONFIGMAP,
     COREDNS_DEPLOYMENT,
@@ -25,6 +26,7 @@ from gen.platforms.base import (
     ObjectRef,
 )
 from gen.corefile.facts import UPSTREAM_NAME
+from gen.platforms.stock import imports_after_root_forward
 from gen.platforms.custom import check_override_names, configmap, upstream_override
 from gen.rendered import Obj
 from gen.spec import Values
@@ -38,22 +40,14 @@ OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP, ObjectRef("HorizontalPodAutosca
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
 ALERT = ObjectRef("PrometheusRule", "kube-system", "coredns-replicas")  # rendered with `alert.enabled`
 
-# Exact releases FACTS.md names -> CoreDNS (k3s-io/k3s manifests/coredns.yaml at each commit).
-COREDNS: dict[Version, Version] = {
-    Version(1, 32, 9): Version(1, 12, 3),
-    Version(1, 32, 10): Version(1, 13, 1),
-    Version(1, 34, 2): Version(1, 13, 1),
-    Version(1, 34, 9): Version(1, 14, 4),
-    Version(1, 36, 3): Version(1, 14, 6),
-}
-# k3s imports *.override before its own `forward` from these releases on (PR #12980);
-# before them a root `forward .` override is unreachable. release-1.33 is unverified.
-OVERRIDE_ORDER_FIXED = {(1, 32): 10, (1, 34): 2}
-OVERRIDE_ORDER_FIXED_FROM_MINOR = (1, 35)
+# k3s release -> (CoreDNS, the vendored manifest with its Corefile): gen/platforms/releases.py,
+# rebuilt by scripts/refresh-platform-data from manifests/coredns.yaml at each release's commit.
+RELEASES = releases_table.K3S
 # Where the bundled Corefile imports coredns-custom (absolute paths, FACTS.md §6 k3s details).
 SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
 OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
 
+OLD_ORDER = "k3s-v1.32.9+k3s1-coredns.yaml"  # the layout before k3s PR #12980 (releases before 1.32 have it too)
 SERVER_PORT = 53
 NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
@@ -62,39 +56,59 @@ ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.over
 
 
 def known_releases() -> str:
-    return ", ".join(f"v{v}+k3s1" for v in COREDNS)
+    """Per minor, the first and the last release the tables hold (every patch between is a row)."""
+    spans = []
+    for minor in sorted({parse_version(r)[:2] for r in RELEASES}):
+        mine = sorted((r for r in RELEASES if parse_version(r)[:2] == minor), key=_order)
+        spans.append(f"{mine[0]} … {mine[-1]}" if len(mine) > 1 else mine[0])
+    return ", ".join(spans)
 
 
 def releases() -> tuple[Version, ...]:
-    return tuple(COREDNS)
+    return tuple(sorted({parse_version(r) for r in RELEASES}))
+
+
+def _order(release: str) -> tuple[int, ...]:
+    """Release order: the Kubernetes patch, then the k3s revision (+k3s2 is a later build)."""
+    revision = re.search(r"\+k3s(\d+)$", release)
+    return (*parse_version(release), int(revision[1]) if revision else 0)
+
+
+def _v(release: str) -> str:
+    return release if release.startswith("v") else "v" + release
 
 
 def stand_in(release: str) -> str | None:
-    """k3s's tables are keyed by the Kubernetes patch (`+k3sN` does not change CoreDNS)."""
-    if parse_version(release) in COREDNS:
+    """The release itself when the tables hold it; a later patch or k3s revision takes the
+    newest release of its minor below it."""
+    if _v(release) in RELEASES:
         return release
-    return newer.stand_in(release, (f"v{v}+k3s1" for v in COREDNS), lambda r: tuple(parse_version(r)))
+    return newer.stand_in(_v(release), RELEASES, _order)
 
 
 def newest_release() -> str:
-    return f"v{max(COREDNS)}+k3s1"
+    return max(RELEASES, key=_order)
 
 
 def coredns_for(release: str) -> Version | None:
     chosen = stand_in(release)
-    return COREDNS[parse_version(chosen)] if chosen else None
+    return RELEASES[_v(chosen)][0] if chosen else None
 
 
-def override_after_forward(release: Version) -> bool | None:
-    """True when k3s imports *.override after its own forward (old order); None if unknown."""
-    minor = (release.major, release.minor)
-    if minor >= OVERRIDE_ORDER_FIXED_FROM_MINOR:
-        return False
-    if minor in OVERRIDE_ORDER_FIXED:
-        return release.patch < OVERRIDE_ORDER_FIXED[minor]
-    if minor < (1, 32):
-        return True
-    return None
+@functools.lru_cache(maxsize=None)
+def _imports_override_late(manifest: str) -> bool | None:
+    """Whether the manifest's Corefile imports *.override after its own root forward (so an
+    override's `forward .` is never reached: k3s issue #12979, fixed by PR #12980)."""
+    return imports_after_root_forward(_stock(manifest), {OVERRIDE.pattern}, manifest)
+
+
+def _manifest(release: str) -> str | None:
+    """The vendored manifest whose Corefile `release` (as written) ships; None where no release
+    of its minor at or below it is in the tables."""
+    chosen = stand_in(release)
+    if chosen is not None:
+        return RELEASES[_v(chosen)][1]
+    return OLD_ORDER if parse_version(release)[:2] < (1, 32) else None
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
@@ -113,14 +127,18 @@ def check_version(values: Values) -> tuple[str, str] | None:
     v = parse_version(values.platform_version)
     if v.major != 1 or not 25 <= v.minor <= 40 or "k3s" not in values.platform_version:
         return (f"unknown k3s version {values.platform_version}", "write the k3s release as `k3s --version` prints it, e.g. v1.34.9+k3s1")
+    if _manifest(values.platform_version) is None:
+        return (f"no k3s release of {v.major}.{v.minor} at or below {values.platform_version} is in coredns-gen's tables, "
+                "so its Corefile is not known", f"use one of {known_releases()}")
     return None
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
-    order = override_after_forward(parse_version(values.platform_version))
+    manifest = _manifest(values.platform_version)
+    order = None if manifest is None else _imports_override_late(manifest)
     order_problem = {True: f"k3s {values.platform_version} imports *.override after its own forward, so this forward is never reached",
-                     None: f"k3s {values.platform_version}'s override order is unverified (FACTS.md: release-1.33 unread)"}
+                     None: f"k3s {values.platform_version}'s override order is not in coredns-gen's tables"}
     if values.upstream is not None:
         if order is not False:
             problems.append(at(["upstream"], order_problem[order], ORDER_HINT, key="upstream"))
@@ -146,25 +164,23 @@ def _stock(name: str) -> str:
     raise RuntimeError(f"no coredns ConfigMap in {name}")
 
 
-def _bundled(release: Version, cluster_domain: str) -> str:
-    if override_after_forward(release):
-        name = "k3s-v1.32.9+k3s1-coredns.yaml"
-    else:
-        name = "k3s-v1.36.3+k3s1-coredns.yaml" if (release.major, release.minor) >= (1, 36) else "k3s-v1.34.9+k3s1-coredns.yaml"
-    return _stock(name).replace("%{CLUSTER_DOMAIN}%", cluster_domain)
-
-
 def stock_corefile(release: Version, cluster_domain: str) -> str | None:
-    """k3s's bundled Corefile for that release (old or new override order); None where the
-    order is unverified (release-1.33)."""
-    if override_after_forward(release) is None:
-        return None
-    return _bundled(release, cluster_domain)
+    """k3s's bundled Corefile for that release (its +k3s1 build); None where the tables hold
+    no release of its minor at or below it."""
+    return stock_of(f"v{release}+k3s1", cluster_domain)
+
+
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    manifest = _manifest(release)
+    return None if manifest is None else _stock(manifest).replace("%{CLUSTER_DOMAIN}%", cluster_domain)
 
 
 def main_corefile(values: Values) -> str:
-    """The bundled Corefile; an unverified release gets the fixed order (what 1.34+ ships)."""
-    return _bundled(parse_version(values.platform_version), values.cluster_domain)
+    """The bundled Corefile of the release (check_version and the checks refused the others)."""
+    text = stock_of(values.platform_version, values.cluster_domain)
+    if text is None:
+        raise RuntimeError(f"no vendored k3s manifest for {values.platform_version}")
+    return text
 
 
 def _hpa(values: Values) -> Obj:

@@ -29,6 +29,7 @@ from gen.platforms.base import (
     PLATFORM_ANNOTATION,
     ObjectRef,
 )
+from gen.platforms import releases as releases_table
 from gen.platforms.minors import MinorTable
 from gen.platforms.custom import check_override_names, configmap
 from gen.platforms.stock_edit import with_forward_pair
@@ -49,21 +50,13 @@ VERSION_ANNOTATION = "coredns-gen.io/kubernetes-version"  # the guard warns when
 CUSTOM_VOLUME = "custom-config-volume"
 CUSTOM_MOUNT = "/etc/coredns/custom"
 
-# Kubernetes minor -> the CoreDNS kubeadm deploys (cmd/kubeadm/app/constants CoreDNSVersion):
-# 1.31/1.32 v1.11.3 and 1.33 v1.12.0 (coredns/deployment CoreDNS-k8s_version.md and PR #306, citing
-# kubernetes build/dependencies.yaml@v1.33.0), 1.34 v1.12.1 (CHANGELOG-1.34, kubernetes#131151),
-# 1.35 v1.13.1 (kubernetes/test-infra#35922 "Bump CoreDNS to v1.13.1 for Kubernetes 1.35"). FACTS.md §6.
-COREDNS: dict[tuple[int, int], Version] = {
-    (1, 31): Version(1, 11, 3),
-    (1, 32): Version(1, 11, 3),
-    (1, 33): Version(1, 12, 0),
-    (1, 34): Version(1, 12, 1),
-    (1, 35): Version(1, 13, 1),
-}
-# kubeadm's Corefile template: the cache `disable success/denial` block came with kubernetes
-# PR #128359 (first release taken as 1.32; gen/data/SOURCES.md).
-_STOCK = {(1, 31): "kubeadm-pre-128359.Corefile"}
-_STOCK_DEFAULT = "kubeadm-k8s-008b365.Corefile"
+# Kubernetes minor ("v1.35") or exact patch ("v1.31.0") -> (CoreDNS kubeadm deploys, the Corefile it
+# writes): gen/platforms/releases.py, rebuilt by scripts/refresh-platform-data from the recorded
+# sources (constants.go CoreDNSVersion as CHANGELOGs and coredns/deployment state it).
+ROWS = releases_table.KUBEADM
+COREDNS: dict[tuple[int, int], Version] = {parse_version(r)[:2]: v for r, (v, _) in ROWS.items() if r.count(".") == 1}
+PATCHES: dict[Version, tuple[Version, str]] = {parse_version(r): row for r, row in ROWS.items() if r.count(".") == 2}
+_STOCK = {parse_version(r)[:2]: name for r, (_, name) in ROWS.items() if r.count(".") == 1}
 
 
 TABLE = MinorTable(COREDNS, "v", ".x")
@@ -71,9 +64,14 @@ TABLE = MinorTable(COREDNS, "v", ".x")
 # The release facts are the table's (one implementation for every Kubernetes-minor platform).
 known_releases = TABLE.known
 releases = TABLE.releases
-coredns_for = TABLE.coredns_for
 stand_in = TABLE.stand_in
 newest_release = TABLE.newest_release
+
+
+def coredns_for(release: str) -> Version | None:
+    """The patch's own row where one exists (v1.31.0 kept CoreDNS 1.11.1), else its minor's."""
+    row = PATCHES.get(parse_version(release))
+    return row[0] if row else TABLE.coredns_for(release)
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -95,10 +93,15 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     minor = (release.major, release.minor)
     if minor not in COREDNS:
         return None
-    text = _stock(_STOCK.get(minor, _STOCK_DEFAULT))
+    row = PATCHES.get(release)
+    text = _stock(row[1] if row else _STOCK[minor])
     if cluster_domain != "cluster.local":
         text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
     return text
+
+
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:

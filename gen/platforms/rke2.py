@@ -24,6 +24,7 @@ from gen.corefile import Directive, parse_corefile, parse_directives
 from gen.corefile.model import quote
 from gen.errors import Problem
 from gen.platforms import newer, rke2_chart
+from gen.platforms import releases as releases_table
 from gen.platforms.base import At, ImportPoint, ObjectRef, keys_not_applicable
 from gen.rendered import Obj
 from gen.spec import Values
@@ -45,35 +46,10 @@ SERVER_PORT = 53
 NEXT_HINT = "upgrade RKE2 (every release we know ships CoreDNS ≥ 1.12.0), or set `corednsVersion:` to the image tag it runs"
 
 # RKE2 release -> the rke2-coredns chart it pins (rancher/rke2 · charts/chart_versions.yaml at
-# each release tag: every non-rc tag of minors 1.32 and later in rancher/rke2@6ce1a801). The CoreDNS it runs is the
-# chart's image.tag (rancher/hardened-coredns:vX.Y.Z-buildN), read from the vendored values.
-CHARTS: dict[str, str] = {
-    "v1.32.0+rke2r1": "1.36.102", "v1.32.1+rke2r1": "1.36.102", "v1.32.2+rke2r1": "1.36.102",
-    "v1.32.3+rke2r1": "1.39.100", "v1.32.4+rke2r1": "1.39.201", "v1.32.5+rke2r1": "1.42.000",
-    "v1.32.6+rke2r1": "1.42.302", "v1.32.7+rke2r1": "1.42.302", "v1.32.8+rke2r1": "1.43.101",
-    "v1.32.9+rke2r1": "1.43.302", "v1.32.10+rke2r1": "1.44.300", "v1.32.11+rke2r1": "1.45.003",
-    "v1.32.11+rke2r2": "1.45.008", "v1.32.11+rke2r3": "1.45.008", "v1.32.12+rke2r1": "1.45.201",
-    "v1.32.13+rke2r1": "1.45.201", "v1.32.13+rke2r2": "1.45.205",
-    "v1.33.0+rke2r1": "1.39.201", "v1.33.1+rke2r1": "1.42.000", "v1.33.2+rke2r1": "1.42.302",
-    "v1.33.3+rke2r1": "1.42.302", "v1.33.4+rke2r1": "1.43.101", "v1.33.5+rke2r1": "1.43.302",
-    "v1.33.6+rke2r1": "1.44.300", "v1.33.7+rke2r1": "1.45.003", "v1.33.7+rke2r2": "1.45.008",
-    "v1.33.7+rke2r3": "1.45.008", "v1.33.8+rke2r1": "1.45.201", "v1.33.9+rke2r1": "1.45.201",
-    "v1.33.10+rke2r1": "1.45.205", "v1.33.10+rke2r2": "1.45.205", "v1.33.10+rke2r3": "1.45.205",
-    "v1.33.11+rke2r1": "1.45.209", "v1.33.12+rke2r1": "1.45.212", "v1.33.12+rke2r2": "1.45.212",
-    "v1.33.13+rke2r1": "1.46.002", "v1.33.13+rke2r2": "1.46.201",
-    "v1.34.1+rke2r1": "1.43.302", "v1.34.2+rke2r1": "1.44.300", "v1.34.3+rke2r1": "1.45.003",
-    "v1.34.3+rke2r2": "1.45.008", "v1.34.3+rke2r3": "1.45.008", "v1.34.4+rke2r1": "1.45.201",
-    "v1.34.5+rke2r1": "1.45.201", "v1.34.6+rke2r1": "1.45.205", "v1.34.6+rke2r2": "1.45.205",
-    "v1.34.6+rke2r3": "1.45.205", "v1.34.7+rke2r1": "1.45.209", "v1.34.8+rke2r1": "1.45.212",
-    "v1.34.8+rke2r2": "1.45.212", "v1.34.9+rke2r1": "1.46.002", "v1.34.10+rke2r1": "1.46.201",
-    "v1.35.0+rke2r1": "1.45.003", "v1.35.0+rke2r2": "1.45.008", "v1.35.0+rke2r3": "1.45.008",
-    "v1.35.1+rke2r1": "1.45.201", "v1.35.2+rke2r1": "1.45.201", "v1.35.3+rke2r1": "1.45.205",
-    "v1.35.3+rke2r2": "1.45.205", "v1.35.3+rke2r3": "1.45.205", "v1.35.4+rke2r1": "1.45.209",
-    "v1.35.5+rke2r1": "1.45.212", "v1.35.5+rke2r2": "1.45.212", "v1.35.6+rke2r1": "1.46.002",
-    "v1.35.7+rke2r1": "1.46.201",
-    "v1.36.0+rke2r1": "1.45.212", "v1.36.1+rke2r1": "1.45.212", "v1.36.1+rke2r2": "1.45.212",
-    "v1.36.2+rke2r1": "1.46.002", "v1.36.3+rke2r1": "1.46.201",
-}
+# each release tag): gen/platforms/releases.py, rebuilt by scripts/refresh-platform-data. The
+# CoreDNS it runs is the chart's image.tag (rancher/hardened-coredns:vX.Y.Z-buildN), read from the
+# vendored values.
+CHARTS: dict[str, str] = releases_table.RKE2
 EXTRA_CLUSTER_DOMAINS_FROM = (1, 46, 201)  # nodelocal.extraClusterDomains first appears in this chart
 
 
@@ -157,6 +133,12 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     """The Corefile the chart renders with its own values (newest rke2rN of that patch)."""
     name = _newest_revision(release)
     chart = chart_of(name) if name else None
+    return rke2_chart.corefile(_with_globals(chart_values(chart), cluster_domain)) if chart else None
+
+
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    """The Corefile the chart this very release pins renders with its own values."""
+    chart = chart_of(release)
     return rke2_chart.corefile(_with_globals(chart_values(chart), cluster_domain)) if chart else None
 
 

@@ -21,8 +21,12 @@ def overrides_after_root_forward(platform: Platform, release: Version) -> bool |
     text = platform.stock_corefile(release, "cluster.local")
     if not points or text is None:
         return None
-    patterns = {p.pattern for p in points}
-    for block in parse_corefile(text, filename=f"{platform.NAME} stock Corefile").server_blocks:
+    return imports_after_root_forward(text, {p.pattern for p in points}, f"{platform.NAME} stock Corefile")
+
+
+def imports_after_root_forward(text: str, patterns: set[str], name: str) -> bool | None:
+    """The same question of one Corefile text and its override import patterns."""
+    for block in parse_corefile(text, filename=name).server_blocks:
         names = [("import" if d.name == "import" and d.args and d.args[0] in patterns else
                   "forward" if is_root_forward(d) else "") for d in block.directives]
         if "import" in names:

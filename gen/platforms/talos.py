@@ -14,6 +14,8 @@ from importlib import resources
 from typing import Any, Mapping
 
 from gen.errors import Problem
+from gen.platforms import newer
+from gen.platforms import releases as releases_table
 from gen.platforms.base import COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT, At, ImportPoint, ObjectRef
 from gen.rendered import Obj
 from gen.platforms.stock_edit import with_forward_pair
@@ -26,32 +28,28 @@ DEFAULT_RELEASE = "v1.13.9"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_DEPLOYMENT,)
 
-# Talos: (minor) -> list of (first patch, CoreDNS) in ascending order (FACTS.md §6:
-# siderolabs/talos pkg/machinery/constants/constants.go `DefaultCoreDNSVersion` at each tag).
-COREDNS: dict[tuple[int, int], list[tuple[int, Version]]] = {
-    (1, 8): [(0, Version(1, 11, 3))],
-    (1, 9): [(0, Version(1, 12, 0))],
-    (1, 10): [(0, Version(1, 12, 1))],
-    (1, 11): [(0, Version(1, 12, 2)), (1, Version(1, 12, 3)), (3, Version(1, 12, 4))],
-    (1, 12): [(0, Version(1, 13, 2)), (8, Version(1, 14, 3)), (9, Version(1, 14, 2))],
-    (1, 13): [(0, Version(1, 14, 2)), (7, Version(1, 14, 4)), (8, Version(1, 14, 6))],
-}
-# Newest patch FACTS.md covers per Talos minor; later patches are not guessed.
-LAST_KNOWN_PATCH = {(1, 8): 4, (1, 9): 6, (1, 10): 9, (1, 11): 6, (1, 12): 11, (1, 13): 9}
+# Talos tag -> (CoreDNS, Corefile of its minor): gen/platforms/releases.py, rebuilt by
+# scripts/refresh-platform-data from siderolabs/talos's DefaultCoreDNSVersion at each tag.
+TAGS = releases_table.TALOS
 
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 SERVER_PORT = 53
 NEXT_HINT = ("upgrade to Talos v1.9 or later (CoreDNS ≥ 1.12.0), or, if you pinned a newer CoreDNS image with "
              "cluster.coreDNS.image, set `corednsVersion:` to that tag (≥ 1.11.4)")
 
+def _tag(release: str) -> str:
+    return release if release.startswith("v") else "v" + release
+
+
+def _order(release: str) -> tuple[int, ...]:
+    """Tag order: a release candidate before its release (v1.14.0-rc.1 < v1.14.0)."""
+    rc = re.search(r"-rc\.(\d+)$", release)
+    return (*parse_version(release), 0 if rc else 1, int(rc[1]) if rc else 0)
+
+
 def _known() -> dict[tuple[int, int], str]:
-    files = resources.files("gen").joinpath("data/talos")
-    out = {}
-    for entry in files.iterdir():
-        m = re.fullmatch(r"talos-(\d+)\.(\d+)\.Corefile", entry.name)
-        if m:
-            out[(int(m[1]), int(m[2]))] = entry.name
-    return dict(sorted(out.items()))
+    """Minor -> the vendored Corefile its tags render."""
+    return dict(sorted({parse_version(tag)[:2]: corefile for tag, (_, corefile) in TAGS.items()}.items()))
 
 
 KNOWN = _known()
@@ -66,31 +64,20 @@ def releases() -> tuple[Version, ...]:
 
 
 def stand_in(release: str) -> str | None:
-    """A patch after the newest one the tables cover takes that one's CoreDNS."""
-    v = parse_version(release)
-    minor = (v.major, v.minor)
-    if minor not in COREDNS:
-        return None
-    return release if v.patch <= LAST_KNOWN_PATCH[minor] else f"v{v.major}.{v.minor}.{LAST_KNOWN_PATCH[minor]}"
+    """The tag itself when the tables hold it; a later patch takes the newest tag of its minor below it."""
+    if _tag(release) in TAGS:
+        return release
+    return newer.stand_in(_tag(release), TAGS, _order)
 
 
 def newest_release() -> str:
-    a, b = max(LAST_KNOWN_PATCH)
-    return f"v{a}.{b}.{LAST_KNOWN_PATCH[(a, b)]}"
+    return max(TAGS, key=_order)
 
 
 def coredns_for(release: str) -> Version | None:
-    """CoreDNS that a Talos release deploys by default (a later patch: the newest known one's)."""
+    """CoreDNS that a Talos release deploys by default (a later patch: its stand-in's)."""
     known = stand_in(release)
-    if known is None:
-        return None
-    v = parse_version(known)
-    table = COREDNS[(v.major, v.minor)]
-    chosen = table[0][1]
-    for first_patch, coredns in table:
-        if v.patch >= first_patch:
-            chosen = coredns
-    return chosen
+    return TAGS[_tag(known)][0] if known else None
 
 
 def kubernetes_version(values: Values) -> str | None:
@@ -119,6 +106,10 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
     if cluster_domain != "cluster.local":
         text = re.sub(r"(?<=[ \t])cluster\.local(?=\s)", cluster_domain, text)
     return text
+
+
+def stock_of(release: str, cluster_domain: str) -> str | None:
+    return stock_corefile(parse_version(release), cluster_domain)
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
