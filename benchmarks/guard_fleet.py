@@ -48,7 +48,9 @@ sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]  # this checkou
 from fleet_extra import flate, heavy, sharded  # noqa: E402  (the scenarios this file's runs share)
 APPS = ["dns", "ingress", "monitoring", "logging", "certs", "policy", "storage", "backup", "registry", "web"]
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.invalid",
-           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null"}
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null",
+           # no automatic gc in the background (a 1,000-cluster commit starts one): the explicit one packs
+           "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "gc.auto", "GIT_CONFIG_VALUE_0": "0"}
 
 
 def git(root: Path, *args: str) -> str:
