@@ -203,6 +203,11 @@ def _case(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.Mo
     first = run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))  # leaves base's index
     if other == {"README.md": "another change\n"}:
         assert not [f for f in first.findings if f.rule == "build-failed"], "the random fleet builds at base"
+    _both_ways(root, cache, plans, monkeypatch, f"seed {seed}: change {sorted(change)}")
+
+
+def _both_ways(root: Path, cache: Path, plans: list[reach.Reach], monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    """base..head judged with the cache (its plan recorded in `plans`) and with none: the same."""
     planned = reach.plan
 
     def recorded(*args: Any, **kwargs: Any) -> reach.Reach:
@@ -214,7 +219,7 @@ def _case(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.Mo
     with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
     monkeypatch.setattr(reach, "plan", planned)
     whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
-    assert _said(with_index) == _said(whole), f"seed {seed}: change {sorted(change)}"
+    assert _said(with_index) == _said(whole), what
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -320,18 +325,7 @@ def _chain(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.M
         git(root, "tag", name)
     cache = tmp / f"chain-cache-{seed}"
     run_guard(GuardOptions(repo=root, base="older", head="older", cache_dir=cache))  # indexes `older` only
-    planned = reach.plan
-
-    def recorded(*args: Any, **kwargs: Any) -> reach.Reach:
-        found = planned(*args, **kwargs)
-        plans.append(found)
-        return found
-
-    monkeypatch.setattr(reach, "plan", recorded)
-    with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
-    monkeypatch.setattr(reach, "plan", planned)
-    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
-    assert _said(with_index) == _said(whole), f"seed {seed}"
+    _both_ways(root, cache, plans, monkeypatch, f"seed {seed}")
 
 
 @pytest.mark.parametrize("seed", range(3))
