@@ -24,9 +24,7 @@
 package artifact
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
+	"github.com/coredns-gen/coredns-gen/tools/helper/lines"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,30 +68,7 @@ type result struct {
 
 // Main serves `coredns-gen-helper artifact`.
 func Main(args []string) {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<30)
-	out := bufio.NewWriter(os.Stdout)
-	enc := json.NewEncoder(out)
-	for in.Scan() {
-		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
-			os.Exit(2)
-		}
-		res := kept(req)
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-		if err := out.Flush(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	lines.Serve(os.Stdin, os.Stdout, kept)
 }
 
 func kept(req request) (res result) {

@@ -12,9 +12,8 @@ package build
 // annotated `kustomize.toolkit.fluxcd.io/substitute: disabled`).
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"github.com/coredns-gen/coredns-gen/tools/helper/lines"
 	"os"
 	"sort"
 
@@ -34,29 +33,7 @@ type varsResult struct {
 
 // VarsMain serves `coredns-gen-helper vars`.
 func VarsMain(args []string) {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<28)
-	out := bufio.NewWriter(os.Stdout)
-	enc := json.NewEncoder(out)
-	for in.Scan() {
-		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
-			os.Exit(2)
-		}
-		if err := enc.Encode(referenced(req)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-		if err := out.Flush(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	lines.Serve(os.Stdin, os.Stdout, referenced)
 }
 
 // referenced builds req as kustomize-controller does up to postBuild and names the variables

@@ -13,11 +13,11 @@
 package resourceset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/coredns-gen/coredns-gen/tools/helper/lines"
 	"io"
 	"os"
 	"os/exec"
@@ -62,29 +62,7 @@ func Main(args []string) {
 		fmt.Print(string(out))
 		return
 	}
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<30)
-	out := bufio.NewWriter(os.Stdout)
-	enc := json.NewEncoder(out)
-	for in.Scan() {
-		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
-			os.Exit(2)
-		}
-		if err := enc.Encode(render(cli, req)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-		if err := out.Flush(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-	}
-	if err := in.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	lines.Serve(os.Stdin, os.Stdout, func(req request) result { return render(cli, req) })
 }
 
 // binary finds the Flux Operator CLI: $COREDNS_GEN_FLUX_OPERATOR, else beside this helper.
