@@ -20,14 +20,14 @@ class Field(NamedTuple):
 
 
 FIELDS: dict[Need, Field] = {
-    "zones[].lines": Field(False, "extra plugin lines in a zone's server block"),
-    "upstream.resolvConf": Field(False, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
-    "${VAR}": Field(False, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
-    "flux.source": Field(False, "an existing Flux source named by kind and name"),
-    "flux.prune": Field(False, "the Flux Kustomization's `prune`"),
-    "flux.targetNamespace": Field(False, "the Flux Kustomization's `targetNamespace`"),
-    "flux.commonMetadata": Field(False, "the Flux Kustomization's `commonMetadata`"),
-    "flux.postBuild": Field(False, "the Flux Kustomization's `postBuild`"),
+    "zones[].lines": Field(True, "extra plugin lines in a zone's server block"),
+    "upstream.resolvConf": Field(True, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
+    "${VAR}": Field(True, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
+    "flux.source": Field(True, "an existing Flux source named by kind and name"),
+    "flux.prune": Field(True, "the Flux Kustomization's `prune`"),
+    "flux.targetNamespace": Field(True, "the Flux Kustomization's `targetNamespace`"),
+    "flux.commonMetadata": Field(True, "the Flux Kustomization's `commonMetadata`"),
+    "flux.postBuild": Field(True, "the Flux Kustomization's `postBuild`"),
 }
 
 
