@@ -474,3 +474,29 @@ def test_a_key_beside_the_corefile_the_render_would_drop_is_named(tmp_path: Path
     said = [str(d) for d in import_dns([tmp_path / "cm.yaml"], "talos", "v1.13.9", "prod-talos").differences]
     assert said == ["ConfigMap kube-system/coredns key example.db: 17 characters: the render writes only its Corefile: "
                     "no values key says it"]
+
+
+def test_zones_that_answer_themselves_are_named_one_by_one_and_the_talos_stock_default_block_is_no_difference() -> None:
+    """Stasky745/homeops (Talos): server blocks of `template` answers and `hosts`, with no
+    forward, are no values zone; each is named, and nothing else differs."""
+    result = import_dns([DATA / "stasky745-homeops-talos.yaml"], "talos", "v1.13.0", "home")
+    said = [str(d) for d in result.differences]
+    assert said == [
+        "Corefile server block netbird.stasky.win pangolin.stasky.win vps.stasky.win:53: netbird.stasky.win "
+        "pangolin.stasky.win vps.stasky.win:53: a zone has one address; a block serving several is not a values zone",
+        "Corefile server block stasky.win:53: stasky.win:53: a zone forwards `.` to its upstreams; this block does not",
+        "Corefile server block ribera.cat:53: ribera.cat:53: a zone forwards `.` to its upstreams; this block does not"]
+    assert result.values_text is not None and "resolvConf: true" in result.values_text
+    assert "+" not in "".join(line[0] for line in result.diff.splitlines()[2:] if line)  # only the input's blocks are missing
+
+
+def test_a_coredns_custom_talos_never_reads_is_named_and_its_stock_corefile_is_what_runs(tmp_path: Path) -> None:
+    """bluevulpine/flux-talos: a coredns-custom on Talos, whose Corefile imports no key. With only
+    it given, the Talos stock Corefile is what CoreDNS runs: upstream.resolvConf, and the one
+    difference says the key was never read."""
+    result = import_dns([DATA / "bluevulpine-flux-talos-947c9d31.yaml"], "talos", "v1.10.6", "home")
+    assert [str(d) for d in result.differences] == [
+        "coredns-custom key minio.server: minio.server: talos imports only no key: CoreDNS never reads it, and the render has no such key"]
+    assert not result.diff
+    assert result.values_text is not None and yaml.safe_load(result.values_text)["upstream"] == {"resolvConf": True}
+    assert any("stock Corefile is read as the one the cluster runs" in p for p in result.placed)

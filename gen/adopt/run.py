@@ -85,6 +85,13 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     if main is not None and owned:  # a zone file for the `file` plugin, say: the render writes only the Corefile
         diffs += [Difference(f"ConfigMap kube-system/coredns key {key}", f"{len(text)} characters",
                              "the render writes only its Corefile: no values key says it") for key, text in sorted(main.items()) if key != "Corefile"]
+    if corefile_text is None and owned and main is None and _configmap_data(held, "coredns-custom") is not None \
+            and not any(o.get("kind") in ("HelmChartConfig", "Addon") for o in held.objects):
+        # (only coredns-custom given: CoreDNS loads the platform's Corefile, as it wrote it)
+        corefile_text, where = platform.stock_corefile(version, "cluster.local"), f"{platform.NAME} {release} stock Corefile"
+        if corefile_text is not None:
+            placed.append(f"ConfigMap kube-system/coredns is not among the inputs: the {where} is read as the one the "
+                          "cluster runs (pass the coredns ConfigMap, or a dump of it, if it was changed)")
     if corefile_text is not None and owned:
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
