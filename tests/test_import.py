@@ -500,3 +500,32 @@ def test_a_coredns_custom_talos_never_reads_is_named_and_its_stock_corefile_is_w
     assert not result.diff
     assert result.values_text is not None and yaml.safe_load(result.values_text)["upstream"] == {"resolvConf": True}
     assert any("stock Corefile is read as the one the cluster runs" in p for p in result.placed)
+
+
+@pytest.mark.parametrize("broken,read", [("kubernetes/apps/network/kustomization.yaml", True),
+                                         ("kubernetes/apps/kustomization.yaml", False)])
+def test_a_parent_whose_whole_tree_does_not_build_is_built_nearer_the_child_only_when_nothing_above_changes_it(
+        tmp_path: Path, broken: str, read: bool) -> None:
+    """As in nickdavies/homelab, where another app's remote base cannot be fetched here: the
+    folder nearer the child builds when no kustomization file above it could change the child;
+    a kustomization file above it (which could) leaves the postBuild unknown, said in a note."""
+    paths = _layout(tmp_path, "nickdavies-homelab-talos.yaml", "nickdavies-homelab-ks.yaml")
+    build_tree(tmp_path, {"kubernetes/flux/apps.yaml": (DATA / "nickdavies-homelab-apps.yaml").read_text(),
+                          broken: "resources: [missing.yaml]\n"})
+    result = import_dns([*paths, tmp_path / "kubernetes/flux/apps.yaml"], "talos", "v1.13.0", "homelab", repo=tmp_path)
+    assert result.same is read, [str(d) for d in result.differences]
+    assert result.values_text is not None
+    assert ("postBuild" in yaml.safe_load(result.values_text)["flux"]) is read
+    assert any("does not build here" in n for n in result.notes) is not read, result.notes
+
+
+def test_a_flux_output_the_artifact_leaves_out_is_said(tmp_path: Path) -> None:
+    """The old Kustomization's file holds another object too, so the render would write the
+    default clusters/home/coredns.yaml, which `/*` leaves out of home-kubernetes's artifact."""
+    build_tree(tmp_path, {"kubernetes/apps/kube-system/coredns/app/configmap.yaml": (DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text(),
+                          "kubernetes/apps/kube-system/coredns/ks.yaml": (DATA / "mrmarble-home-ops-d22efe49-ks.yaml").read_text()
+                          + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n",
+                          "kubernetes/flux/config/cluster.yaml": (DATA / "mrmarble-home-ops-cf8c889e-gitrepository.yaml").read_text()})
+    result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
+    said = [n for n in result.notes if n.startswith("flux.output clusters/home/coredns.yaml would not be in the artifact")]
+    assert said and "kubernetes/flux/config/cluster.yaml:15 `/*`" in said[0], result.notes
