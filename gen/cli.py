@@ -278,7 +278,7 @@ def new(
 
 @app.command("import")
 def import_(
-    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Manifests or folders holding cluster DNS: ConfigMap kube-system/coredns or coredns-custom, HelmChartConfig rke2-coredns, an EKS add-on's configurationValues, a Corefile, or `kubectl get cm,deploy -o yaml` output.", show_default=False)],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Manifests or folders holding cluster DNS: ConfigMap kube-system/coredns or coredns-custom, HelmChartConfig rke2-coredns, an EKS add-on's configurationValues, a Corefile, or `kubectl get cm,deploy -o yaml` output; with them the old Flux Kustomization's file (its fields become `flux:`) and, when its postBuild comes from a parent's patches, the parent's file.", show_default=False)],
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener.", show_default=False)],
     platform_version: Annotated[str, typer.Option("--platform-version", help="The release the cluster runs (its stock Corefile is what the input is compared with).", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
@@ -292,7 +292,9 @@ def import_(
     The values are rendered in memory and what CoreDNS would load is compared with what it loads
     now, through CoreDNS's own parser. Exit 0: the values were written and render the same
     configuration. Exit 1: something would differ; each difference is listed (with the line diff
-    of the Corefile) and nothing is written unless --allow-loss. Then `coredns-gen render`, and
+    of the Corefile) and nothing is written unless --allow-loss. When the Flux artifact would
+    leave the default overlay folder out, `overlay:` is set to the input's folder (a note says
+    so). Then `coredns-gen render`, and
     switch in an order the guard accepts: keep the old Flux Kustomization's name (flux.name,
     flux.namespace) in one commit, or merge `kustomize.toolkit.fluxcd.io/prune: disabled` on the
     old ConfigMap first (docs/migrate.md).

@@ -72,29 +72,48 @@ def test_k3s_coredns_custom_server_key_imports_as_a_zone_with_no_difference(tmp_
     assert values.startswith("# Imported by `coredns-gen import` from ")
 
 
-def test_a_zone_line_no_values_key_says_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+def test_extra_plugin_lines_in_a_zone_import_as_zone_lines_with_no_difference(tmp_path: Path) -> None:
     code, output, out = _import(tmp_path, str(DATA / "mrmarble-home-ops-cf8c889e.yaml"), "--platform", "k3s",
                                 "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
+    assert code == 0, output
+    assert "no difference" in output
+    values = yaml.safe_load(out.read_text())
+    assert values["zones"] == [{"zone": "internal", "upstreams": ["192.168.1.1"],
+                                "lines": ["template IN AAAA {", "    rcode NXDOMAIN", "}"]}]
+
+
+ZONE_FORWARD_OPTION = (DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text().replace(
+    "forward . 192.168.1.1", "forward . 192.168.1.1 {\n          max_fails 5\n        }")
+
+
+def test_a_zone_forward_option_no_values_key_says_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    (tmp_path / "custom.yaml").write_text(ZONE_FORWARD_OPTION)
+    assert "max_fails 5" in (tmp_path / "custom.yaml").read_text()
+    code, output, out = _import(tmp_path, str(tmp_path / "custom.yaml"), "--platform", "k3s",
+                                "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
     assert code == 1, output
-    assert "template IN AAAA { rcode NXDOMAIN }: needs zones[].lines, not in this version" in output
-    assert "-    template IN AAAA {" in output  # the line diff of what CoreDNS would load
+    assert "forward options max_fails 5: a zone's forward takes only `policy` and `next` from values" in output
     assert "nothing written" in output and not out.exists()
 
 
 def test_allow_loss_writes_the_values_with_every_difference_in_its_header(tmp_path: Path) -> None:
-    code, output, out = _import(tmp_path, str(DATA / "mrmarble-home-ops-cf8c889e.yaml"), "--platform", "k3s",
+    (tmp_path / "custom.yaml").write_text(ZONE_FORWARD_OPTION)
+    code, output, out = _import(tmp_path, str(tmp_path / "custom.yaml"), "--platform", "k3s",
                                 "--platform-version", "v1.34.2+k3s1", "--cluster", "home", "--allow-loss")
     assert code == 0, output
     text = out.read_text()
-    assert "#   - coredns-custom key internal.server server block internal.:53: template IN AAAA" in text
+    assert "#   - coredns-custom key internal.server server block internal.:53: forward options max_fails 5" in text
     assert values_from_data(yaml.safe_load(text), "imported").zones[0].upstreams == ("192.168.1.1",)
 
 
-def test_talos_needs_are_named_and_no_values_file_is_claimed() -> None:
+def test_talos_resolv_conf_is_kept_and_a_variable_without_postbuild_is_named() -> None:
+    """Alone, the Talos ConfigMap's `${SECRET_DOMAIN}` has no postBuild to fill it: the zone is
+    named, not written as literal text; Talos's own `forward . /etc/resolv.conf` is kept."""
     result = import_dns([DATA / "nickdavies-homelab-talos.yaml"], "talos", "v1.13.0", "homelab")
-    assert result.values_text is None
-    assert {d.need for d in result.differences} == {"upstream.resolvConf", "${VAR}"}
-    assert any("internal.${SECRET_DOMAIN}" in d.what for d in result.differences)
+    assert result.values_text is not None and "upstream:\n  resolvConf: true\n" in result.values_text
+    said = [str(d) for d in result.differences]
+    assert any("internal.${SECRET_DOMAIN}" in s and "has no postBuild" in s for s in said), said
+    assert not any("needs " in s for s in said)
 
 
 def test_kubeadm_stub_domain_is_a_zone_and_each_default_block_difference_is_named() -> None:
@@ -201,7 +220,7 @@ def test_the_switch_keeping_the_kustomization_name_passes_the_guard_and_a_rename
         out.write_text(out.read_text() + f"flux:\n  name: {name}\n")
     else:
         assert "flux:\n  name: coredns\n  namespace: flux-system\n  output: clusters/prod/coredns.yaml\n  interval: 30m\n" in out.read_text()
-        assert "targetNamespace kube-system is left out" in output
+        assert "  targetNamespace: kube-system\n" in out.read_text()
     git(tmp_path, "rm", "-rq", "kubernetes/coredns", "clusters/prod/coredns.yaml")
     (tmp_path / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
     assert runner.invoke(app, ["render", "--repo", str(tmp_path)]).exit_code == 0
@@ -274,23 +293,29 @@ def test_the_same_object_twice_is_bad_input(tmp_path: Path) -> None:
     assert code == 2 and "ConfigMap coredns-custom is here and at" in output
 
 
-def test_when_a_needed_field_lands_the_mapping_writes_it_instead_of_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fields another change adds (gen/adopt/needs.py): turning an entry available is all it
-    takes for import to write it (the proof then judges the render with it)."""
+def test_every_field_of_the_table_is_available_and_the_mapping_writes_it() -> None:
+    """Every values field import once lacked (gen/adopt/needs.py) is in this version: zone lines,
+    `${VAR}` and upstream.resolvConf are written, not named as differences."""
+    assert all(field.available for field in FIELDS.values())
     k3s, talos = get("k3s"), get("talos")
     text = yaml.safe_load((DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text())["data"]
-    before = mapping.custom_keys(text, k3s, parse_version("v1.34.9+k3s1"), overrides=True)
-    assert [d.need for d in before.differences] == ["zones[].lines"] and "lines" not in before.data["zones"][0]
-    corefile = yaml.safe_load((DATA / "nickdavies-homelab-talos.yaml").read_text())["data"]["Corefile"]
-    for need in needs.FIELDS:
-        monkeypatch.setitem(needs.FIELDS, need, needs.Field(True, needs.FIELDS[need].says))
     after = mapping.custom_keys(text, k3s, parse_version("v1.34.9+k3s1"), overrides=True)
     assert after.differences == []
     assert after.data["zones"][0]["lines"] == ["template IN AAAA {", "    rcode NXDOMAIN", "}"]
+    corefile = yaml.safe_load((DATA / "nickdavies-homelab-talos.yaml").read_text())["data"]["Corefile"]
     talos_values = mapping.main_corefile(corefile, talos, parse_version("v1.13.0"), "Corefile", upstream_required=True)
     assert talos_values.differences == []
     assert talos_values.data == {"upstream": {"resolvConf": True},
                                  "zones": [{"zone": "internal.${SECRET_DOMAIN}", "upstreams": ["192.168.254.200"]}]}
+
+
+def test_a_field_the_table_marks_unavailable_is_named_as_needed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table stays the one switch: an entry turned off is a named difference again."""
+    monkeypatch.setitem(needs.FIELDS, "zones[].lines", needs.Field(False, needs.FIELDS["zones[].lines"].says))
+    text = yaml.safe_load((DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text())["data"]
+    before = mapping.custom_keys(text, get("k3s"), parse_version("v1.34.9+k3s1"), overrides=True)
+    assert [d.need for d in before.differences] == ["zones[].lines"] and "lines" not in before.data["zones"][0]
+    assert "needs zones[].lines, not in this version" in str(before.differences[0])
 
 
 def test_rke2_chart_values_beyond_servers_are_imported_and_compared_key_by_key(tmp_path: Path) -> None:
@@ -345,17 +370,69 @@ def _layout(tmp_path: Path, configmap: str, ks: str) -> list[Path]:
     return [tmp_path / "kubernetes/apps/kube-system/coredns"]
 
 
-def test_the_flux_kustomization_that_applies_the_input_is_read_and_what_values_cannot_say_is_named(tmp_path: Path) -> None:
+def test_the_flux_kustomization_that_applies_the_input_becomes_flux_values(tmp_path: Path) -> None:
+    """nickdavies/homelab: sourceRef (with its own namespace), `prune: false`, targetNamespace and
+    commonMetadata are written; with no postBuild the `${SECRET_DOMAIN}` zone is still named."""
     result = import_dns(_layout(tmp_path, "nickdavies-homelab-talos.yaml", "nickdavies-homelab-ks.yaml"),
                         "talos", "v1.13.0", "homelab", repo=tmp_path)
-    flux = {(d.need, d.what) for d in result.differences if d.where.startswith("Flux Kustomization flux-system/coredns")}
-    assert flux == {("flux.source", '{"kind": "GitRepository", "name": "homelab", "namespace": "flux-system"}'),
-                    ("flux.prune", "false"), ("flux.commonMetadata", '{"labels": {"app.kubernetes.io/name": "coredns"}}')}
+    assert not [d for d in result.differences if d.where.startswith("Flux Kustomization")]
+    assert result.values_text is not None
+    flux = yaml.safe_load(result.values_text)["flux"]
+    assert flux == {"name": "coredns", "namespace": "flux-system", "output": "kubernetes/apps/kube-system/coredns/ks.yaml",
+                    "interval": "1h", "timeout": "5m", "retryInterval": "2m", "wait": False,
+                    "source": {"kind": "GitRepository", "name": "homelab"}, "prune": False, "targetNamespace": "kube-system",
+                    "commonMetadata": {"labels": {"app.kubernetes.io/name": "coredns"}}}
+    assert any("has no postBuild" in str(d) for d in result.differences)
 
 
-def test_the_applying_kustomization_becomes_flux_values_when_the_fields_land(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for need in needs.FIELDS:
-        monkeypatch.setitem(needs.FIELDS, need, needs.Field(True, needs.FIELDS[need].says))
+@pytest.mark.parametrize("ref,why", [({"kind": "Bucket", "name": "b"}, "names a GitRepository or an OCIRepository"),
+                                     ({"kind": "GitRepository", "name": "g", "namespace": "other"}, "in another")])
+def test_a_source_flux_source_cannot_name_is_a_named_difference(ref: dict[str, str], why: str) -> None:
+    ks = yaml.safe_load((DATA / "nickdavies-homelab-ks.yaml").read_text())
+    ks["spec"]["sourceRef"] = ref
+    flux, differences, _ = mapping.flux_of(ks, None, "ks.yaml:3")
+    assert "source" not in flux
+    assert [d.where.rsplit(" ", 1)[1] for d in differences] == ["spec.sourceRef"] and why in differences[0].why
+
+
+def test_postbuild_a_parent_kustomization_patches_in_is_read_from_flux_s_own_build(tmp_path: Path) -> None:
+    """nickdavies/homelab: `cluster-apps` gives every child Kustomization its postBuild through
+    `spec.patches`; given the parent's file too, import reads the child as kustomize-controller
+    builds it, so `${SECRET_DOMAIN}` is filled by the same substituteFrom and nothing is lost."""
+    paths = _layout(tmp_path, "nickdavies-homelab-talos.yaml", "nickdavies-homelab-ks.yaml")
+    (tmp_path / "kubernetes/flux").mkdir()
+    (tmp_path / "kubernetes/flux/apps.yaml").write_text((DATA / "nickdavies-homelab-apps.yaml").read_text())
+    result = import_dns([*paths, tmp_path / "kubernetes/flux/apps.yaml"], "talos", "v1.13.0", "homelab", repo=tmp_path)
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert result.values_text is not None
+    values = yaml.safe_load(result.values_text)
+    assert values["flux"]["postBuild"] == {"substituteFrom": [{"kind": "ConfigMap", "name": "cluster-settings"},
+                                                             {"kind": "Secret", "name": "cluster-config-secret"}]}
+    assert values["zones"] == [{"zone": "internal.${SECRET_DOMAIN}", "upstreams": ["192.168.254.200"]}]
+    assert any("its patches set spec.postBuild" in n for n in result.notes), result.notes
+
+
+def test_overlay_goes_beside_the_input_when_the_artifact_leaves_the_default_folder_out(tmp_path: Path) -> None:
+    """MrMarble/home-ops: GitRepository home-kubernetes ignores `/*` then re-includes
+    `!/kubernetes`, so overlays/k3s/home would never be applied: the overlay is the folder of
+    the input, inside what Flux delivers, and the note names the rule."""
+    build_tree(tmp_path, {"kubernetes/apps/kube-system/coredns/app/configmap.yaml": (DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text(),
+                          "kubernetes/apps/kube-system/coredns/app/kustomization.yaml": "resources: [configmap.yaml]\n",
+                          "kubernetes/apps/kube-system/coredns/ks.yaml": (DATA / "mrmarble-home-ops-d22efe49-ks.yaml").read_text(),
+                          "kubernetes/flux/config/cluster.yaml": (DATA / "mrmarble-home-ops-cf8c889e-gitrepository.yaml").read_text()})
+    result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert result.values_text is not None
+    assert yaml.safe_load(result.values_text)["overlay"] == "kubernetes/apps/kube-system/coredns/app"
+    said = [n for n in result.notes if n.startswith("overlay:")]
+    assert said and "kubernetes/flux/config/cluster.yaml:15 `/*`" in said[0], result.notes
+    # without the ignore rule the default folder stays
+    (tmp_path / "kubernetes/flux/config/cluster.yaml").unlink()
+    result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
+    assert result.values_text is not None and "overlay" not in yaml.safe_load(result.values_text)
+
+
+def test_the_applying_kustomization_becomes_flux_values(tmp_path: Path) -> None:
     ks = yaml.safe_load((DATA / "mrmarble-home-ops-d22efe49-ks.yaml").read_text())
     flux, differences, _ = mapping.flux_of(ks, "kubernetes/apps/kube-system/coredns/ks.yaml", "ks.yaml:3")
     assert differences == []
@@ -397,3 +474,58 @@ def test_a_key_beside_the_corefile_the_render_would_drop_is_named(tmp_path: Path
     said = [str(d) for d in import_dns([tmp_path / "cm.yaml"], "talos", "v1.13.9", "prod-talos").differences]
     assert said == ["ConfigMap kube-system/coredns key example.db: 17 characters: the render writes only its Corefile: "
                     "no values key says it"]
+
+
+def test_zones_that_answer_themselves_are_named_one_by_one_and_the_talos_stock_default_block_is_no_difference() -> None:
+    """Stasky745/homeops (Talos): server blocks of `template` answers and `hosts`, with no
+    forward, are no values zone; each is named, and nothing else differs."""
+    result = import_dns([DATA / "stasky745-homeops-talos.yaml"], "talos", "v1.13.0", "home")
+    said = [str(d) for d in result.differences]
+    assert said == [
+        "Corefile server block netbird.stasky.win pangolin.stasky.win vps.stasky.win:53: netbird.stasky.win "
+        "pangolin.stasky.win vps.stasky.win:53: a zone has one address; a block serving several is not a values zone",
+        "Corefile server block stasky.win:53: stasky.win:53: a zone forwards `.` to its upstreams; this block does not",
+        "Corefile server block ribera.cat:53: ribera.cat:53: a zone forwards `.` to its upstreams; this block does not"]
+    assert result.values_text is not None and "resolvConf: true" in result.values_text
+    assert "+" not in "".join(line[0] for line in result.diff.splitlines()[2:] if line)  # only the input's blocks are missing
+
+
+def test_a_coredns_custom_talos_never_reads_is_named_and_its_stock_corefile_is_what_runs(tmp_path: Path) -> None:
+    """bluevulpine/flux-talos: a coredns-custom on Talos, whose Corefile imports no key. With only
+    it given, the Talos stock Corefile is what CoreDNS runs: upstream.resolvConf, and the one
+    difference says the key was never read."""
+    result = import_dns([DATA / "bluevulpine-flux-talos-947c9d31.yaml"], "talos", "v1.10.6", "home")
+    assert [str(d) for d in result.differences] == [
+        "coredns-custom key minio.server: minio.server: talos imports only no key: CoreDNS never reads it, and the render has no such key"]
+    assert not result.diff
+    assert result.values_text is not None and yaml.safe_load(result.values_text)["upstream"] == {"resolvConf": True}
+    assert any("stock Corefile is read as the one the cluster runs" in p for p in result.placed)
+
+
+@pytest.mark.parametrize("broken,read", [("kubernetes/apps/network/kustomization.yaml", True),
+                                         ("kubernetes/apps/kustomization.yaml", False)])
+def test_a_parent_whose_whole_tree_does_not_build_is_built_nearer_the_child_only_when_nothing_above_changes_it(
+        tmp_path: Path, broken: str, read: bool) -> None:
+    """As in nickdavies/homelab, where another app's remote base cannot be fetched here: the
+    folder nearer the child builds when no kustomization file above it could change the child;
+    a kustomization file above it (which could) leaves the postBuild unknown, said in a note."""
+    paths = _layout(tmp_path, "nickdavies-homelab-talos.yaml", "nickdavies-homelab-ks.yaml")
+    build_tree(tmp_path, {"kubernetes/flux/apps.yaml": (DATA / "nickdavies-homelab-apps.yaml").read_text(),
+                          broken: "resources: [missing.yaml]\n"})
+    result = import_dns([*paths, tmp_path / "kubernetes/flux/apps.yaml"], "talos", "v1.13.0", "homelab", repo=tmp_path)
+    assert result.same is read, [str(d) for d in result.differences]
+    assert result.values_text is not None
+    assert ("postBuild" in yaml.safe_load(result.values_text)["flux"]) is read
+    assert any("does not build here" in n for n in result.notes) is not read, result.notes
+
+
+def test_a_flux_output_the_artifact_leaves_out_is_said(tmp_path: Path) -> None:
+    """The old Kustomization's file holds another object too, so the render would write the
+    default clusters/home/coredns.yaml, which `/*` leaves out of home-kubernetes's artifact."""
+    build_tree(tmp_path, {"kubernetes/apps/kube-system/coredns/app/configmap.yaml": (DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text(),
+                          "kubernetes/apps/kube-system/coredns/ks.yaml": (DATA / "mrmarble-home-ops-d22efe49-ks.yaml").read_text()
+                          + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n",
+                          "kubernetes/flux/config/cluster.yaml": (DATA / "mrmarble-home-ops-cf8c889e-gitrepository.yaml").read_text()})
+    result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
+    said = [n for n in result.notes if n.startswith("flux.output clusters/home/coredns.yaml would not be in the artifact")]
+    assert said and "kubernetes/flux/config/cluster.yaml:15 `/*`" in said[0], result.notes

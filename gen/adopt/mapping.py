@@ -379,15 +379,21 @@ def flux_of(ks: dict[str, Any], output: str | None, where: str) -> tuple[dict[st
             diffs.append(Difference(f"{where} spec.{spec_key}", _json(spec[spec_key]), missing(need), need))
 
     source = spec.get("sourceRef") or {}
-    if (source.get("kind"), source.get("name")) != ("GitRepository", "flux-system"):
-        need("sourceRef", "flux.source", {"kind": source.get("kind"), "name": source.get("name")})
+    kind, name, namespace = source.get("kind"), source.get("name"), source.get("namespace")
+    if (kind, name) != ("GitRepository", "flux-system") or namespace not in (None, meta.get("namespace") or "flux-system"):
+        if kind not in ("GitRepository", "OCIRepository") or not isinstance(name, str):
+            diffs.append(Difference(f"{where} spec.sourceRef", _json(source), "flux.source names a GitRepository or an "
+                                    "OCIRepository by kind and name"))
+        elif namespace not in (None, meta.get("namespace") or "flux-system"):
+            diffs.append(Difference(f"{where} spec.sourceRef", _json(source), "flux.source names a source in the "
+                                    "Kustomization's own namespace (flux.namespace); this one is in another"))
+        else:
+            need("sourceRef", "flux.source", {"kind": kind, "name": name})
     if spec.get("prune") is False:
         need("prune", "flux.prune", False)
     target = spec.get("targetNamespace")
-    if target is not None and (target != "kube-system" or available("flux.targetNamespace")):
+    if target is not None:
         need("targetNamespace", "flux.targetNamespace", target)
-    elif target is not None:
-        notes.append(f"{where}: targetNamespace kube-system is left out: every rendered object names kube-system itself")
     for key, field in (("commonMetadata", "flux.commonMetadata"), ("postBuild", "flux.postBuild")):
         if key in spec:
             need(key, typing.cast(Need, field), spec[key])

@@ -1,9 +1,10 @@
-"""Values fields an import can need that this version of coredns-gen does not have: one table.
+"""Values fields an import needs beyond the first ones: one table, each with whether this version has it.
 
-What an input says through one of these is reported as a named difference ("needs
-zones[].lines, not in this version"). When a field lands, its entry turns `available` and
-gen/adopt/mapping.py writes it instead (each use asks `available(...)` first), and the proof
-then judges the render with it like any other value.
+Every entry is available now (the values of docs/values.md) and gen/adopt/mapping.py writes
+it; the proof judges the render with it like any other value. A field not yet available is
+reported as a named difference ("needs zones[].lines, not in this version") wherever an input
+says something through it (each use asks `available(...)` first), so a field another change
+adds is one entry turned on here.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ class Field(NamedTuple):
 
 
 FIELDS: dict[Need, Field] = {
-    "zones[].lines": Field(False, "extra plugin lines in a zone's server block"),
-    "upstream.resolvConf": Field(False, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
-    "${VAR}": Field(False, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
-    "flux.source": Field(False, "an existing Flux source named by kind and name"),
-    "flux.prune": Field(False, "the Flux Kustomization's `prune`"),
-    "flux.targetNamespace": Field(False, "the Flux Kustomization's `targetNamespace`"),
-    "flux.commonMetadata": Field(False, "the Flux Kustomization's `commonMetadata`"),
-    "flux.postBuild": Field(False, "the Flux Kustomization's `postBuild`"),
+    "zones[].lines": Field(True, "extra plugin lines in a zone's server block"),
+    "upstream.resolvConf": Field(True, "keep the platform's own `forward . /etc/resolv.conf` as the primary resolver"),
+    "${VAR}": Field(True, "a Flux postBuild substitution `${VAR}` in a zone name, upstream or line, with flux.postBuild"),
+    "flux.source": Field(True, "an existing Flux source named by kind and name"),
+    "flux.prune": Field(True, "the Flux Kustomization's `prune`"),
+    "flux.targetNamespace": Field(True, "the Flux Kustomization's `targetNamespace`"),
+    "flux.commonMetadata": Field(True, "the Flux Kustomization's `commonMetadata`"),
+    "flux.postBuild": Field(True, "the Flux Kustomization's `postBuild`"),
 }
 
 

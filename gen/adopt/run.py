@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen import yamlio
-from gen.adopt import mapping
+from gen import artifact, yamlio
+from gen.adopt import fluxbuild, mapping
 from gen.adopt.model import Difference, Held
 from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
 from gen.adopt.read import read_inputs
@@ -26,6 +26,7 @@ from gen.platforms import k3s, require, rke2 as rke2_platform
 from gen.platforms.base import COREDNS_CONFIGMAP, ObjectRef, Platform
 from gen.render import render_cluster
 from gen.render_check import place
+from gen.spec import default_overlay
 from gen.values import SCHEMA, values_from_data
 from gen.versions import parse_version
 
@@ -84,6 +85,13 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
     if main is not None and owned:  # a zone file for the `file` plugin, say: the render writes only the Corefile
         diffs += [Difference(f"ConfigMap kube-system/coredns key {key}", f"{len(text)} characters",
                              "the render writes only its Corefile: no values key says it") for key, text in sorted(main.items()) if key != "Corefile"]
+    if corefile_text is None and owned and main is None and _configmap_data(held, "coredns-custom") is not None \
+            and not any(o.get("kind") in ("HelmChartConfig", "Addon") for o in held.objects):
+        # (only coredns-custom given: CoreDNS loads the platform's Corefile, as it wrote it)
+        corefile_text, where = platform.stock_corefile(version, "cluster.local"), f"{platform.NAME} {release} stock Corefile"
+        if corefile_text is not None:
+            placed.append(f"ConfigMap kube-system/coredns is not among the inputs: the {where} is read as the one the "
+                          "cluster runs (pass the coredns ConfigMap, or a dump of it, if it was changed)")
     if corefile_text is not None and owned:
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
@@ -236,10 +244,68 @@ def _flux(held: Held, repo: Path, data: dict[str, Any]) -> tuple[list[Difference
     left = [f"not cluster DNS configuration, left alone: Kustomization {(k.get('metadata') or {}).get('name')} "
             f"({held.origins[id(k)]})" for k in held.flux if k is not ks]
     file = where.rpartition(":")[0]
-    output = os.path.relpath(os.path.abspath(file), repo).replace(os.sep, "/") if held.documents.get(file) == 1 else None
+    rel = os.path.relpath(os.path.abspath(file), repo).replace(os.sep, "/")
+    output = rel if held.documents.get(file) == 1 else None
+    applied, built_notes = fluxbuild.as_applied(ks, rel, [(k, held.origins[id(k)]) for k in held.flux if k is not ks], repo)
+    if applied is not None and (applied[0].get("spec") or {}) != (ks.get("spec") or {}):
+        spec, said = applied[0].get("spec") or {}, ks.get("spec") or {}
+        changed = sorted(k for k in set(spec) | set(said) if spec.get(k) != said.get(k))
+        built_notes.append(f"Flux Kustomization {(ks.get('metadata') or {}).get('name')} ({where}) is read as Flux applies it, "
+                           f"built by the Kustomization at {applied[1]}: its patches set spec.{', spec.'.join(changed)}")
+        ks = {**ks, "spec": spec}
     flux, diffs, notes = mapping.flux_of(ks, output if output and not output.startswith("../") else None, where)
+    notes = built_notes + notes
     data["flux"] = flux
     return diffs, notes + left
+
+
+def _held_folder(held: Held, repo: Path) -> str | None:
+    """The deepest folder holding every DNS object's file, as a repository path (None: outside
+    the repository, or its root)."""
+    folders = []
+    for obj in [*held.objects, *held.others]:
+        file = held.origins[id(obj)].partition(", ")[0].rpartition(":")[0]
+        folders.append(posixpath.normpath(os.path.relpath(os.path.dirname(os.path.abspath(file)), repo).replace(os.sep, "/")))
+    common = posixpath.commonpath(folders) if folders else "."
+    return None if common in (".", "") or common.startswith("..") or ".git" in common.split("/") else common
+
+
+def _overlay(held: Held, repo: Path, data: dict[str, Any]) -> list[str]:
+    """`overlay:` beside the input when Flux's artifact would leave the default folder out (asked
+    of source-controller's own rules, as render asks); the notes say so. The folder chosen is the
+    one holding the input, which that artifact holds: the hand-written files there are deleted in
+    the migration commit (render never overwrites a file it did not write)."""
+    flux = data.get("flux") or {}
+    source = flux.get("source") or {}
+    kind, name = str(source.get("kind", "GitRepository")), str(source.get("name", "flux-system"))
+    namespace = str(flux.get("namespace", "flux-system"))
+    output = str(flux.get("output", f"clusters/{data['cluster']}/coredns.yaml"))
+
+    def asked(folder: str) -> artifact.Asked:
+        return artifact.Asked("imported values", folder, (f"{folder}/kustomization.yaml",), output, kind, name, namespace,
+                              False, "source" in flux)
+
+    default = default_overlay(str(data["platform"]), str(data["cluster"]))
+    artifact.tree.cache_clear()  # (the repository as it is now: a run before may have seen it otherwise)
+    found, _ = artifact.judge([asked(default)], str(repo))
+    notes = []
+    out = [f for f in found if f[2] == "flux.output"]
+    if out:
+        rule = out[0][3]
+        notes.append(f"flux.output {output} would not be in the artifact of {out[0][4]}"
+                     f"{f' (the rule {rule} leaves it out)' if rule else ''}: set flux.output to a file Flux applies "
+                     "before rendering (pass the old Kustomization's file to import to keep its place)")
+    if not any(f[2] == "overlay" for f in found):
+        return notes
+    rule, label = found[0][3], found[0][4]
+    why = f"the rule {rule} leaves it out" if rule else "its ignore rules leave it out"
+    beside = _held_folder(held, repo)
+    if beside is None or any(f[2] == "overlay" for f in artifact.judge([asked(beside)], str(repo))[0]):
+        return [*notes, f"the default overlay {default}/ would not be in the artifact of {label} ({why}) and no folder "
+                        "beside the input is in it: set `overlay:` to a folder Flux delivers before rendering"]
+    data["overlay"] = beside
+    return [*notes, f"overlay: {beside} (beside the input): the default {default}/ would not be in the artifact of {label} "
+                    f"({why}); delete the hand-written files in {beside}/ in the migration commit, render writes there"]
 
 
 def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str, coredns_version: str | None = None,
@@ -279,6 +345,7 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     data = mapped.data
     flux_differences, flux_notes = _flux(held, Path.cwd() if repo is None else repo, data)
     differences += flux_differences
+    flux_notes += _overlay(held, Path.cwd() if repo is None else repo, data)
     upstream_said = not any(d.need == "upstream.resolvConf" for d in differences)
     for _ in range(8):
         try:
