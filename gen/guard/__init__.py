@@ -60,7 +60,7 @@ from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.unread import blind_spots, exact_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
-from gen.guard.repo.revision import Tree, changed_paths, remote_urls, repo_root, resolve
+from gen.guard.repo.revision import Tree, branch_of, changed_paths, remote_urls, repo_root, resolve
 from gen.guard.report.shard import Shard
 from gen.guard.unjudged import find_unjudged, judged_reads
 from gen.parallel import collector_paused
@@ -176,7 +176,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         cache = BuildCache(opts.cache_dir)
         cache.count_rejected(parse_cache.load(opts.cache_dir))
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
-                              build_all=inventory is not None)
+                              build_all=inventory is not None, synced_branch=branch_of(root, opts.base))
         discovery.find_roots(refs)
         changed = changed_paths(root, refs["base"], refs["head"])
         index = FleetIndex(opts.cache_dir)

@@ -70,7 +70,8 @@ class Item:
 
 class Discovery:
     def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache, config: Config,
-                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False) -> None:
+                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False,
+                 synced_branch: str | None = None) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
@@ -80,8 +81,9 @@ class Discovery:
         self.build_all = build_all
         self.marked = Marks()
         store = self.kept = KeptStore(cache.directory, engine.identity) if cache.directory is not None else None
+        self.synced_branch = synced_branch
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
-                                       store) for label, tree in trees.items()}
+                                       store, synced_branch) for label, tree in trees.items()}
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
         self._kids: dict[tuple[str, str, str, str], list[FluxKs]] = {}
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache

@@ -51,9 +51,10 @@ class Reach:
 
 def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[str, ...]) -> str:
     """What an index entry depends on besides its commit: this code, the helper that builds, the
-    config the run reads, the remotes that say which sources are this repository, and --path."""
+    config the run reads, the remotes that say which sources are this repository, --path, and the
+    branch --base names (a source tracking a ref is judged against it)."""
     return json.dumps([__version__, _code(), discovery.engine.identity, config_blob, sorted(discovery.remotes),
-                       list(roots_under)], separators=(",", ":"))
+                       list(roots_under), discovery.synced_branch], separators=(",", ":"))
 
 
 def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discovery, trees: dict[str, Tree],

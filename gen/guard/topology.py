@@ -27,7 +27,7 @@ from gen.guard.flux.roots import Candidate, is_bootstrap
 from gen.guard.model import FLUX_GROUP, Revision
 from gen.guard.repo.checkout import load_tree
 from gen.guard.repo.manifests import file_docs
-from gen.guard.repo.revision import remote_urls, repo_root, resolve
+from gen.guard.repo.revision import branch_of, remote_urls, repo_root, resolve
 
 _OPERATOR = b"fluxcd.controlplane.io"
 _NOT_RENDERED = ("ResourceSet", "ResourceSetInputProvider")
@@ -101,7 +101,7 @@ def discover(repo: Path, revision: str = "HEAD", cache_dir: Path | None = None) 
             config = tree.config()
             engine = Engine()
             discovery = Discovery({"head": tree}, engine, BuildCache(cache_dir if cache_dir is not None else default_dir()),
-                                  config, remote_urls(root), work)
+                                  config, remote_urls(root), work, synced_branch=branch_of(root, revision))
             model = discovery.run({"head": commit})["head"]
             return _topology(commit, discovery, model)
         finally:

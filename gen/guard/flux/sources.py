@@ -217,8 +217,10 @@ class Sources:
     """Decides, at one revision, which sources are this repository, and makes their views."""
 
     def __init__(self, tree: Tree, label: str, remotes: set[str], configured: tuple[SourceEntry, ...],
-                 workdir: Path, marked: Marked, store: KeptStore | None = None) -> None:
+                 workdir: Path, marked: Marked, store: KeptStore | None = None, synced_branch: str | None = None) -> None:
         self.tree = tree
+        # the branch the judged revisions are of (--base's), for a bootstrap that does not say its own
+        self.synced_branch = synced_branch
         self.marked = marked  # the run's memo of which blobs mention what (gen/guard/repo/marks.py)
         self.label = label
         self.remotes = remotes
@@ -321,6 +323,13 @@ class Sources:
             if root_spec.get("ref") and spec.get("ref") and spec.get("ref") != root_spec.get("ref"):
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, "
                                       f"not the revision its cluster syncs")
+            if spec.get("ref") and not root_spec.get("ref") and spec.get("ref") != {"branch": self.synced_branch}:
+                # the bootstrap does not say which revision the cluster syncs (a placeholder, a script):
+                # the branch judged is --base's; another ref of this repository is another revision
+                judged = f"branch {self.synced_branch} (--base)" if self.synced_branch else \
+                    "a revision of no branch (--base names a commit or a tag)"
+                return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, and what is "
+                                      f"judged is {judged}")
             return Delivery(self.git_view(ignore))
         if kind == "OCIRepository":
             url = normalize_url(str(spec.get("url") or ""))

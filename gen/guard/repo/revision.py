@@ -212,6 +212,20 @@ def changed_paths(repo: Path, base: str, head: str) -> frozenset[str]:
     return frozenset(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
 
 
+def branch_of(repo: Path, ref: str) -> str | None:
+    """The branch `ref` names (`main` for `main`, `origin/main` or `refs/remotes/origin/main`), or
+    None for a commit id, a tag or an expression: which branch a cluster syncs, when a source
+    written here does not say."""
+    proc = subprocess.run([git_binary(), "-C", str(repo), "rev-parse", "--symbolic-full-name", ref],
+                          capture_output=True, text=True, check=False)
+    name = proc.stdout.strip() if proc.returncode == 0 else ""
+    if name.startswith("refs/heads/"):
+        return name[len("refs/heads/"):] or None
+    if name.startswith("refs/remotes/"):
+        return name[len("refs/remotes/"):].partition("/")[2] or None
+    return None
+
+
 def remote_urls(repo: Path) -> set[str]:
     """This repository's remote URLs, normalised (see `same_repository`): a GitRepository that
     points at one of them delivers this repository."""
