@@ -2,12 +2,14 @@
 
 `git diff --name-only base head` names what changed; the index (gen/guard/build/index.py) names
 what each cluster's builds looked at in the base revision (or in a commit indexed lately, such as
-main before its last merges: then what changed between that commit and base counts too). A cluster is explored when the change
-meets one of its looks, when its roots differ between the revisions, or when the index has no
-entry for it. A change to what decides the topology itself (the config, an ignore file, a file
-that holds a Flux source, ArtifactGenerator or Flux Operator object at either revision, a CI file
-that pushes an OCI artifact) or a cluster's platform facts (a values file the config names) is judged on the whole fleet, as is any run without a verified index of its base.
-tests/guard/test_reach.py holds the verdicts of both ways equal on random changes to random fleets.
+main before its last merges: then what changed between that commit and base counts too). A
+cluster is explored when the change meets one of its looks, when its roots differ between the
+revisions, or when the index has no entry for it. A change to what decides the topology itself
+(the config, an ignore file, a manifest that holds a Flux source, ArtifactGenerator or Flux
+Operator object at either revision, a CI file that pushes an OCI artifact) or a cluster's platform
+facts (a values file the config names) is judged on the whole fleet, as is any run without a
+verified index. tests/guard/test_reach.py holds the verdicts of both ways equal on random changes
+to random fleets.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discov
         if topology:
             return Reach(None, why_whole=topology)
     base, head = discovery.root_digests("base"), discovery.root_digests("head")
+
     def came_or_went(folder: str) -> bool:
         return trees["base"].is_dir(folder) != trees["head"].is_dir(folder)
 
