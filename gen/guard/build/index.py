@@ -10,15 +10,18 @@ the same at both revisions, so it prunes nothing and is not explored again.
 
 A cluster is kept here only when what it applies is a function of its looks alone: every
 Kustomization built from this repository's git artifact, no build failed or left the artifact, no
-`substituteFrom` (its values may come from any file), no Helm chart kept in git and no Flux
-Operator object in its output (rules judge those from outside kustomize's reads). A Flux source
+`substituteFrom` (its values may come from any file), no Helm chart that may be this repository's
+(`spec.chart` from a GitRepository or a Bucket; a `spec.chartRef` the run finds made of this
+repository) and no Flux Operator object in its output (rules judge those from outside kustomize's
+reads). A Flux source
 in its output is fine: the file that writes it is one of its reads, and a change to a file that
 holds a source anywhere is judged on the whole fleet (gen/guard/reach.py). Any other cluster
 has no entry, and a cluster without an entry is always explored.
 
 The index is a cache like the builds: a sealed file (gen/cachefile.py) per revision and context
-(the code, the helper, the config, the remotes, `--path`), verified before it is believed; one that
-does not verify is a miss, and the run explores the whole fleet as if there were none.
+(the code, the helper, the config, the remotes, `--path`, --base's branch), verified before it is
+believed; one that does not verify is a miss, and the run explores the whole fleet as if there were
+none.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ FOLDER = "index-2"  # the number is the format's
 _RECENT = "recent.json"  # the commits indexed lately, newest first: a hint only (each index is sealed)
 _RECENT_KEEP = 32
 _HELM_GROUP = "helm.toolkit.fluxcd.io"
-# Flux Operator objects: what they create is listed per run (gen/guard/coverage.py), never built
+# Flux Operator objects: a ResourceSet is rendered from inputs a build does not read (its input
+# providers, gen/guard/flux/resourcesets.py), and what is not rendered is listed per run
 _OUTSIDE_GROUPS = ("fluxcd.controlplane.io",)
 
 
