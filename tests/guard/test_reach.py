@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from gen.guard import GuardOptions, GuardResult, reach, run_guard
-from tests.guard.conftest import flux_ks, kustomization
+from tests.guard.conftest import FLUX_SYSTEM, flux_ks, kustomization
 from tests.helpers import build_tree, git
 
 APPS = ("dns", "web", "cache")
@@ -38,22 +38,9 @@ def _cm(name: str, value: str, namespace: str = "apps") -> str:
 
 
 def _root(cluster: str) -> dict[str, str]:
-    return {
-        f"clusters/{cluster}/flux-system/kustomization.yaml": kustomization("gotk-sync.yaml"),
-        f"clusters/{cluster}/flux-system/gotk-sync.yaml": """
-        apiVersion: source.toolkit.fluxcd.io/v1
-        kind: GitRepository
-        metadata:
-          name: flux-system
-          namespace: flux-system
-        spec:
-          interval: 1m
-          url: ssh://git@example.invalid/fleet
-          ref:
-            branch: main
-        ---
-        """ + flux_ks("flux-system", f"./clusters/{cluster}"),
-    }
+    """conftest's flux bootstrap of cluster `prod`, for `cluster`."""
+    return {k.replace("/prod/", f"/{cluster}/"): v.replace("./clusters/prod", f"./clusters/{cluster}")
+            for k, v in FLUX_SYSTEM.items()}
 
 
 def _overlay(app: str, cluster: str, shape: str, clusters: list[str]) -> dict[str, str]:
@@ -165,23 +152,31 @@ def _change(rng: random.Random, files: dict[str, str], shapes: dict[tuple[str, s
     return out
 
 
-def _repo(root: Path, files: dict[str, str], change: dict[str, str | None], other: dict[str, str | None]) -> None:
+def _commit(root: Path, edits: dict[str, str | None], name: str) -> None:
+    """Apply `edits` (None deletes) and commit them as `name`."""
+    for rel, text in edits.items():
+        if text is None:
+            if (root / rel).exists():
+                git(root, "rm", "-r", "-q", rel)
+        else:
+            build_tree(root, {rel: text})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", name)
+
+
+def _start(root: Path, files: dict[str, str], tag: str) -> None:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    build_tree(root, files)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    git(root, "tag", "base")
+    _commit(root, dict(files), tag)
+    git(root, "tag", tag)
+
+
+def _repo(root: Path, files: dict[str, str], change: dict[str, str | None], other: dict[str, str | None]) -> None:
+    """base, then the branches `other` and `head` from it."""
+    _start(root, files, "base")
     for name, edits in (("other", other), ("head", change)):
         git(root, "checkout", "-q", "-b", name, "base")
-        for rel, text in edits.items():
-            if text is None:
-                if (root / rel).exists():
-                    git(root, "rm", "-r", "-q", rel)
-            else:
-                build_tree(root, {rel: text})
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "--allow-empty", "-m", name)
+        _commit(root, edits, name)
 
 
 def _said(result: GuardResult) -> tuple[Any, ...]:
@@ -307,21 +302,9 @@ def _chain(seed: int, tmp: Path, plans: list[reach.Reach], monkeypatch: pytest.M
     rng = random.Random(seed)
     files, shapes, clusters = _fleet(rng)
     root = tmp / f"chain-{seed}"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    build_tree(root, files)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "older")
-    git(root, "tag", "older")
+    _start(root, files, "older")
     for name, edits in (("base", _change(rng, files, shapes, clusters)), ("head", _change(rng, files, shapes, clusters))):
-        for rel, text in edits.items():
-            if text is None:
-                if (root / rel).exists():
-                    git(root, "rm", "-r", "-q", rel)
-            else:
-                build_tree(root, {rel: text})
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "--allow-empty", "-m", name)
+        _commit(root, edits, name)
         git(root, "tag", name)
     cache = tmp / f"chain-cache-{seed}"
     run_guard(GuardOptions(repo=root, base="older", head="older", cache_dir=cache))  # indexes `older` only
