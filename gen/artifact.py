@@ -12,15 +12,12 @@ which pattern decides (the last one that matches, as gitignore's matcher decides
 from __future__ import annotations
 
 import functools
-import json
 import os
-import subprocess
 from typing import NamedTuple
 
 import yaml
 
-from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT, helper_binary
+from gen.tools import ask_artifact
 
 IGNORE_FILE = ".sourceignore"
 _SKIP = {".git"}  # LoadIgnorePatterns never reads below .git
@@ -117,26 +114,12 @@ def left_out(files: list[str], ignore_files: dict[str, str], spec_ignore: str | 
     Raises:
         ToolError: the helper is missing or failed (exit 3: the answer is source-controller's).
     """
-    helper = helper_binary()
-    if helper is None:
-        raise ToolError("coredns-gen-helper is not installed: which files a GitRepository's artifact holds is "
-                        "source-controller's answer, asked through it", hint=HELPER_BUILD_HINT)
-    request = json.dumps({"id": "1", "files": sorted(files), "ignore_files": ignore_files, "spec_ignore": spec_ignore,
-                          "explain": True})
-    try:
-        proc = subprocess.run([str(helper), "artifact"], input=request + "\n", capture_output=True, text=True,
-                              timeout=300, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise ToolError(f"cannot run {helper} artifact: {err}", hint=HELPER_BUILD_HINT) from err
-    try:
-        answer = json.loads(proc.stdout)
-        kept = set(answer["kept"])
-        traced = answer.get("excluded") or {}
-    except (ValueError, KeyError, TypeError):
-        raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
-                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
-    if answer.get("error"):
-        raise ToolError(f"{helper} artifact: {answer['error']}")
+    answer = ask_artifact({"id": "1", "files": sorted(files), "ignore_files": ignore_files,
+                           "spec_ignore": spec_ignore, "explain": True},
+                          "which files a GitRepository's artifact holds is source-controller's answer")
+    kept = {str(p) for p in answer["kept"]} if isinstance(answer["kept"], list) else set()
+    found = answer.get("excluded")
+    traced: dict[str, object] = found if isinstance(found, dict) else {}
     out: dict[str, Rule | None] = {}
     for path in files:
         if path in kept:

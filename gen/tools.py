@@ -121,3 +121,32 @@ def git_binary() -> str:
     if not found:
         raise ToolError("git not found on PATH", hint="install git (apt-get install git)")
     return found
+
+
+def ask_artifact(request: dict[str, object], what: str) -> dict[str, object]:
+    """One answer of `coredns-gen-helper artifact` (which files a Flux artifact holds: fluxcd/pkg's
+    own filters), its `kept` list checked; `what` says whose answer it is when the helper is missing.
+
+    Raises:
+        ToolError: the helper is missing, failed, did not answer, or answered an error (exit 3).
+    """
+    import json
+
+    helper = helper_binary()
+    if helper is None:
+        raise ToolError(f"coredns-gen-helper is not installed: {what}, asked through it", hint=HELPER_BUILD_HINT)
+    try:
+        proc = subprocess.run([str(helper), "artifact"], input=json.dumps(request) + "\n", capture_output=True,
+                              text=True, timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ToolError(f"cannot run {helper} artifact: {err}", hint=HELPER_BUILD_HINT) from err
+    try:
+        answer = json.loads(proc.stdout)
+        if not isinstance(answer, dict) or not isinstance(answer["kept"], list):
+            raise TypeError("no kept list")
+    except (ValueError, KeyError, TypeError):
+        raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
+                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+    if answer.get("error"):
+        raise ToolError(f"{helper} artifact: {answer['error']}")
+    return answer

@@ -18,14 +18,13 @@ import functools
 import hashlib
 import json
 import posixpath
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from gen.cachefile import Sealed, seal, write_entry
 from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT, helper_binary
+from gen.tools import HELPER_BUILD_HINT, ask_artifact, helper_binary
 
 if TYPE_CHECKING:
     import pathspec
@@ -116,8 +115,9 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
     regular = sorted(p[len(lead):] for p in files if p.startswith(lead) and p not in links)
     ignore_files = {p: read(lead + p).decode("utf-8", "replace") for p in regular
                     if p.endswith(IGNORE_FILE) and posixpath.basename(p) == IGNORE_FILE}
-    request = json.dumps({"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore,
-                          "push": push.request() if push is not None else None})
+    body: dict[str, object] = {"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore,
+                               "push": push.request() if push is not None else None}
+    request = json.dumps(body)
     entry = key = None
     if store is not None:
         key = hashlib.sha256(f"{store.identity}\0{request}".encode()).hexdigest()
@@ -133,31 +133,17 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
                 return frozenset(lead + p for p in set(regular) - {str(p) for p in ignored})
             store.rejected += 1
             Sealed.drop(entry)
-    kept = _ask_helper(request, push is not None)
+    kept = _ask_helper(body, push is not None)
     if entry is not None and key is not None:
         write_entry(entry, seal([(key, json.dumps([p for p in regular if p not in kept]).encode())]))
     return frozenset(lead + p for p in kept)
 
 
-def _ask_helper(request: str, pushed: bool) -> frozenset[str]:
-    helper = helper_binary()
-    if helper is None:
-        raise ToolError("coredns-gen-helper is not installed: which files a Flux artifact holds is "
-                        "source-controller's (and the flux CLI's) answer, asked through it", hint=HELPER_BUILD_HINT)
-    try:
-        proc = subprocess.run([str(helper), "artifact"], input=request + "\n", capture_output=True, text=True,
-                              timeout=300, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise ToolError(f"cannot run {helper} artifact: {err}", hint=HELPER_BUILD_HINT) from err
-    try:
-        answer = json.loads(proc.stdout)
-        kept = answer["kept"]
-    except (ValueError, KeyError, TypeError):
-        raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
-                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+def _ask_helper(request: dict[str, object], pushed: bool) -> frozenset[str]:
+    answer = ask_artifact(request, "which files a Flux artifact holds is source-controller's (and the flux CLI's) answer")
     if pushed and answer.get("pushed") is not True:
-        raise ToolError(f"{helper} artifact does not know `flux push artifact`'s filter (an older helper)",
+        raise ToolError(f"{helper_binary()} artifact does not know `flux push artifact`'s filter (an older helper)",
                         hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}")
-    if answer.get("error"):
-        raise ToolError(f"{helper} artifact: {answer['error']}")
+    kept = answer["kept"]
+    assert isinstance(kept, list)
     return frozenset(str(p) for p in kept)
