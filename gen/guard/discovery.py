@@ -34,7 +34,7 @@ from gen.guard.flux.roots import Candidate
 from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
 from gen.guard.repo.manifests import file_docs
-from gen.guard.flux.sources import Delivery, SourceRef, Sources, source_key
+from gen.guard.flux.sources import ClusterSources, Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
 from gen.guard.flux.sourceignore import KeptStore
 
@@ -108,10 +108,7 @@ class Discovery:
         knows = knowledge.get(q.label, {}).get(q.cluster, Knowledge())
         if isinstance(q.subject, FluxKs):
             return resolve(q.subject, lookup(knows, self.repo_values[q.label]))
-        known = knows.sources
-        if q.root_file is not None and q.subject[0] not in known:
-            own = self._own_source(q.label, q.root_file, q.subject[0], "")
-            known = {**known, q.subject[0]: own} if own is not None else known
+        known = self._with_own_source(q.label, q.root_file, q.subject[0], knows.sources)
         return self.sources[q.label].deliver(q.subject[0], q.subject[1], known)
 
     # -- views and inputs -------------------------------------------------------------------
@@ -266,11 +263,8 @@ class Discovery:
             if c.source_object is not None:
                 key = source_key(c.source_object)
                 known = {**known, **({key: c.source_object} if key else {})}
-            elif c.ks.source not in known and c.file is not None:
-                # the bootstrap's own file writes its source beside it (gotk-sync.yaml): a fleet has
-                # hundreds of GitRepository flux-system, so the repository-wide lookup cannot tell
-                own = self._own_source(label, c.file, c.ks.source, "")
-                known = {**known, c.ks.source: own} if own is not None else known
+            else:
+                known = self._with_own_source(label, c.file, c.ks.source, known)
             got = self.sources[label].deliver(c.ks.source, c.ks.source, known)
             # asked again with what the cluster's builds hold (its spec.ignore decides the artifact)
             self.questions.append(Question(label, c.ks.ref.cluster, (c.ks.source, c.ks.source), got,
@@ -278,13 +272,18 @@ class Discovery:
             items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, got.view, got.reason))
         return items
 
-    def _own_source(self, label: str, file: str, ref: SourceRef, namespace: str) -> dict[str, Any] | None:
-        """The source object `ref` written in the root's own file, if it is there."""
+    def _with_own_source(self, label: str, file: str | None, ref: SourceRef,
+                         known: ClusterSources) -> ClusterSources:
+        """`known`, with the source `ref` as the root's own file writes it beside the root
+        (gotk-sync.yaml) when `known` lacks it: a fleet has hundreds of GitRepository flux-system,
+        so the repository-wide lookup cannot tell which is the root's."""
+        if file is None or ref in known:
+            return known
         view = self.sources[label].view(self.sources[label].git_view(None))
         for doc in file_docs(view, file) or [] if view.is_file(file) else []:
-            if source_key(doc, namespace) == ref:
-                return dict(doc)
-        return None
+            if source_key(doc) == ref:
+                return {**known, ref: dict(doc)}
+        return known
 
     def run(self, refs: dict[str, str]) -> dict[str, Revision]:
         """Find the roots, explore every cluster until substituteFrom values and sources are stable."""
