@@ -6,6 +6,7 @@ everywhere, and `ToolError` (exit 3) rather than a traceback.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -130,8 +131,6 @@ def ask_artifact(request: dict[str, object], what: str) -> dict[str, object]:
     Raises:
         ToolError: the helper is missing, failed, did not answer, or answered an error (exit 3).
     """
-    import json
-
     helper = helper_binary()
     if helper is None:
         raise ToolError(f"coredns-gen-helper is not installed: {what}, asked through it", hint=HELPER_BUILD_HINT)
