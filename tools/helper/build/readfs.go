@@ -37,10 +37,11 @@ type recordingFS struct {
 	overlayPath string // the generated kustomization file, "" when none
 	overlay     []byte
 	looks       map[look]struct{}
+	dirs        map[string]string // folder -> the folder with symlinks resolved, for this build
 }
 
 func newRecordingFS(inner filesys.FileSystem, root string) *recordingFS {
-	return &recordingFS{inner: inner, root: root, looks: map[look]struct{}{}}
+	return &recordingFS{inner: inner, root: root, looks: map[look]struct{}{}, dirs: map[string]string{}}
 }
 
 // rel names an absolute path inside the artifact ("" is its root); ok is false outside it.
@@ -69,13 +70,39 @@ func (r *recordingFS) note(kind, path string) {
 		return
 	}
 	r.looks[look{kind, rel}] = struct{}{}
-	if resolved, err := filepath.EvalSymlinks(path); err == nil && resolved != filepath.Clean(path) {
+	if resolved, err := r.resolve(path); err == nil && resolved != filepath.Clean(path) {
 		if relResolved, in := r.rel(resolved); in {
 			r.looks[look{kind, relResolved}] = struct{}{}
 		} else {
 			r.looks[look{"out", relResolved}] = struct{}{}
 		}
 	}
+}
+
+// resolve is filepath.EvalSymlinks(path), each folder resolved once per build: a clean path
+// whose last element is no symlink resolves to its folder's resolution joined with that element.
+func (r *recordingFS) resolve(path string) (string, error) {
+	dir, name := filepath.Split(path)
+	if path != filepath.Clean(path) || name == "" || name == "." || name == ".." {
+		return filepath.EvalSymlinks(path)
+	}
+	dir = filepath.Clean(dir)
+	resolvedDir, ok := r.dirs[dir]
+	if !ok {
+		var err error
+		if resolvedDir, err = filepath.EvalSymlinks(dir); err != nil {
+			return "", err
+		}
+		r.dirs[dir] = resolvedDir
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if info.Mode()&os.ModeSymlink != 0 {
+		return filepath.EvalSymlinks(path)
+	}
+	return filepath.Join(resolvedDir, name), nil
 }
 
 // sortedLooks is the record, in a stable order.
