@@ -181,9 +181,11 @@ def _judge(opts: GuardOptions) -> GuardResult:
         changed = changed_paths(root, refs["base"], refs["head"])
         index = FleetIndex(opts.cache_dir)
         ctx = reach.context(discovery, trees["head"].blobs.get(CONFIG_NAME), roots_under)
-        whole = ("--inventory judges every cluster" if inventory is not None else
-                 "--shard judges the fleet's share" if opts.shard else "")
-        reached = reach.plan(index, ctx, refs, discovery, trees, changed, root, whole)
+        reached = reach.plan(index, ctx, refs, discovery, trees, changed, root,
+                             "--inventory judges every cluster" if inventory is not None else "")
+        fleet = {c.ks.ref.cluster for cands in discovery.roots.values() for c in cands}
+        if opts.shard:  # its share only, from the roots down: the other shards build the rest
+            reached = reach.within(reached, opts.shard.mine(fleet))
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
         cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
@@ -195,11 +197,14 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
         nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
-        if nothing is not None and not reached.carried:  # the whole fleet, before --shard; a carried cluster was judged
-            raise nothing
+        if nothing is not None and reached.carried:
+            nothing = None  # a carried cluster was judged in an earlier run
+        if nothing is not None and not opts.shard:  # a shard's share: guard-merge decides over every shard
+            raise nothing.error()
+        explored = reached.only if reached.only is not None else fleet
         fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots)
-                          | {c.ks.ref for cands in discovery.roots.values() for c in cands if c.ks.ref.cluster in reached.carried})
-        shard = opts.shard.restrict(revisions) if opts.shard else None
+                          | {c.ks.ref for cands in discovery.roots.values() for c in cands if c.ks.ref.cluster not in explored})
+        shard = opts.shard.restrict(revisions, fleet) if opts.shard else None
         touched = discovery.finish(revisions)
         charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
                   for label, rev in revisions.items()}
@@ -238,9 +243,12 @@ def _judge(opts: GuardOptions) -> GuardResult:
         views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions))
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
-        unreached = [p for p in discovery.unreached if shard is None or shard.holds(p)]
-        coverage = measure(revisions["head"], revisions["base"], unreached,
+        # a shard cannot know what other shards' clusters read: it names what its own do not
+        # read (`unread`), and guard-merge keeps what no shard's clusters read
+        coverage = measure(revisions["head"], revisions["base"], [] if shard else discovery.unreached,
                            discovery.how.get("head", "bootstrap"), written)
+        coverage.unread = list(discovery.unreached)
+        coverage.nothing = nothing
         coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
                                     for c in discovery.chosen.get(label, []) if c.identity})
         findings.extend(coverage.findings())

@@ -33,12 +33,16 @@ _SHOWN = 5
 class Coverage:
     not_judged: list[tuple[KsRef, str, str, int]] = field(default_factory=list)  # ks, reason, file, line
     unreached: list[str] = field(default_factory=list)
+    # files with Flux Kustomizations that the clusters this run explored or carried do not read:
+    # `unreached` for a whole run; for a --shard, what guard-merge intersects over every shard
+    unread: list[str] = field(default_factory=list)
     unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
     empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
     roots_how: How = "bootstrap"
     operator: list[tuple[str, str, KsRef, str]] = field(default_factory=list)  # kind, namespace/name, applied by, why
     # bootstrap sources taken as this repository though no remote has their URL: the evidence
     identity: list[str] = field(default_factory=list)
+    nothing: Nothing | None = None  # a --shard that judged nothing of its clusters (guard-merge decides)
 
     @property
     def not_judged_count(self) -> int:
@@ -132,24 +136,46 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: How,
     return cov
 
 
-def judged_nothing(base: Revision, head: Revision, remotes: set[str]) -> UsageError | None:
-    """The error of a run whose clusters exist but where no Kustomization could be judged (every
-    source is another repository as far as this clone knows: a mirror, a renamed repository), or
-    None. Such a gate would pass every change, so it is bad input with the fix."""
+@dataclass(frozen=True)
+class Nothing:
+    """A run (or a shard) whose clusters exist but where no Kustomization could be judged: every
+    source is another repository as far as this clone knows (a mirror, a renamed repository).
+    Such a gate would pass every change, so it is bad input with the fix (`error`); a shard's
+    travels in its envelope and guard-merge raises it when no shard judged anything."""
+
+    clusters: int
+    reasons: tuple[str, ...]
+    source: tuple[str, str, str]  # the first not-judged Kustomization's source: kind, namespace, name
+    remotes: tuple[str, ...]
+
+    def error(self) -> UsageError:
+        shown = "; ".join(self.reasons[:2]) + (f" (+{len(self.reasons) - 2} more)" if len(self.reasons) > 2 else "")
+        kind, namespace, name = self.source
+        known = ", ".join(self.remotes) or "none"
+        return UsageError(
+            f"judged nothing: no Kustomization of the {self.clusters} cluster{'s' if self.clusters != 1 else ''} found has a "
+            f"source that is this repository "
+            f"({shown}); this clone's remotes: {known}", key="--repo",
+            hint=f"if that source is this repository under another URL (a mirror, a renamed repository), add the URL "
+                 f"as a remote (`git remote add upstream <url>`), or name it in .coredns-gen.yaml guard.sources: "
+                 f"[{{source: {kind}/{namespace}/{name}, path: ./}}] (the folder its artifact is)")
+
+    @staticmethod
+    def of_all(parts: list[Nothing]) -> Nothing:
+        """The shards' together (each judged nothing), as one run over their clusters says it."""
+        reasons = tuple(dict.fromkeys(r for part in parts for r in part.reasons))
+        return Nothing(sum(p.clusters for p in parts), reasons, parts[0].source, parts[0].remotes)
+
+
+def judged_nothing(base: Revision, head: Revision, remotes: set[str]) -> Nothing | None:
+    """What a run whose clusters exist judged nothing of, or None (it judged something, or there
+    is no cluster)."""
     revisions = (head, base)
     if not any(r for rev in revisions for r in rev.roots) or \
             any(not n.external for rev in revisions for n in rev.nodes.values()):
         return None
     unjudged = [n for rev in revisions for _, n in sorted(rev.nodes.items())]
-    reasons = list(dict.fromkeys(n.why_external or "its source is not this repository" for n in unjudged))
-    shown = "; ".join(reasons[:2]) + (f" (+{len(reasons) - 2} more)" if len(reasons) > 2 else "")
+    reasons = tuple(dict.fromkeys(n.why_external or "its source is not this repository" for n in unjudged))
     clusters = len({r.cluster for rev in revisions for r in rev.roots})
-    kind, namespace, name = unjudged[0].ks.source if unjudged else ("GitRepository", "flux-system", "flux-system")
-    known = ", ".join(sorted(remotes)) or "none"
-    return UsageError(
-        f"judged nothing: no Kustomization of the {clusters} cluster{'s' if clusters != 1 else ''} found has a "
-        f"source that is this repository "
-        f"({shown}); this clone's remotes: {known}", key="--repo",
-        hint=f"if that source is this repository under another URL (a mirror, a renamed repository), add the URL "
-             f"as a remote (`git remote add upstream <url>`), or name it in .coredns-gen.yaml guard.sources: "
-             f"[{{source: {kind}/{namespace}/{name}, path: ./}}] (the folder its artifact is)")
+    source = unjudged[0].ks.source if unjudged else ("GitRepository", "flux-system", "flux-system")
+    return Nothing(clusters, reasons, (source[0], source[1], source[2]), tuple(sorted(remotes)))

@@ -98,6 +98,13 @@ def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discov
     return Reach(frozenset(only), carried, known=not since)
 
 
+def within(reached: Reach, clusters: frozenset[str]) -> Reach:
+    """The plan for `clusters` alone (a --shard's share): what else the fleet holds is neither
+    explored nor carried."""
+    only = clusters if reached.only is None else reached.only & clusters
+    return Reach(only, {c: e for c, e in reached.carried.items() if c in clusters}, reached.why_whole, reached.known)
+
+
 _NEAR = 8  # indexed commits tried
 _NEAR_PATHS = 2000  # a commit further than this from base is no help
 

@@ -58,13 +58,17 @@ def test_every_shard_merged_is_the_unsharded_verdict(flux_repo, guard, tmp_path,
                                                "coredns-custom-keys", "unreached"}
     files = []
     judged: list[int] = []
+    builds: list[int] = []
     for k in range(1, count + 1):
-        part = guard(root, shard=Shard(k, count))
+        part = guard(root, shard=Shard(k, count), cache_dir=tmp_path / f"cache-{k}")  # a CI machine each
         judged.append(part.stats["clusters"])
+        builds.append(part.stats["builds"])
         target = tmp_path / f"shard-{k}.json"
         target.write_text(dump_result(part))
         files.append(target)
     assert sum(judged) == len(CLUSTERS)
+    # each shard builds its own clusters only (from their roots down), not the fleet's roots too
+    assert sum(builds) == whole.stats["builds"], (builds, whole.stats["builds"])
     merged = merge_results(list(reversed(files)))  # any order
     assert _comparable(merged) == _comparable(whole)
     if count == 8:
@@ -113,8 +117,8 @@ def test_merge_refuses_what_is_not_every_shard_of_one_run(tmp_path, flux_repo, g
     with pytest.raises(UsageError, match="not a guard result"):
         merge_results([plain])
     newer = tmp_path / "newer.json"
-    newer.write_text(one.read_text().replace('"version": 1', '"version": 2'))
-    with pytest.raises(UsageError, match="version 2"):
+    newer.write_text(one.read_text().replace('"version": 2', '"version": 3'))
+    with pytest.raises(UsageError, match="version 3"):
         merge_results([newer])
 
 
@@ -122,3 +126,46 @@ def test_merge_refuses_what_is_not_every_shard_of_one_run(tmp_path, flux_repo, g
 def test_bad_shard_is_bad_input(text):
     with pytest.raises(UsageError, match="K/N"):
         Shard.parse(text)
+
+
+def _apart(clusters: list[str]) -> int:
+    """A shard count that puts each of these clusters (root files) in a shard of its own."""
+    def owner(cluster: str, n: int) -> int:
+        return next(k for k in range(1, n + 1) if Shard(k, n).holds(cluster))
+
+    return next(n for n in range(2, 64) if len({owner(c, n) for c in clusters}) == len(clusters))
+
+
+def test_a_shard_whose_clusters_judge_nothing_leaves_the_verdict_to_the_merge(flux_repo, guard, tmp_path):
+    """One cluster syncs an OCI artifact no config maps (nothing of it can be judged), another is
+    judged: the unsharded run judges, so the shard holding only the first must not exit 2."""
+    from tests.guard.test_layouts import FLUX_INSTANCE, PLATFORM
+
+    files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
+    root = flux_repo({**files, **PLATFORM}, {"platform/extra.yaml": configmap("extra", namespace="default"),
+                                             "platform/kustomization.yaml": kustomization("coredns-custom.yaml", "extra.yaml")})
+    whole = guard(root)
+    count = _apart(["clusters/prod/flux-instance.yaml", "clusters/prod/flux-system/gotk-sync.yaml"])
+    paths = []
+    for k in range(1, count + 1):
+        target = tmp_path / f"nothing-{k}.json"
+        target.write_text(dump_result(guard(root, shard=Shard(k, count), cache_dir=tmp_path / f"c{k}")))
+        paths.append(target)
+    assert _comparable(merge_results(paths)) == _comparable(whole)
+
+
+def test_shards_that_all_judge_nothing_merge_into_the_unsharded_bad_input(flux_repo, guard, tmp_path):
+    from tests.guard.test_layouts import FLUX_INSTANCE
+
+    files = {k: v for k, v in FLUX_INSTANCE.items() if k != ".coredns-gen.yaml"}
+    root = flux_repo(files, {"kubernetes/clusters/prod/kustomization.yaml": kustomization()}, standard=False)
+    with pytest.raises(UsageError) as whole:
+        guard(root)
+    paths = []
+    for k in (1, 2):
+        target = tmp_path / f"all-{k}.json"
+        target.write_text(dump_result(guard(root, shard=Shard(k, 2), cache_dir=tmp_path / f"c{k}")))
+        paths.append(target)
+    with pytest.raises(UsageError) as merged:
+        merge_results(paths)
+    assert str(merged.value) == str(whole.value)

@@ -2,7 +2,8 @@
 into one verdict (`coredns-gen guard-merge`).
 
 The envelope carries everything a verdict is made of: the rule findings, the run's stats, both
-commits, what was not judged (coverage) and which shard it is. The not-judged findings are
+commits, what was not judged (coverage, with the files holding Flux Kustomizations that the
+shard's clusters do not read) and which shard it is. The not-judged findings are
 rebuilt from the merged coverage (one `vars-unresolved` finding counts its Kustomizations over
 every shard), so every shard's file merged gives what one unsharded run gives. Merging refuses
 files of different commits, a missing or repeated shard, and an unknown envelope version: a
@@ -21,12 +22,12 @@ from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard import GuardResult
 from gen.guard.corefile_view import ID as VIEW
-from gen.guard.coverage import Coverage
+from gen.guard.coverage import Coverage, Nothing
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
 
 FORMAT = "coredns-gen/guard-result"
-VERSION = 1
+VERSION = 2  # 2: coverage.unread (what a shard's clusters do not read) decides `unreached` in the merge
 COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved", "operator-not-judged")
 
 
@@ -50,11 +51,14 @@ def dump_result(result: GuardResult) -> str:
             "not_judged": [{"kustomization": _ref(r), "reason": why, "file": file, "line": line}
                            for r, why, file, line in cov.not_judged],
             "unreached": list(cov.unreached),
+            "unread": list(cov.unread),
             "unresolved": [{"kustomization": _ref(r), "reason": why} for r, why in cov.unresolved],
             "empty_clusters": list(cov.empty_clusters),
             "operator": [{"kind": kind, "name": name, "kustomization": _ref(by), "reason": why}
                          for kind, name, by, why in cov.operator],
             "identity": list(cov.identity),
+            "nothing": {"clusters": cov.nothing.clusters, "reasons": list(cov.nothing.reasons),
+                        "source": list(cov.nothing.source), "remotes": list(cov.nothing.remotes)} if cov.nothing else None,
         },
         # the Corefile views travel as the findings they are (rule corefile-diff) and are split off again
         "findings": [f.as_dict() for f in sorted([*result.findings, *result.views], key=Finding.sort_key)
@@ -101,6 +105,9 @@ def merge_results(paths: list[Path]) -> GuardResult:
     if missing:
         raise UsageError(f"shard {', '.join(missing)} of {first.count} missing: a verdict needs every shard",
                          key="guard-merge", hint="pass every shard's --result file (did a shard's job fail before writing it?)")
+    judging = [part for part in parts if part.stats.get("clusters", 0)]
+    if judging and all(part.coverage.nothing for part in judging):  # as one run over the fleet: bad input
+        raise Nothing.of_all([part.coverage.nothing for part in judging if part.coverage.nothing]).error()
     stats: dict[str, int] = {}
     cov = Coverage(roots_how=first.coverage.roots_how)
     findings: list[Finding] = []
@@ -108,7 +115,6 @@ def merge_results(paths: list[Path]) -> GuardResult:
         for key, value in part.stats.items():
             stats[key] = stats.get(key, 0) + value
         cov.not_judged += part.coverage.not_judged
-        cov.unreached += part.coverage.unreached
         cov.unresolved += part.coverage.unresolved
         cov.empty_clusters += part.coverage.empty_clusters
         cov.operator += [e for e in part.coverage.operator if e not in cov.operator]
@@ -119,7 +125,10 @@ def merge_results(paths: list[Path]) -> GuardResult:
     # the orders one unsharded run gives (coverage.measure walks sorted Kustomizations and clusters)
     cov.not_judged.sort(key=lambda e: e[0])
     cov.unresolved.sort(key=lambda e: e[0])
-    cov.unreached.sort()
+    # unreached: the files no shard's clusters read
+    cov.unreached = sorted(set.intersection(*(set(part.coverage.unread) for part in parts)))
+    cov.unread = list(cov.unreached)
+    stats["unreached"] = len(cov.unreached)
     cov.empty_clusters.sort()
     findings += cov.findings()
     views = [f for f in findings if f.rule == VIEW]
@@ -164,18 +173,28 @@ def _load(path: Path) -> _Part:
         cov = Coverage(
             not_judged=[(_ks(e["kustomization"]), str(e["reason"]), str(e["file"]), int(e["line"])) for e in c["not_judged"]],
             unreached=[str(p) for p in c["unreached"]],
+            unread=[str(p) for p in c["unread"]],
             unresolved=[(_ks(e["kustomization"]), str(e["reason"])) for e in c["unresolved"]],
             empty_clusters=[str(p) for p in c["empty_clusters"]],
             roots_how=_how(c["roots_how"]),
             operator=[(str(e["kind"]), str(e["name"]), _ks(e["kustomization"]), str(e.get("reason", "")))
                       for e in c.get("operator", [])],
-            identity=[str(e) for e in c.get("identity", [])])
+            identity=[str(e) for e in c.get("identity", [])],
+            nothing=_nothing(c["nothing"]))
         return _Part(name, {"base": str(doc["commits"]["base"]), "head": str(doc["commits"]["head"])},
                      int(shard["index"]) if shard else 1, int(shard["count"]) if shard else 1,
                      {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]])
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise UsageError(f"{name} is a damaged guard result ({type(err).__name__}: {err})", file=name,
                          hint="write it again with `guard --result FILE`") from None
+
+
+def _nothing(raw: Any) -> Nothing | None:
+    if raw is None:
+        return None
+    kind, namespace, name = (str(x) for x in raw["source"])
+    return Nothing(int(raw["clusters"]), tuple(str(r) for r in raw["reasons"]), (kind, namespace, name),
+                   tuple(str(r) for r in raw["remotes"]))
 
 
 def _how(raw: object) -> How:

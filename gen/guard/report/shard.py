@@ -2,10 +2,11 @@
 
 A cluster is its root's file (`clusters/c042/flux-system/gotk-sync.yaml`), so a cluster falls in
 shard `1 + sha256(root file) mod N`: the same shard at base and head, on every machine and in
-every run, whatever else the repository holds. The whole fleet is still discovered (finding the
-roots needs every root's build, mostly cached), then everything outside the shard is dropped
-before the clusters' own Kustomizations are built and judged, which is where a fleet's time goes.
-A file that no cluster reaches (`unreached`) falls in a shard by the same hash of its path.
+every run, whatever else the repository holds. The roots are found from the files of the whole
+fleet (no build), and only the shard's clusters are built and judged (from the root down), so
+each of N machines builds about 1/N of the fleet, cold or warm. Whether a file is `unreached` (no
+cluster's build reads it) needs every cluster: each shard names the files its own clusters do not
+read, and guard-merge keeps the files no shard's clusters read.
 """
 
 from __future__ import annotations
@@ -39,10 +40,14 @@ class Shard:
         digest = hashlib.sha256(path.encode("utf-8")).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
 
-    def restrict(self, revisions: dict[str, Revision]) -> Shard:
-        """Drop every cluster outside the shard from both revisions; returns the shard with the
-        fleet's cluster count (what the summary of an empty shard names)."""
-        fleet = {r.cluster for rev in revisions.values() for r in rev.roots}
+    def mine(self, fleet: set[str]) -> frozenset[str]:
+        """The clusters of `fleet` (root files) that fall in this shard."""
+        return frozenset(c for c in fleet if self.holds(c))
+
+    def restrict(self, revisions: dict[str, Revision], fleet: set[str]) -> Shard:
+        """Drop every cluster outside the shard from both revisions (nothing, when only the
+        shard's were explored); returns the shard with the fleet's cluster count (what the
+        summary of an empty shard names)."""
         for rev in revisions.values():
             rev.roots = [r for r in rev.roots if self.holds(r.cluster)]
             rev.nodes = {ref: node for ref, node in rev.nodes.items() if self.holds(ref.cluster)}
