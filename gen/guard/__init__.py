@@ -186,6 +186,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         fleet = {c.ks.ref.cluster for cands in discovery.roots.values() for c in cands}
         if opts.shard:  # its share only, from the roots down: the other shards build the rest
             reached = reach.within(reached, opts.shard.mine(fleet))
+            discovery.owns = opts.shard.holds
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
         cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
@@ -243,11 +244,12 @@ def _judge(opts: GuardOptions) -> GuardResult:
         views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions))
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
-        # a shard cannot know what other shards' clusters read: it names what its own do not
-        # read (`unread`), and guard-merge keeps what no shard's clusters read
+        # a shard cannot know what other shards' clusters read: it names what its own do not read
+        # (`unread`) and which of its hash's files hold Kustomizations (`holding`); guard-merge
+        # keeps those that no shard's clusters read
         coverage = measure(revisions["head"], revisions["base"], [] if shard else discovery.unreached,
                            discovery.how.get("head", "bootstrap"), written)
-        coverage.unread = list(discovery.unreached)
+        coverage.unread, coverage.holding = list(discovery.unread), list(discovery.unreached)
         coverage.nothing = nothing
         coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
                                     for c in discovery.chosen.get(label, []) if c.identity})

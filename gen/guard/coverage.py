@@ -33,9 +33,11 @@ _SHOWN = 5
 class Coverage:
     not_judged: list[tuple[KsRef, str, str, int]] = field(default_factory=list)  # ks, reason, file, line
     unreached: list[str] = field(default_factory=list)
-    # files with Flux Kustomizations that the clusters this run explored or carried do not read:
-    # `unreached` for a whole run; for a --shard, what guard-merge intersects over every shard
+    # for guard-merge: the files with Flux objects that the clusters this run explored or carried
+    # do not read, and those of them in its shard's hash that hold Kustomizations (the run's own
+    # `unreached` when it is not sharded); unreached = what every shard leaves unread and one holds
     unread: list[str] = field(default_factory=list)
+    holding: list[str] = field(default_factory=list)
     unresolved: list[tuple[KsRef, str]] = field(default_factory=list)
     empty_clusters: list[str] = field(default_factory=list)  # clusters where nothing could be judged
     roots_how: How = "bootstrap"

@@ -17,6 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from gen.config import Config
@@ -96,6 +97,10 @@ class Discovery:
         self.refused: dict[str, dict[str, str]] = {}  # per revision: files the fallback never takes, why
         self.chosen: dict[str, list[Candidate]] = {}  # per revision: the roots
         self.unreached: list[str] = []
+        # the files with Flux objects that no explored (or carried) cluster reads; `unreached` is
+        # those of them that `owns` (a --shard's hash; every file when None) and hold Kustomizations
+        self.unread: list[str] = []
+        self.owns: Callable[[str], bool] | None = None
         self.roots: dict[str, list[Candidate]] = {}  # per revision: every cluster's roots (find_roots)
         # files read by the clusters a run did not explore (their index entries): not unreached
         self.read_elsewhere: set[str] = set()
@@ -364,7 +369,7 @@ class Discovery:
                 if node is not None and node.file is None:
                     node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
         if "head" in models:
-            self.unreached = self._find_unreached(models["head"])
+            self.unread, self.unreached = self._find_unreached(models["head"])
         return models
 
     def looks(self, rev: Revision) -> dict[str, ClusterLooks]:
@@ -419,9 +424,10 @@ class Discovery:
                 out.append(c)
         return out
 
-    def _find_unreached(self, head: Revision) -> list[str]:
-        """Files holding Flux Kustomizations that no build of any cluster reads, and no root
-        (only these few of a fleet's files are parsed here)."""
+    def _find_unreached(self, head: Revision) -> tuple[list[str], list[str]]:
+        """The files with Flux objects that no build of any cluster explored reads, and no root;
+        and those of them this run owns that hold Flux Kustomizations (only these few of a
+        fleet's files are parsed here)."""
         read: set[str] = set(self.read_elsewhere)
         for node in head.nodes.values():
             read.update(node.build.inputs)
@@ -431,8 +437,8 @@ class Discovery:
         rest = [f for f in self.flux_files.get("head", []) if f not in read]
         if self.roots_under:  # --path: what lies outside is out of scope, not unreached
             rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)]
-        found, _ = rootsmod.find_candidates(view, rest, self.remotes)
-        return sorted({c.file for c in found if c.file})
+        found, _ = rootsmod.find_candidates(view, [f for f in rest if self.owns is None or self.owns(f)], self.remotes)
+        return sorted(rest), sorted({c.file for c in found if c.file})
 
     def finish(self, models: dict[str, Revision]) -> set[str]:
         """The clusters the change touches: a build (its key or what it saw), the set of

@@ -27,7 +27,7 @@ from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
 
 FORMAT = "coredns-gen/guard-result"
-VERSION = 2  # 2: coverage.unread (what a shard's clusters do not read) decides `unreached` in the merge
+VERSION = 2  # 2: coverage.unread/holding (what a shard's clusters do not read) decide `unreached` in the merge
 COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved", "operator-not-judged")
 
 
@@ -52,6 +52,7 @@ def dump_result(result: GuardResult) -> str:
                            for r, why, file, line in cov.not_judged],
             "unreached": list(cov.unreached),
             "unread": list(cov.unread),
+            "holding": list(cov.holding),
             "unresolved": [{"kustomization": _ref(r), "reason": why} for r, why in cov.unresolved],
             "empty_clusters": list(cov.empty_clusters),
             "operator": [{"kind": kind, "name": name, "kustomization": _ref(by), "reason": why}
@@ -125,9 +126,11 @@ def merge_results(paths: list[Path]) -> GuardResult:
     # the orders one unsharded run gives (coverage.measure walks sorted Kustomizations and clusters)
     cov.not_judged.sort(key=lambda e: e[0])
     cov.unresolved.sort(key=lambda e: e[0])
-    # unreached: the files no shard's clusters read
-    cov.unreached = sorted(set.intersection(*(set(part.coverage.unread) for part in parts)))
-    cov.unread = list(cov.unreached)
+    # unreached: the files no shard's clusters read that hold Kustomizations (which the shard
+    # their path hashes to says)
+    unread = set.intersection(*(set(part.coverage.unread) for part in parts))
+    cov.unreached = sorted({p for part in parts for p in part.coverage.holding} & unread)
+    cov.unread, cov.holding = sorted(unread), list(cov.unreached)
     stats["unreached"] = len(cov.unreached)
     cov.empty_clusters.sort()
     findings += cov.findings()
@@ -174,6 +177,7 @@ def _load(path: Path) -> _Part:
             not_judged=[(_ks(e["kustomization"]), str(e["reason"]), str(e["file"]), int(e["line"])) for e in c["not_judged"]],
             unreached=[str(p) for p in c["unreached"]],
             unread=[str(p) for p in c["unread"]],
+            holding=[str(p) for p in c["holding"]],
             unresolved=[(_ks(e["kustomization"]), str(e["reason"])) for e in c["unresolved"]],
             empty_clusters=[str(p) for p in c["empty_clusters"]],
             roots_how=_how(c["roots_how"]),
