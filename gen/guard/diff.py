@@ -16,9 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from gen.guard.build.inputs import Views
-from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, orphaning_marker
+from gen.guard.flux.resourcesets import GROUP as OPERATOR_GROUP
+from gen.guard.flux.resourcesets import RSET
+from gen.guard.model import FLUX_GROUP, HELM_GROUP, KsRef, Node, ObjKey, Revision, metadata_flag, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
+# The Flux Operator's markers (its api/v1 common_types.go): a ResourceSet with reconcile disabled
+# neither collects nor uninstalls; an object with prune disabled is excluded from both. Flux's own
+# kustomize.toolkit.fluxcd.io markers mean nothing to it.
+OPERATOR_PRUNE, OPERATOR_RECONCILE = f"{OPERATOR_GROUP}/prune", f"{OPERATOR_GROUP}/reconcile"
 _GENERATED = re.compile(r"^(?P<stem>.+)-[2456789bcdfghkmt]{10}$")  # kustomize's hash alphabet
 # (label, Kustomization) -> (kind, name) of the generators its build reads at that revision
 Generators = Callable[[str, KsRef], set[tuple[str, str]]]
@@ -115,6 +121,18 @@ def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | No
     parent = node.parent
     if parent is None:
         return ORPHANED, f"root Kustomization {ref} was applied outside git"
+    made_by = base.nodes[parent].build.generated.get(key := ObjKey(ref.namespace, ref.name, FLUX_GROUP, "Kustomization")) \
+        if parent in base.nodes else None
+    if made_by is not None:  # a ResourceSet made it: the Flux Operator deletes it, not its parent's prune
+        pnode, held_parent = base.nodes[parent], head.nodes.get(parent)
+        if held_parent is not None and held_parent.build.error:
+            return None
+        outcome = _ks_fate(parent, base, head) if held_parent is None else None
+        if held_parent is None and outcome is None:
+            return None
+        fate, why = _generated_fate(key, pnode.build.objects.get(key) or {}, parent, made_by, pnode, held_parent, outcome,
+                                    head, head.owners())
+        return (fate, why) if fate in (DELETED, ORPHANED) else None
     held = head.nodes.get(parent)
     if held is not None and not held.external:
         if held.build.error:
@@ -171,8 +189,12 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
             if not ks_gone and _churn(key, head_keys, same_generator):
                 continue
             obj = in_place[key]
-            fate, reason = _fate(key, obj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None,
-                                 ks_outcome, head_owner)
+            rset = bnode.build.generated.get(key)
+            if rset is not None:  # the Flux Operator's to delete, not this Kustomization's
+                fate, reason = _generated_fate(key, obj, ref, rset, bnode, hnode, ks_outcome, head, head_owner)
+            else:
+                fate, reason = _fate(key, obj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None,
+                                     ks_outcome, head_owner)
             if fate is None:
                 continue
             owner = head_owner.get((ref.cluster, key))
@@ -221,6 +243,41 @@ def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_p
         return (None if moved else ORPHANED), f"{lead}, but the object carries {marker}, so Flux leaves it in place"
     if moved:
         return MOVED, f"{lead}; it is now built by {owner}, but Flux may delete it before that one re-creates it"
+    return DELETED, lead
+
+
+def _generated_fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, rset: str, bnode: Node, hnode: Node | None,
+                    ks_outcome: tuple[str, str] | None, head: Revision,
+                    head_owner: dict[tuple[str, ObjKey], KsRef]) -> tuple[str | None, str]:
+    """What happens to an object that ResourceSet `rset` (applied by `ref`) made and head no
+    longer makes: the Flux Operator collects what leaves a ResourceSet's output, and uninstalls
+    everything it made when the ResourceSet is deleted (flux-operator's resourceset_controller.go),
+    whatever the prune of the Kustomization that applies it."""
+    namespace, name = rset.split("/", 1)
+    rkey = ObjKey(namespace, name, OPERATOR_GROUP, RSET)
+    owner = head_owner.get((ref.cluster, key))
+    moved = owner is not None and owner != ref
+    robj = bnode.build.objects.get(rkey) or {}
+    if (metadata_flag(robj, OPERATOR_RECONCILE) or "").lower() == "disabled":
+        return (None if moved else ORPHANED), (f"ResourceSet {rset} carries {OPERATOR_RECONCILE}: disabled, so the Flux "
+                                               "Operator leaves what it made in place")
+    held_by = head_owner.get((ref.cluster, rkey))
+    if held_by is not None:
+        held = head.nodes[held_by].build.objects.get(rkey) or {}
+        if (metadata_flag(held, OPERATOR_RECONCILE) or "").lower() == "disabled":
+            return (None if moved else ORPHANED), (f"ResourceSet {rset} now carries {OPERATOR_RECONCILE}: disabled, so "
+                                                   "the Flux Operator leaves what it made in place")
+        lead = (f"ResourceSet {rset} (applied by Kustomization {held_by}) no longer makes it, and the Flux Operator "
+                "deletes what leaves a ResourceSet's output, whatever the Kustomization's prune")
+    else:
+        rfate, rreason = _fate(rkey, robj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None, ks_outcome, head_owner)
+        if rfate != DELETED:  # the ResourceSet stays in the cluster (orphaned) and keeps what it made
+            return (None if moved else ORPHANED), f"ResourceSet {rset} stays in the cluster ({rreason}) and keeps what it made"
+        lead = f"ResourceSet {rset} is deleted ({rreason}) and the Flux Operator deletes everything it made"
+    if (metadata_flag(obj, OPERATOR_PRUNE) or "").lower() == "disabled":
+        return (None if moved else ORPHANED), f"{lead}, but the object carries {OPERATOR_PRUNE}: disabled, so it is left in place"
+    if moved:
+        return MOVED, f"{lead}; it is now applied by {owner}, but may be deleted before that one re-creates it"
     return DELETED, lead
 
 

@@ -163,8 +163,13 @@ class Discovery:
 
     def _made(self, key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
               what: seenmod.Seen) -> Build:
-        objects, operator = resourcesets.expand(objects or [])  # ResourceSets: their output joins the build's
-        build = Build(objects=_keyed(objects), error=error, operator=operator,
+        objects, operator, made = resourcesets.expand(objects or [])  # ResourceSets: their output joins the build's
+        keyed = _keyed(objects)
+        generated: dict[ObjKey, str] = {}
+        for obj, rset in made:
+            if keyed.get(made_key := ObjKey.of(obj)) is obj:  # (an object of the build itself wins)
+                generated[made_key] = rset
+        build = Build(objects=keyed, error=error, operator=operator, generated=generated,
                       inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
                       fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
         self.made.setdefault(key, []).append(build)

@@ -126,6 +126,9 @@ class Build:
     # Flux Operator objects it applies whose output is not judged: (kind, namespace/name, why)
     # (gen/guard/flux/resourcesets.py; what the others generate is in `objects`)
     operator: tuple[tuple[str, str, str], ...] = ()
+    # the objects a ResourceSet it applies generates: that ResourceSet's `namespace/name` (the Flux
+    # Operator deletes what leaves its output, whatever this Kustomization's prune)
+    generated: dict[ObjKey, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -97,6 +97,48 @@ def test_a_resourceset_whose_inputs_are_unchanged_passes(flux_repo, guard):
     assert "Flux Operator" not in result.summary()
 
 
+def unpruned_fleet(rset: str) -> dict[str, str]:
+    """The fleet with the Kustomization applying the ResourceSet at prune: false."""
+    return {**fleet(rset), "clusters/prod/tenants.yaml": flux_ks("tenants", "./tenants", prune=False)}
+
+
+def test_what_a_resourceset_stops_making_is_deleted_though_its_kustomization_does_not_prune(flux_repo, guard):
+    """The Flux Operator collects what leaves a ResourceSet's output whatever the prune of the
+    Kustomization that applies the ResourceSet (a warning 'orphaned' before: a missed deletion)."""
+    repo = flux_repo(unpruned_fleet(tenants("frontend", "backend")), {"tenants/resourceset.yaml": tenants("frontend")})
+    found = errors(guard(repo))
+    assert any(rule == "configmap-pruned" and msg.startswith("ConfigMap backend/tenant-dns would be deleted")
+               and "Flux Operator" in msg for rule, msg in found), found
+    # the tenant's Kustomization the ResourceSet made goes too, and its own prune deletes its ConfigMap
+    assert any(rule == "configmap-pruned" and msg.startswith("ConfigMap backend/backend-dns would be deleted")
+               for rule, msg in found), found
+
+
+def test_a_resourceset_left_in_the_cluster_keeps_what_it_made(flux_repo, guard):
+    """The ResourceSet leaves git under a prune: false Kustomization: it stays, and so does its output."""
+    repo = flux_repo(unpruned_fleet(tenants("frontend", "backend")), {"tenants/kustomization.yaml": kustomization()})
+    result = guard(repo)
+    assert errors(result) == []
+    assert any(f.rule == "object-orphaned" and "ResourceSet flux-system/tenants stays in the cluster" in f.message
+               for f in result.findings), [f.message for f in result.findings]
+
+
+def test_only_the_operators_own_prune_marker_keeps_what_a_resourceset_stops_making(flux_repo, guard):
+    flux_marked = tenants("frontend", "backend").replace(
+        "            name: tenant-dns\n", "            name: tenant-dns\n"
+        "            annotations:\n              kustomize.toolkit.fluxcd.io/prune: disabled\n")
+    repo = flux_repo(fleet(flux_marked), {"tenants/resourceset.yaml": flux_marked.replace("        - tenant: backend\n", "")})
+    assert any(msg.startswith("ConfigMap backend/tenant-dns would be deleted") for _, msg in errors(guard(repo)))
+
+
+def test_the_operators_prune_marker_keeps_what_a_resourceset_stops_making(flux_repo, guard):
+    marked = tenants("frontend", "backend").replace(
+        "            name: tenant-dns\n", "            name: tenant-dns\n"
+        "            annotations:\n              fluxcd.controlplane.io/prune: disabled\n")
+    repo = flux_repo(fleet(marked), {"tenants/resourceset.yaml": marked.replace("        - tenant: backend\n", "")})
+    assert not any(msg.startswith("ConfigMap backend/tenant-dns") for _, msg in errors(guard(repo)))
+
+
 STATIC_PROVIDER = """
     ---
     apiVersion: fluxcd.controlplane.io/v1

@@ -3,9 +3,10 @@
 A ResourceSet that a Kustomization applies makes objects of its own (tenant namespaces,
 ConfigMaps, Kustomizations) and keeps them in its own inventory: drop one from its output and the
 operator deletes it, as kustomize-controller deletes what leaves a build. So its output is judged
-like the output of the Kustomization that applies it: the objects it generates join that build's
-objects, the Kustomizations among them are followed like any other, and a ConfigMap that leaves
-it is a prune.
+with the output of the Kustomization that applies it: the objects it generates join that build's
+objects (each named with its ResourceSet, Build.generated), the Kustomizations among them are
+followed like any other, and a ConfigMap that leaves it is deleted by the operator's rules, not by
+that Kustomization's prune (gen/guard/diff.py).
 
 Rendering is the Flux Operator's own code (`coredns-gen-helper resourceset`, which runs the CLI's
 `build resourceset`), from what git holds: the ResourceSet's `spec.inputs` and the
@@ -39,10 +40,12 @@ def is_operator(obj: dict[str, Any], kind: Kind) -> bool:
     return obj.get("kind") == kind and str(obj.get("apiVersion") or "").startswith(GROUP + "/")
 
 
-def expand(objects: list[dict[str, Any]], namespace: str = "") -> tuple[list[dict[str, Any]], tuple[Unrendered, ...]]:
-    """A build's objects followed by what its ResourceSets generate, and the Flux Operator objects
-    whose output is not judged. `namespace` is where an object written without one lands ("": the
-    CLI's default).
+def expand(objects: list[dict[str, Any]], namespace: str = "") -> \
+        tuple[list[dict[str, Any]], tuple[Unrendered, ...], list[tuple[dict[str, Any], str]]]:
+    """A build's objects followed by what its ResourceSets generate, the Flux Operator objects
+    whose output is not judged, and each generated object with the ResourceSet
+    (`namespace/name`) that makes it (the operator, not Flux, deletes it when it leaves).
+    `namespace` is where an object written without one lands ("": the CLI's default).
 
     Raises:
         ToolError: the helper or the Flux Operator CLI cannot run (exit 3).
@@ -50,8 +53,9 @@ def expand(objects: list[dict[str, Any]], namespace: str = "") -> tuple[list[dic
     rsets = [o for o in objects if is_operator(o, RSET)]
     providers = [o for o in objects if is_operator(o, PROVIDER)]
     if not rsets and not providers:
-        return objects, ()
+        return objects, (), []
     out = list(objects)
+    made: list[tuple[dict[str, Any], str]] = []
     unrendered: list[Unrendered] = []
     used: set[str] = set()
     requests: list[tuple[str, dict[str, Any]]] = []
@@ -72,13 +76,14 @@ def expand(objects: list[dict[str, Any]], namespace: str = "") -> tuple[list[dic
             unrendered.append((RSET, name, f"the Flux Operator cannot render it here: {error}"))
         else:
             out.extend(generated)
+            made.extend((obj, name) for obj in generated)
     for p in providers:
         kind = str((p.get("spec") or {}).get("type") or "")
         if kind != STATIC and _name(p, namespace) not in used:  # one no ResourceSet here names
             unrendered.append((PROVIDER, _name(p, namespace),
                                f"type {kind or '(none)'}: its inputs come from outside git (an external service "
                                "or cluster state), so what ResourceSets make from it is not judged"))
-    return out, tuple(sorted(set(unrendered)))
+    return out, tuple(sorted(set(unrendered))), made
 
 
 def _ns(obj: dict[str, Any]) -> str:
