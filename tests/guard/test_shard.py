@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
 from gen.errors import UsageError
+from gen.guard import GuardOptions, run_guard
 from gen.guard.report.merge import dump_result, merge_results
 from gen.guard.report.shard import Shard
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
@@ -169,3 +172,41 @@ def test_shards_that_all_judge_nothing_merge_into_the_unsharded_bad_input(flux_r
     with pytest.raises(UsageError) as merged:
         merge_results(paths)
     assert str(merged.value) == str(whole.value)
+
+
+def _sharded_case(seed: int, tmp: Path) -> None:
+    """A random change to a random fleet (tests/guard/test_reach.py's), judged whole with no cache
+    and as 2 and 3 shards, each on its own cache (left by judging another change: the index of
+    base serves) or none, merged through the envelopes: the same findings, views and summary."""
+    from tests.guard.test_reach import _change, _fleet, _repo, _said
+
+    rng = random.Random(seed)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    other = _change(rng, files, shapes, clusters)
+    root = tmp / f"repo-{seed}"
+    _repo(root, files, change, other)
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    for count in (2, 3):
+        paths = []
+        for k in range(1, count + 1):
+            cache = tmp / f"cache-{seed}-{count}-{k}" if (seed + k) % 2 else None
+            if cache is not None:
+                run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache, shard=Shard(k, count)))
+            part = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache, shard=Shard(k, count)))
+            target = tmp / f"r-{seed}-{count}-{k}.json"
+            target.write_text(dump_result(part))
+            paths.append(target)
+        merged = merge_results(paths)
+        assert _said(merged) == _said(whole), f"seed {seed}, {count} shards: change {sorted(change)}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shards_merged_say_what_one_run_says_on_random_changes(seed: int, tmp_path: Path, batch_bin: Path) -> None:
+    _sharded_case(seed, tmp_path)
+
+
+@pytest.mark.slow
+def test_shards_merged_agree_on_many_random_changes(tmp_path: Path, batch_bin: Path) -> None:
+    for seed in range(4, 24):
+        _sharded_case(seed, tmp_path)

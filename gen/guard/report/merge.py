@@ -25,6 +25,7 @@ from gen.guard.corefile_view import ID as VIEW
 from gen.guard.coverage import Coverage, Nothing
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
+from gen.guard.rules import sourceignore_hides
 
 FORMAT = "coredns-gen/guard-result"
 VERSION = 2  # 2: coverage.unread/holding (what a shard's clusters do not read) decide `unreached` in the merge
@@ -133,6 +134,9 @@ def merge_results(paths: list[Path]) -> GuardResult:
     cov.unread, cov.holding = sorted(unread), list(cov.unreached)
     stats["unreached"] = len(cov.unreached)
     cov.empty_clusters.sort()
+    # a rule that names what the whole fleet builds from says it once, over every shard's clusters
+    ignored = [f for f in findings if f.rule == sourceignore_hides.ID]
+    findings = [f for f in findings if f.rule != sourceignore_hides.ID] + sourceignore_hides.merged(ignored)
     findings += cov.findings()
     views = [f for f in findings if f.rule == VIEW]
     findings = [f for f in findings if f.rule != VIEW]

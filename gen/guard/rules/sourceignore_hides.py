@@ -77,12 +77,31 @@ def check(change: Change) -> Iterator[Finding]:
         if not mine:
             continue
         line, pattern = _line_of(trees["head"], path, set(mine))
-        names = ", ".join(mine[:_SHOWN]) + (f" and {len(mine) - _SHOWN} more" if len(mine) > _SHOWN else "")
-        said = f" pattern `{pattern}`" if pattern else ""
-        yield Finding(ID, SEVERITY, path, line,
-                      f"{path}{said} hides {len(mine)} file(s) Flux builds from: {names}; source-controller leaves them "
-                      "out of the artifact, so the Kustomizations reading them stop building or prune what they "
-                      "applied (the findings at those Kustomizations are this change's effect)",
-                      "remove the pattern or narrow it so it matches none of these files; to retire them on purpose, "
-                      "first remove or suspend the Kustomizations that read them",
-                      details={"hidden": ",".join(mine)})
+        yield _finding(path, line, pattern, mine)
+
+
+def _finding(path: str, line: int, pattern: str, hidden: list[str]) -> Finding:
+    names = ", ".join(hidden[:_SHOWN]) + (f" and {len(hidden) - _SHOWN} more" if len(hidden) > _SHOWN else "")
+    said = f" pattern `{pattern}`" if pattern else ""
+    return Finding(ID, SEVERITY, path, line,
+                   f"{path}{said} hides {len(hidden)} file(s) Flux builds from: {names}; source-controller leaves them "
+                   "out of the artifact, so the Kustomizations reading them stop building or prune what they "
+                   "applied (the findings at those Kustomizations are this change's effect)",
+                   "remove the pattern or narrow it so it matches none of these files; to retire them on purpose, "
+                   "first remove or suspend the Kustomizations that read them",
+                   details={"hidden": ",".join(hidden), "pattern": pattern})
+
+
+def merged(findings: list[Finding]) -> list[Finding]:
+    """The shards' findings of one `.sourceignore` as one run gives it: each shard names what its
+    own clusters build from, so the files are their union, and the line is the first that hides
+    any of them (the lowest of the shards' lines, with its pattern)."""
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_file.setdefault(f.file, []).append(f)
+    out = []
+    for path, found in sorted(by_file.items()):
+        first = min(found, key=lambda f: f.line)
+        hidden = sorted({h for f in found for h in f.details.get("hidden", "").split(",") if h})
+        out.append(_finding(path, first.line, first.details.get("pattern", ""), hidden))
+    return out
