@@ -21,7 +21,7 @@ from typing import Any
 
 from gen.config import Config
 from gen.guard.flux import bootstraps, resourcesets, roots as rootsmod
-from gen.guard.flux.applied import applied_before
+from gen.guard.flux.applied import applied_before, written_under
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.index import ClusterLooks, look_key, outside_reads
 from gen.guard.build.engine import Engine, Job
@@ -34,7 +34,7 @@ from gen.guard.flux.roots import Candidate
 from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
 from gen.guard.repo.manifests import file_docs
-from gen.guard.flux.sources import ClusterSources, Delivery, SourceRef, Sources, source_key
+from gen.guard.flux.sources import ELSEWHERE, ClusterSources, Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
 from gen.guard.flux.sourceignore import KeptStore
 
@@ -216,8 +216,14 @@ class Discovery:
                 rev = models[label]
                 knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
                 if key is None or tree is None:
-                    rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
-                                                  external=True, why_external=item.why, view="")
+                    node = Node(item.ks, Build(), item.parent, item.root, item.file,
+                                external=True, why_external=item.why, view="")
+                    rev.nodes[item.ks.ref] = node
+                    # not built here, yet it applies what its folder holds, if its source is this repository
+                    for child, file in self._written_under(label, item):
+                        node.children.append(child.ref)
+                        wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, file, None,
+                                                 _not_judged_parent(item), item.root_view)))
                     continue
                 build = self._known(key, tree)
                 assert build is not None, "every requested build was made"
@@ -241,6 +247,16 @@ class Discovery:
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
         return models
+
+    def _written_under(self, label: str, item: Item) -> list[tuple[FluxKs, str]]:
+        """The Flux Kustomizations a Kustomization that is not judged applies, read from its folder
+        of this repository when its source is a GitRepository that may be this repository (a mirror,
+        another branch: gen/guard/unjudged.py counts that folder), so that what they read counts too.
+        A source that is certainly another repository, or a folder that is the whole repository
+        (every file counts already), adds none."""
+        if item.ks.source[0] != "GitRepository" or ELSEWHERE in item.why or not item.ks.path:
+            return []
+        return written_under(self.view(label, "git"), item.ks.path, item.ks.ref, self.marked)
 
     def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:
         """The Flux Kustomizations a build applies, but the root that manages itself (flux-system);
@@ -446,6 +462,16 @@ class Discovery:
                 marker = node.build.fingerprint if not node.external else f"external:{node.why_external}"
                 prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
         return {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
+
+
+def _not_judged_parent(item: Item) -> str:
+    """Why a Kustomization followed from the folder of one not judged is not judged either: the
+    nearest parent, and the first reason (not a chain of every parent between)."""
+    first = item.why.split(_NOT_JUDGED, 1)[1] if item.why.startswith(_APPLIED_BY) else item.why
+    return f"{_APPLIED_BY}{item.ks.ref}{_NOT_JUDGED}{first}"
+
+
+_APPLIED_BY, _NOT_JUDGED = "it is applied by Kustomization ", ", which is not judged: "
 
 
 def _for_flux(ks: FluxKs, variables: Vars) -> dict[str, Any]:
