@@ -229,7 +229,9 @@ def test_a_child_of_a_script_bootstrap_judged_against_a_commit_is_followed(flux_
     root = flux_repo(base, INFRA_EMPTIED, standard=False)
     git(root, "remote", "add", "origin", "https://example.invalid/o/fleet")
     findings = guard(root).findings
-    assert "flux-system/infra" in {f.details["kustomization"] for f in by_rule(findings, "not-judged-touched")}
+    touched = {f.details["kustomization"]: f for f in by_rule(findings, "not-judged-touched")}
+    assert "flux-system/infra" in touched
+    assert "--base origin/<branch>" in touched["flux-system/infra"].hint  # the fix: judge against the branch
     assert blocking(findings)
 
 
