@@ -279,3 +279,26 @@ def test_a_pruned_namespace_that_holds_nothing_applied_is_a_warning(flux_repo, g
     assert not by_rule(findings, "namespace-pruned")
     assert [f.details["object"] for f in by_rule(findings, "object-pruned")] == ["_cluster-config__Namespace"]
     assert not blocking(findings)
+
+
+def test_what_a_kustomization_not_judged_reads_outside_its_folder_counts(flux_repo, guard):
+    """A Kustomization not judged whose source may be this repository is built here to learn what it
+    reads: an overlay's `../base` is read, though it lies outside its folder.
+
+    The same swhurl-platform history: `homelab-infrastructure` builds ./infrastructure/overlays/home,
+    whose kustomization.yaml lists `../../storage/minio/base`; emptying that base's kustomization.yaml
+    uninstalls minio, and passed (only files under the overlay's folder counted).
+    """
+    base = {
+        "clusters/prod/fleet.yaml": _source("fleet", "release"),
+        "clusters/prod/stack.yaml": _on("fleet", flux_ks("stack", "./stack")),
+        "stack/infra.yaml": _on("fleet", flux_ks("infra", "./infra/prod")),
+        "infra/prod/kustomization.yaml": kustomization("../base"),
+        "infra/base/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/base/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    root = flux_repo(base, {"infra/base/kustomization.yaml": kustomization()})
+    findings = guard(root).findings
+    touched = {f.details["kustomization"]: f for f in by_rule(findings, "not-judged-touched")}
+    assert touched["flux-system/infra"].file == "infra/base/kustomization.yaml"
+    assert blocking(findings)

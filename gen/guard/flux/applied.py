@@ -39,11 +39,3 @@ def written_in(tree: Tree, files: Iterable[str], parent: KsRef, marked: Marked) 
                     found.setdefault(ks.ref, (ks, path))
     return list(found.values())
 
-
-def written_under(tree: Tree, folder: str, parent: KsRef, marked: Marked) -> list[tuple[FluxKs, str]]:
-    """The Flux Kustomizations written under `folder` of the repository `tree`: what a Kustomization
-    that is not judged, but whose source may be this repository (a mirror, another branch of it),
-    applies when it builds that folder as this repository holds it. Each is followed, not judged,
-    so that a change to what it reads is not passed (gen/guard/unjudged.py)."""
-    prefix = folder.rstrip("/") + "/"
-    return written_in(tree, (p for p in tree.blobs if p.startswith(prefix)), parent, marked)
