@@ -12,6 +12,7 @@ build cache of its own so two code versions never share cached builds.
            python3 benchmarks/replay_guard.py --repo R --commits C1 C2 ... --out R.jsonl   (a chosen subset)
   table:   python3 benchmarks/replay_guard.py --table R.jsonl [S.jsonl ...]
   judge:   python3 benchmarks/replay_guard.py --repo R --diff C [--from R.jsonl]
+  as CI:   add --base-branch main: each run's --base is origin/main moved to the parent (rewrites that ref)
 
 One JSON line per commit: commit, subject, exit code, wall time, the stderr summary line and the
 indented lines under it (what was not judged, unreached files), the stderr tail when the exit code is neither 0 nor 1, the findings (`--format json`) and the files the
@@ -81,12 +82,20 @@ def commits(repo: Path, last: int | None, span: str | None) -> list[str]:
     return with_parent[-last:] if last else with_parent
 
 
-def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, extra: Sequence[str]) -> Record:
-    """One guard run as CI would make it; findings are parsed from stdout, the summary is stderr's `guard` line."""
+def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, extra: Sequence[str],
+            base_branch: str | None = None) -> Record:
+    """One guard run as CI would make it; findings are parsed from stdout, the summary is stderr's `guard` line.
+    With `base_branch`, `refs/remotes/origin/<base_branch>` is first moved to the parent and named as
+    `--base`, as a pull request's CI names its target branch (a script's bootstrap syncs a branch:
+    judged against a commit, the guard cannot tell that branch is the one judged)."""
     parent = git(repo, "rev-parse", f"{commit}~1").strip()
+    base = parent
+    if base_branch:
+        git(repo, "update-ref", f"refs/remotes/origin/{base_branch}", parent)
+        base = f"origin/{base_branch}"
     env = {**os.environ, "PYTHONPATH": str(src), "COREDNS_GEN_CACHE_DIR": str(cache)}
     env.pop("GITHUB_ACTIONS", None)
-    argv = [sys.executable, "-m", "gen", "guard", "--repo", str(repo), "--base", parent, "--head", commit,
+    argv = [sys.executable, "-m", "gen", "guard", "--repo", str(repo), "--base", base, "--head", commit,
             "--format", "json", *extra]
     start = time.monotonic()
     try:
@@ -111,13 +120,14 @@ def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, ext
                   findings=findings, changed=git(repo, "diff", "--name-only", parent, commit).split())
 
 
-def replay(repo: Path, shas: Sequence[str], src: Path, out: Path, timeout: float, extra: Sequence[str]) -> list[Record]:
+def replay(repo: Path, shas: Sequence[str], src: Path, out: Path, timeout: float, extra: Sequence[str],
+           base_branch: str | None = None) -> list[Record]:
     records: list[Record] = []
     cache = Path(tempfile.mkdtemp(prefix="replay-guard-cache-"))
     try:
         with out.open("a", encoding="utf-8") as sink:
             for i, sha in enumerate(shas, 1):
-                rec = run_one(repo, sha, src, cache, timeout, extra)
+                rec = run_one(repo, sha, src, cache, timeout, extra, base_branch)
                 records.append(rec)
                 sink.write(json.dumps(rec, sort_keys=True) + "\n")
                 sink.flush()
@@ -202,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="JSONL file to append to (default: replay-<repo>.jsonl here)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per guard run")
     ap.add_argument("--guard-arg", action="append", default=[], help="extra guard argument (repeatable)")
+    ap.add_argument("--base-branch", metavar="NAME", help="judge against origin/NAME moved to each parent (the clone's "
+                    "remote-tracking ref is rewritten), as CI names a pull request's target branch")
     ap.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="only print the table of these files")
     ap.add_argument("--diff", metavar="COMMIT", help="show one commit's change beside its findings")
     ap.add_argument("--from", dest="from_file", type=Path, help="with --diff: take the run from this JSONL")
@@ -217,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sha = git(repo, "rev-parse", args.diff).strip()
         known = [r for r in load([args.from_file]) if r["commit"] == sha] if args.from_file else []
         rec = known[-1] if known else run_one(repo, sha, src, Path(tempfile.mkdtemp(prefix="replay-guard-cache-")),
-                                              args.timeout, args.guard_arg)
+                                              args.timeout, args.guard_arg, args.base_branch)
         print("\n".join(diff_view(repo, sha, rec)))
         return 0
     if args.commits:
@@ -226,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shas = commits(repo, args.last or (None if args.span else 100), args.span)
     out: Path = args.out or Path.cwd() / f"replay-{repo.name}.jsonl"
     print(f"replaying {len(shas)} commits of {repo} with {src}/gen -> {out}", file=sys.stderr)
-    records = replay(repo, shas, src, out, args.timeout, args.guard_arg)
+    records = replay(repo, shas, src, out, args.timeout, args.guard_arg, args.base_branch)
     print("\n".join(table(records)))
     return 0
 

@@ -32,6 +32,7 @@ from gen.guard.rules import (
     k3s_hpa_min_replicas,
     managed_corefile_kept,
     kubeadm_minor_bump,
+    namespace_pruned,
     next_needs_forward,
     not_judged_touched,
     object_moved,
@@ -76,6 +77,7 @@ class Rule(Protocol):
 _MODULES: tuple[ModuleType, ...] = (
     configmap_pruned,
     helmrelease_pruned,
+    namespace_pruned,
     object_pruned,
     object_orphaned,
     object_moved,

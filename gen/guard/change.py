@@ -16,10 +16,12 @@ from gen.finding import Finding, Severity
 from gen.guard.diff import BuildIssue, Removal
 from gen.guard.flux.charts import RefChart
 from gen.guard.locate import Locator
-from gen.guard.model import KsRef, ObjKey, Revision
+from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
 
 ClusterObjects = dict[ObjKey, tuple[KsRef, dict[str, Any]]]
+# the Namespaces the API server never deletes (its NamespaceLifecycle admission refuses)
+IMMORTAL = frozenset({"default", "kube-system", "kube-public"})
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,16 @@ class Change:
             views = (self.head if label == "head" else self.base).clusters()
             self._views[label] = {r: v for r, v in views.items() if self.touched is None or r.cluster in self.touched}
         return self._views[label]
+
+    def held_in(self, namespace: Removal) -> list[ObjKey]:
+        """The ConfigMaps and HelmReleases the base applies in the pruned Namespace `namespace`,
+        in its cluster: what Kubernetes deletes with it (gen/guard/rules/namespace_pruned.py)."""
+        if namespace.key.kind != "Namespace" or namespace.key.group or namespace.key.name in IMMORTAL:
+            return []
+        held = {key for root, objects in self.clusters("base").items() if root.cluster == namespace.ks.cluster
+                for key in objects if key.namespace == namespace.key.name and
+                ((key.kind == "ConfigMap" and not key.group) or (key.kind == "HelmRelease" and key.group == HELM_GROUP))}
+        return sorted(held, key=lambda k: (k.kind != "ConfigMap", k))  # the ConfigMaps first
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:
         details = {

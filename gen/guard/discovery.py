@@ -22,7 +22,7 @@ from typing import Any
 
 from gen.config import Config
 from gen.guard.flux import bootstraps, resourcesets, roots as rootsmod
-from gen.guard.flux.applied import applied_before
+from gen.guard.flux.applied import applied_before, written_in
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.index import ClusterLooks, look_key, outside_reads
 from gen.guard.build.engine import Engine, Job
@@ -35,7 +35,7 @@ from gen.guard.flux.roots import Candidate
 from gen.guard.flux.knowledge import Knowledge, RepoValues, gather, lookup
 from gen.guard.repo.marks import Marks
 from gen.guard.repo.manifests import file_docs
-from gen.guard.flux.sources import ClusterSources, Delivery, SourceRef, Sources, source_key
+from gen.guard.flux.sources import ELSEWHERE, ClusterSources, Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
 from gen.guard.flux.sourceignore import KeptStore
 
@@ -204,19 +204,24 @@ class Discovery:
         while wave:
             pending: list[tuple[str, Item, str | None, Tree | None, Vars]] = []
             queued: set[tuple[str, KsRef]] = set()  # (a set: a fleet's wave holds thousands)
+            probes: set[tuple[str, KsRef]] = set()  # not judged, built here to learn what they read
             for label, item in wave:
                 rev = models[label]
                 if item.ks.ref in rev.nodes or (label, item.ks.ref) in queued:
                     continue
                 queued.add((label, item.ks.ref))
-                if item.view is None:
+                # one not judged is built only when its source may be this repository, to learn what it reads
+                built_in = item.view if item.view is not None else self._probe_view(label, item)
+                if built_in is None:
                     pending.append((label, item, None, None, Vars()))
                     continue
                 knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
                 variables = resolve(item.ks, lookup(knows, self.repo_values[label]))
-                if item.ks.substitute_from:
+                if item.view is None:
+                    probes.add((label, item.ks.ref))
+                elif item.ks.substitute_from:
                     self.questions.append(Question(label, item.root.cluster, item.ks, variables))
-                pending.append((label, item, self._key(item.ks, variables), self.view(label, item.view), variables))
+                pending.append((label, item, self._key(item.ks, variables), self.view(label, built_in), variables))
             # base first: most of head's builds are base's, which head then shows the same
             for label in sorted(self.trees, key=lambda lab: lab != "base"):
                 self._build({key: (tree, item.ks, variables) for lab, item, key, tree, variables in pending
@@ -228,6 +233,9 @@ class Discovery:
                 if key is None or tree is None:
                     rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
                                                   external=True, why_external=item.why, view="")
+                    continue
+                if (label, item.ks.ref) in probes:
+                    wave.extend((label, child) for child in self._not_judged(rev, item, key, tree))
                     continue
                 build = self._known(key, tree)
                 assert build is not None, "every requested build was made"
@@ -251,6 +259,38 @@ class Discovery:
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
         return models
+
+    def _probe_view(self, label: str, item: Item) -> str | None:
+        """The view to build a Kustomization that is not judged in, when its source is a
+        GitRepository that may be this repository (a mirror, a fork, another branch of it: not
+        certainly another one): what it reads here and the Kustomizations it applies are what
+        `not-judged-touched` counts (gen/guard/unjudged.py). A folder that is the whole repository
+        counts every file already: not built."""
+        if item.ks.source[0] != "GitRepository" or ELSEWHERE in item.why or not item.ks.path:
+            return None
+        return self.sources[label].git_view(None)
+
+    def _not_judged(self, rev: Revision, item: Item, key: str, tree: Tree) -> list[Item]:
+        """Record a probed Kustomization as not judged, with only what its build read (never what it
+        applies: nothing of it is judged), and its children, not judged either: those its build
+        applies, or, when it fails here, those written in what it read and under its folder."""
+        build = self._known(key, tree)
+        assert build is not None, "every requested build was made"
+        node = Node(item.ks, Build(inputs=build.inputs), item.parent, item.root, item.file,
+                    external=True, why_external=item.why, view="")
+        rev.nodes[item.ks.ref] = node
+        if build.error is None:
+            children: list[tuple[FluxKs, str | None]] = [(k, None) for k in self._children(build, item.ks.ref)]
+        else:
+            under = item.ks.path.rstrip("/") + "/"
+            files = set(seenmod.files_read(build.seen)) | {p for p in tree.blobs if p.startswith(under)}
+            children = [(k, f) for k, f in written_in(tree, files, item.ks.ref, self.marked)]
+        out = []
+        for child, file in children:
+            node.children.append(child.ref)
+            out.append(Item(child, item.ks.ref, item.root, item.root_source, file, None, _not_judged_parent(item),
+                            item.root_view))
+        return out
 
     def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:
         """The Flux Kustomizations a build applies, but the root that manages itself (flux-system);
@@ -457,6 +497,16 @@ class Discovery:
                 marker = node.build.fingerprint if not node.external else f"external:{node.why_external}"
                 prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
         return {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
+
+
+def _not_judged_parent(item: Item) -> str:
+    """Why a Kustomization followed from the folder of one not judged is not judged either: the
+    nearest parent, and the first reason (not a chain of every parent between)."""
+    first = item.why.split(_NOT_JUDGED, 1)[1] if item.why.startswith(_APPLIED_BY) else item.why
+    return f"{_APPLIED_BY}{item.ks.ref}{_NOT_JUDGED}{first}"
+
+
+_APPLIED_BY, _NOT_JUDGED = "it is applied by Kustomization ", ", which is not judged: "
 
 
 def _for_flux(ks: FluxKs, variables: Vars) -> dict[str, Any]:

@@ -10,7 +10,10 @@ a change to a file it may read is refused (rules/not_judged_touched.py).
 
 "May read" is conservative, because the guard does not know what such a build reads:
 - the files its last resolution read (kustomization files, resources, generator files) and the
-  file its own spec is written in (a change of its spec changes what it applies);
+  file its own spec is written in (a change of its spec changes what it applies); for a source
+  that may be this repository (a GitRepository not certainly another one), what its build reads
+  here (gen/guard/discovery.py builds it only to learn that, `../` bases included), and the
+  Kustomizations it applies are followed, not judged either;
 - any file under its `spec.path` folder, in the repository path of its artifact; for a source
   that is not this repository, the same folder at the repository root when the source is a
   GitRepository (a mirror has the same layout), or at any depth for an OCI artifact or another
@@ -83,6 +86,8 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
                     continue  # nothing of it is in a cluster yet: it prunes nothing (its objects are new)
                 written = locator.ks_source(rev.label, ref)
                 own = {written[0]} if written else set()
+                twin = other.nodes.get(ref)  # what a probe read here (gen/guard/discovery.py), at either revision
+                own |= set(node.build.inputs) | (set(twin.build.inputs) if twin is not None and twin.external else set())
                 kind = node.ks.source[0]
                 # certainly another repository: only its own spec, written here, is this repository's
                 folders: tuple[str, ...] = () if ELSEWHERE in node.why_external else (node.ks.path,)

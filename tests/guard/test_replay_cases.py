@@ -161,3 +161,144 @@ def test_a_change_beside_a_chart_in_git_passes(flux_repo, guard):
     }
     root = flux_repo(base, {"docs/notes.md": "b\n"})
     assert not blocking(guard(root).findings)
+
+
+def _source(name: str, ref: str, url: str = "ssh://git@example.invalid/fleet") -> str:
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: {name}
+          namespace: flux-system
+        spec:
+          interval: 1m
+          url: {url}
+          ref:
+            branch: {ref}
+    """
+
+
+INFRA = {
+    "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "infra/coredns-custom.yaml": configmap("coredns-custom"),
+}
+INFRA_EMPTIED = {"infra/kustomization.yaml": kustomization(), "infra/coredns-custom.yaml": None}
+
+
+def _on(source: str, ks: str) -> str:
+    return ks.replace("name: flux-system\n", f"name: {source}\n", 1) if "sourceRef" in ks else ks
+
+
+def test_a_child_of_a_kustomization_not_judged_is_followed_from_its_folder(flux_repo, guard):
+    """A Kustomization the guard cannot judge still applies the Kustomizations written in its folder,
+    and they prune what leaves theirs: a change there is refused, not passed.
+
+    Reduced from samclement/swhurl-platform (history around 41c72e1): `kubectl apply -k
+    clusters/home/flux-system` (a script) applies Kustomizations of the GitRepository
+    `swhurl-platform` (this repository, branch main); judged against a commit (`--base <sha>`, as
+    a CI that passes the pull request's base SHA), that branch is not what is judged, so
+    `homelab-flux-stack` (./clusters/home) is not judged. Its folder holds `homelab-infrastructure`
+    (./infrastructure/overlays/home). Dropping minio from that overlay (a HelmRelease: helm-controller
+    uninstalls it) passed with "0 of 1 clusters touched": only files under ./clusters/home counted as
+    read by what was not judged. Here the not-judged `stack` tracks another branch.
+    """
+    base = {
+        "clusters/prod/fleet.yaml": _source("fleet", "release"),
+        "clusters/prod/stack.yaml": _on("fleet", flux_ks("stack", "./stack")),
+        "stack/infra.yaml": _on("fleet", flux_ks("infra", "./infra")),
+        **INFRA,
+    }
+    findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
+    touched = by_rule(findings, "not-judged-touched")
+    assert "flux-system/infra" in {f.details["kustomization"] for f in touched}
+    assert blocking(findings)
+
+
+def test_a_child_of_a_script_bootstrap_judged_against_a_commit_is_followed(flux_repo, guard):
+    """The swhurl-platform shape itself: a script bootstrap, its GitRepository on branch main, and
+    `--base` a tag (no branch): the grandchild's folder is read by what was not judged."""
+    base = {
+        "Makefile": "flux:\n\tkubectl apply -k clusters/home/flux-system\n",
+        "clusters/home/flux-system/kustomization.yaml": kustomization("sources.yaml", "stack.yaml"),
+        "clusters/home/flux-system/sources.yaml": _source("fleet", "main", "https://example.invalid/o/fleet"),
+        "clusters/home/flux-system/stack.yaml": _on("fleet", flux_ks("stack", "./clusters/home")),
+        "clusters/home/kustomization.yaml": kustomization("infra.yaml"),
+        "clusters/home/infra.yaml": _on("fleet", flux_ks("infra", "./infra")),
+        **INFRA,
+    }
+    root = flux_repo(base, INFRA_EMPTIED, standard=False)
+    git(root, "remote", "add", "origin", "https://example.invalid/o/fleet")
+    findings = guard(root).findings
+    touched = {f.details["kustomization"]: f for f in by_rule(findings, "not-judged-touched")}
+    assert "flux-system/infra" in touched
+    assert "--base origin/<branch>" in touched["flux-system/infra"].hint  # the fix: judge against the branch
+    assert blocking(findings)
+
+
+NAMESPACE = """
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: nginx
+"""
+
+
+def _namespaced_infra(*, holds: bool) -> dict[str, str]:
+    return {
+        "clusters/prod/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("nginx", "redis"),
+        "infra/nginx/kustomization.yaml": kustomization("namespace.yaml", extra="namespace: cluster-config"),
+        "infra/nginx/namespace.yaml": NAMESPACE,
+        "infra/redis/kustomization.yaml": kustomization("values.yaml"),
+        "infra/redis/values.yaml": configmap("redis-values", namespace="cluster-config" if holds else "redis"),
+    }
+
+
+def test_a_pruned_namespace_takes_its_configmaps_with_it(flux_repo, guard):
+    """Kubernetes deletes every object of a deleted Namespace: a ConfigMap applied there is lost.
+
+    Reduced from Azure/gitops-flux2-kustomize-helm-mt 4f1bdad ("Update kustomization.yaml"): it
+    drops `namespace: cluster-config` from infrastructure/nginx/kustomization.yaml, whose
+    namespace.yaml was renamed by kustomize to Namespace `cluster-config`; at head it is `nginx`,
+    so Flux prunes Namespace cluster-config, where the same Kustomization applies the redis values
+    ConfigMap and the nginx, redis (and podinfo) HelmReleases. The guard said "object-pruned"
+    (a warning) for the Namespace: exit 0.
+    """
+    root = flux_repo(_namespaced_infra(holds=True), {"infra/nginx/kustomization.yaml": kustomization("namespace.yaml")})
+    findings = guard(root).findings
+    pruned = by_rule(findings, "namespace-pruned")
+    assert [f.details["object"] for f in pruned] == ["_cluster-config__Namespace"]
+    assert "ConfigMap cluster-config/redis-values" in pruned[0].message
+    assert not [f for f in by_rule(findings, "object-pruned") if f.details["object"] == "_cluster-config__Namespace"]
+    assert blocking(findings)
+
+
+def test_a_pruned_namespace_that_holds_nothing_applied_is_a_warning(flux_repo, guard):
+    root = flux_repo(_namespaced_infra(holds=False), {"infra/nginx/kustomization.yaml": kustomization("namespace.yaml")})
+    findings = guard(root).findings
+    assert not by_rule(findings, "namespace-pruned")
+    assert [f.details["object"] for f in by_rule(findings, "object-pruned")] == ["_cluster-config__Namespace"]
+    assert not blocking(findings)
+
+
+def test_what_a_kustomization_not_judged_reads_outside_its_folder_counts(flux_repo, guard):
+    """A Kustomization not judged whose source may be this repository is built here to learn what it
+    reads: an overlay's `../base` is read, though it lies outside its folder.
+
+    The same swhurl-platform history: `homelab-infrastructure` builds ./infrastructure/overlays/home,
+    whose kustomization.yaml lists `../../storage/minio/base`; emptying that base's kustomization.yaml
+    uninstalls minio, and passed (only files under the overlay's folder counted).
+    """
+    base = {
+        "clusters/prod/fleet.yaml": _source("fleet", "release"),
+        "clusters/prod/stack.yaml": _on("fleet", flux_ks("stack", "./stack")),
+        "stack/infra.yaml": _on("fleet", flux_ks("infra", "./infra/prod")),
+        "infra/prod/kustomization.yaml": kustomization("../base"),
+        "infra/base/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/base/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    root = flux_repo(base, {"infra/base/kustomization.yaml": kustomization()})
+    findings = guard(root).findings
+    touched = {f.details["kustomization"]: f for f in by_rule(findings, "not-judged-touched")}
+    assert touched["flux-system/infra"].file == "infra/base/kustomization.yaml"
+    assert blocking(findings)

@@ -23,7 +23,12 @@ _MARK = (FLUX_GROUP.encode(),)
 
 def applied_before(tree: Tree, files: Iterable[str], parent: KsRef, marked: Marked) -> list[FluxKs]:
     """Flux Kustomizations written in `files` (artifact paths of `tree`), but the parent itself."""
-    found: dict[KsRef, FluxKs] = {}
+    return [ks for ks, _ in written_in(tree, files, parent, marked)]
+
+
+def written_in(tree: Tree, files: Iterable[str], parent: KsRef, marked: Marked) -> list[tuple[FluxKs, str]]:
+    """`applied_before`, each with the file it is written in (the first, for one written twice)."""
+    found: dict[KsRef, tuple[FluxKs, str]] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or path not in tree.blobs or not marked(tree, path, _MARK):
             continue
@@ -31,5 +36,6 @@ def applied_before(tree: Tree, files: Iterable[str], parent: KsRef, marked: Mark
             if is_flux_kustomization(doc):
                 ks = parse_ks(doc, parent.namespace, cluster=parent.cluster)
                 if not ks.ref.same_object(parent):
-                    found.setdefault(ks.ref, ks)
+                    found.setdefault(ks.ref, (ks, path))
     return list(found.values())
+

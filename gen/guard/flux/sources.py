@@ -46,6 +46,7 @@ _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?m
 # Said of a source that is certainly another repository (not a mirror or a fork of this one): the
 # Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
 ELSEWHERE = "no file of this repository is in it"
+NO_BRANCH = "a revision of no branch (--base names a commit or a tag)"  # the ref of a script's bootstrap is unknown
 
 
 def elsewhere(url: str, remotes: AbstractSet[str], kind: str) -> str:
@@ -327,7 +328,7 @@ class Sources:
                 # the bootstrap does not say which revision the cluster syncs (a placeholder, a script):
                 # the branch judged is --base's; another ref of this repository is another revision
                 judged = f"branch {self.synced_branch} (--base)" if self.synced_branch else \
-                    "a revision of no branch (--base names a commit or a tag)"
+                    NO_BRANCH
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, and what is "
                                       f"judged is {judged}")
             return Delivery(self.git_view(ignore))

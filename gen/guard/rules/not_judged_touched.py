@@ -27,6 +27,7 @@ from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
+from gen.guard.flux.sources import NO_BRANCH
 from gen.guard.report.errortext import cause, clean_error, shorten
 from gen.guard.model import KsRef, Revision
 from gen.guard.unjudged import Unjudged
@@ -104,6 +105,9 @@ def _fix(item: Unjudged) -> str:
     if item.fix:
         return item.fix + ", and the guard judges it"
     kind, namespace, name = item.source
+    if item.why == "source" and NO_BRANCH in item.reason:
+        return ("run the guard with --base naming the branch its cluster syncs (`--base origin/<branch>`, not a "
+                "commit), and the guard judges it")
     if item.why == "source":
         return (f"if {kind} {namespace}/{name} is this repository, name it in .coredns-gen.yaml guard.sources "
                 f"([{{source: {kind}/{namespace}/{name}, path: <the folder its artifact is>}}]) or add its URL as a "
