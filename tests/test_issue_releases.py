@@ -27,7 +27,7 @@ RENDERS = [
     ("eks", "v1.11.4-eksbuild.28"), ("eks", "v1.13.2-eksbuild.19"), ("eks", "v1.14.3-eksbuild.11"),
     ("kubeadm", "v1.36.0"), ("kubeadm", "v1.37.2"),
 ]
-# k3s v1.33.1 imports *.override after its own forward (manifests/coredns.yaml at d78e666f; k3s
+# k3s v1.33.1 imports *.override after its own forward (manifests/coredns.yaml at 471b3307; k3s
 # issue #12979 reports it on v1.33.4): it renders zones, and `upstream:` is refused for that reason.
 RENDERS_WITHOUT_UPSTREAM = [("k3s", "v1.33.1+k3s1")]
 # No row: no source for it was found (gen/data/SOURCES.md); the policy refuses a newer minor.
@@ -111,3 +111,13 @@ def test_a_key_only_the_coredns_1_13_schema_has_is_judged_by_the_add_ons_own_sch
     assert document["trafficDistribution"] == "PreferSameZone"
     code, err = _render_with(tmp_path, "v1.12.4-eksbuild.18", extra)
     assert code == 2 and "add-on v1.12.4-eksbuild.18's configuration schema has no 'trafficDistribution' here" in err, err
+
+
+# k3s's release-1.33 took the override-order fix (k3s #12986, the backport of PR #12980) after v1.33.5:
+# from v1.33.6+k3s1 its Corefile imports *.override before its own forward (manifests/coredns.yaml on
+# release-1.33, read from the rafaelbreno/k3s fork, gen/data/SOURCES.md), so `upstream:` works on 1.33.
+@pytest.mark.parametrize("release", ["v1.33.6+k3s1", "v1.33.12+k3s1", "v1.33.13+k3s1"])
+def test_upstream_renders_on_k3s_1_33_with_the_fixed_override_order(release: str, tmp_path: Path) -> None:
+    code, err = _render(tmp_path, "k3s", release)
+    assert code == 0, err
+    assert ("newer than coredns-gen's tables" in err) is (release == "v1.33.13+k3s1"), err
