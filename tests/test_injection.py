@@ -94,7 +94,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         "cluster: k\nplatform: k3s\nplatformVersion: v1.32.9+k3s1\ncorednsVersion: 1.12.3\n"
         "overrides:\n  - name: fwd\n    lines: ['forward dns://.:53 1.1.1.1']\n",
         ["v.yaml:7:13: overrides[0].lines[0]: k3s v1.32.9+k3s1 imports *.override after its own forward, so this forward "
-         "is never reached — fix: upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.override before their own "
+         "is never reached — fix: upgrade k3s to v1.32.10+, v1.33.6+, v1.34.2+ or v1.35+, which import *.override before their own "
          "forward (k3s PR #12980); until then forward specific domains with `zones:`"],
     ),
     # Limits CoreDNS and Kubernetes enforce.

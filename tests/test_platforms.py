@@ -58,7 +58,8 @@ def test_every_platform_names_guard_rules_that_exist() -> None:
 
 @pytest.mark.parametrize(("platform", "release", "after"), [
     ("aks", "1.34", True), ("k3s", "v1.32.9+k3s1", True), ("k3s", "v1.34.9+k3s1", False), ("k3s", "v1.33.1+k3s1", True),
-    ("k3s", "v1.33.9+k3s1", True),  # no release-1.33 commit after v1.33.4 was read: v1.33.4's layout stands in
+    ("k3s", "v1.33.5+k3s1", True), ("k3s", "v1.33.6+k3s1", False),  # release-1.33 took k3s PR #12980 after v1.33.5
+    ("k3s", "v1.33.13+k3s1", False),  # newer than the release-1.33 read: v1.33.12's layout stands in
     ("gardener", "1.34", False), ("talos", "v1.13.9", None), ("kubeadm", "v1.35.0", None),
 ])
 def test_override_order_is_read_off_each_stock_corefile(platform: str, release: str, after: bool | None) -> None:

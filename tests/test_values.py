@@ -96,7 +96,7 @@ CASES = {
     "k3s-old-order-upstream": (
         "cluster: k\nplatform: k3s\nplatformVersion: v1.32.9+k3s1\ncorednsVersion: 1.12.3\nupstream:\n  resolvers: [10.0.0.1]\n",
         ["v.yaml:5:1: upstream: k3s v1.32.9+k3s1 imports *.override after its own forward, so this forward is never reached — "
-         "fix: upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.override before their own forward (k3s PR #12980); "
+         "fix: upgrade k3s to v1.32.10+, v1.33.6+, v1.34.2+ or v1.35+, which import *.override before their own forward (k3s PR #12980); "
          "until then forward specific domains with `zones:`"],
     ),
     "unknown-key-typo": (

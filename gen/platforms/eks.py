@@ -31,14 +31,13 @@ from gen.versions import Version, parse_version
 
 NAME = "eks"
 SUMMARY = "the EKS CoreDNS add-on owns the Corefile; the repo renders its configurationValues (and an ACK Addon on request)"
-DEFAULT_RELEASE = "v1.11.1-eksbuild.8"
+DEFAULT_RELEASE = "v1.13.2-eksbuild.11"  # AWS's default add-on of EKS 1.35 (gen/data/SOURCES.md)
 ADDON = ObjectRef("Addon", "kube-system", "coredns")
 OWNS: tuple[ObjectRef, ...] = (ADDON,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 SERVER_PORT = 53
-NEXT_HINT = ("pick an add-on version with CoreDNS ≥ 1.11.4 and vendor its schema (`aws eks describe-addon-configuration "
-             "--addon-name coredns --addon-version V --query configurationSchema --output text` into gen/data/eks/), "
+NEXT_HINT = ("pick an add-on version with CoreDNS ≥ 1.11.4 (the default of EKS 1.30 and later, e.g. v1.13.2-eksbuild.11), "
              "or drop `upstream`/the zone's fallback")
 DOCUMENT = "coredns-addon-configuration-values.json"
 ANNOTATIONS = {

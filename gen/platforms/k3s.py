@@ -51,7 +51,7 @@ OLD_ORDER = "k3s-v1.32.9+k3s1-coredns.yaml"  # the layout before k3s PR #12980 (
 SERVER_PORT = 53
 NEXT_HINT = "upgrade k3s to a release with CoreDNS ≥ 1.11.4, or set `corednsVersion:` to the CoreDNS it really runs"
 ANNOTATIONS = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
-ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.34.2+ or v1.35+, which import *.override before their own forward "
+ORDER_HINT = ("upgrade k3s to v1.32.10+, v1.33.6+, v1.34.2+ or v1.35+, which import *.override before their own forward "
               "(k3s PR #12980); until then forward specific domains with `zones:`")
 
 

@@ -133,12 +133,13 @@ def test_bad_options(lint_text: Callable[..., list[Finding]]) -> None:
     ({"k3s_version": "1.32.10"}, []),
     ({"k3s_version": "1.34.2"}, []),
     ({"k3s_version": "v1.34.9+k3s1"}, []),
-    ({"k3s_version": "1.33.1"}, [("forward-unreachable", 8, "error")]),  # the 1.33 line kept the old order through v1.33.4
+    ({"k3s_version": "1.33.1"}, [("forward-unreachable", 8, "error")]),  # the 1.33 line kept the old order through v1.33.5
+    ({"k3s_version": "1.33.6"}, []),
     ({"k3s_version": "1.36.3"}, []),
     ({"platform": "k3s"}, []),  # --platform alone: the newest known release (1.36.3), said in the last line
     ({}, [("override-root-forward", 8, "warning")]),
     ({"platform": "talos"}, []),
-], ids=["aks", "k3s-1.32.9", "k3s-1.32.10", "k3s-1.34.2", "k3s-tag", "k3s-1.33-old-order", "k3s-1.36", "k3s-unknown",
+], ids=["aks", "k3s-1.32.9", "k3s-1.32.10", "k3s-1.34.2", "k3s-tag", "k3s-1.33-old-order", "k3s-1.33.6", "k3s-1.36", "k3s-unknown",
         "no-platform", "talos"])
 def test_override_root_forward_by_platform(lint_text: Callable[..., list[Finding]], options: dict[str, str],
                                            expected: list[tuple[str, int, str]]) -> None:

@@ -25,9 +25,11 @@ def _errors(paths: list[Path], **options: str) -> list[tuple[str, int]]:
 
 def test_k3s_12979_at_v1_33_4_is_not_passed() -> None:
     path = DATA / "k3s-12979-default-override.yaml"
-    # v1.33.0-v1.33.4 keep the old order (k3s's forward before the overrides): the override is
-    # never reached, as the issue reports (gen/platforms/releases.py, from k3s's manifests)
+    # v1.33.0-v1.33.5 keep the old order (k3s's forward before the overrides): the override is
+    # never reached, as the issue reports (gen/platforms/releases.py, from k3s's manifests);
+    # release-1.33 took the fix (k3s #12986, the backport of PR #12980) from v1.33.6
     assert _errors([path], platform="k3s", platform_version="v1.33.4+k3s1") == [("forward-unreachable", 8)]
+    assert _errors([path], platform="k3s", platform_version="v1.33.6+k3s1") == []
     # where the release is known, the override is judged in k3s's own Corefile (and fits there)
     assert _errors([path], platform="k3s", platform_version="v1.34.9+k3s1") == []
     assert _errors([path], platform="k3s", platform_version="v1.32.9+k3s1") == [("forward-unreachable", 8)]
