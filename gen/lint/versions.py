@@ -39,6 +39,10 @@ FORWARD_PLUGIN = Version(1, 0, 6)
 MULTIPLE_FORWARD = Version(1, 9, 4)  # before: "this plugin can only be used once per Server Block"
 FAILOVER_NOERROR_REJECTED = Version(1, 13, 2)  # v1.13.1's check is unreachable: NOERROR is accepted
 FAILOVER_LOOP_FIXED = Version(1, 14, 7)  # failover's counter reset loop, coredns PR #8277
+# plugin/pkg/parse.HostPortOrFile strips `[]` off an address without a port before net.ParseIP
+# from this release on (host.go, read at every tag from v1.6.9 to v1.14.7); the helper links
+# v1.13.1's (tools/helper/go.mod), whose verdicts every release from 1.6.9 to 1.14.1 shares.
+HOSTPORT_TRIMS_BRACKETS = Version(1, 14, 2)
 
 # Plugins whose setup returns plugin.ErrOnce ("this plugin can only be used once per Server
 # Block"): every plugin/*/setup.go of the coredns/coredns v1.13.1 module source that does
