@@ -13,9 +13,11 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gen.corefile import helper as corefile_helper
 from gen.corefile import upstreams
 from gen.corefile.loadcheck import try_load
 from gen.errors import ToolError
@@ -78,6 +80,8 @@ def test_a_bare_word_is_no_file_even_where_lint_runs_beside_one(tmp_path: Path, 
     as CoreDNS's own has no such file, so a resolv.conf where lint runs changes nothing."""
     (tmp_path / "resolv.conf").write_text("nameserver 1.1.1.1\n")
     monkeypatch.chdir(tmp_path)
+    corefile_helper.close()  # the next helper starts here, beside the file
+    monkeypatch.setattr(corefile_helper._CLIENT, "judged", {})
     assert upstreams.judge(["resolv.conf"])["resolv.conf"].verdict == "refused"
     (found,) = _lint(tmp_path, "resolv.conf", "1.13.1")
     assert 'not an IP address or file: "resolv.conf"' in found.message
@@ -89,39 +93,54 @@ def test_a_file_named_with_a_slash_is_left_to_the_cluster(tmp_path: Path, to: st
     assert _lint(tmp_path, to, "1.13.1") == []
 
 
-def test_every_upstream_of_a_run_is_asked_in_one_helper_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_upstream_of_a_run_is_asked_in_one_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One question to the helper process the run already reads its Corefiles with: no second process."""
     asked: list[list[str]] = []
-    real = upstreams._ask
+    real = upstreams.judge_upstreams
 
-    def counted(todo: list[str]) -> dict[str, upstreams.Judged]:
-        asked.append(todo)
-        return real(todo)
+    def counted(tos: list[str]) -> dict[str, dict[str, str]]:
+        asked.append(list(tos))
+        return real(tos)
 
-    monkeypatch.setattr(upstreams, "_ask", counted)
-    monkeypatch.setattr(upstreams, "_CACHE", {})
+    monkeypatch.setattr(upstreams, "judge_upstreams", counted)
+    monkeypatch.setattr(corefile_helper._CLIENT, "judged", {})
     (tmp_path / "Corefile").write_text(
         ".:53 {\n    forward . 10.9.0.1 tls://dns.example\n}\n"
         "a.example {\n    forward . ${UP:=10.9.0.2} 10.9.0.1\n}\n"
         "b.example {\n    forward . <my-dns>\n}\n")
+    spawned = []
+    popen = subprocess.Popen
+
+    def counting_popen(*args: Any, **kwargs: Any) -> Any:
+        spawned.append(args[0])
+        return popen(*args, **kwargs)
+
+    corefile_helper.close()
+    monkeypatch.setattr(subprocess, "Popen", counting_popen)
     found = run_lint([tmp_path / "Corefile"], coredns_version="1.13.1")
     assert [f.line for f in found if f.rule == "forward-upstream-invalid"] == [2, 8]
-    assert asked == [["10.9.0.1", "tls://dns.example", "10.9.0.2", "192.0.2.1", "<my-dns>"]]
+    assert asked == [["10.9.0.1", "tls://dns.example", "10.9.0.2", "192.0.2.1", "10.9.0.1", "<my-dns>"]]
+    assert [argv[1:] for argv in spawned] == [["corefile"]]
 
 
 def test_without_the_helper_nothing_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corefile_helper.close()
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(tmp_path / "absent"))
     with pytest.raises(ToolError, match="coredns-gen-helper not found"):
         upstreams.judge(["tls://never-asked-before.example"])
+    corefile_helper.close()
 
 
-def test_a_helper_without_the_subcommand_is_a_tool_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_helper_that_does_not_judge_upstreams_is_a_tool_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older helper reads the request and answers no upstreams: that is no verdict."""
     old = tmp_path / "coredns-gen-helper"
-    old.write_text('#!/bin/sh\necho "coredns-gen-helper: unknown subcommand \\"$1\\"" >&2\nexit 2\n')
+    old.write_text("#!/bin/sh\nwhile read -r line; do echo '{\"results\": []}'; done\n")
     old.chmod(0o755)
+    corefile_helper.close()
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(old))
-    with pytest.raises(ToolError, match="did not answer") as err:
+    with pytest.raises(ToolError, match="did not judge the upstreams"):
         upstreams.judge(["tls://also-never-asked.example"])
-    assert "unknown subcommand" in err.value.stderr
+    corefile_helper.close()
 
 
 @pytest.mark.slow

@@ -5,11 +5,11 @@
 // links them and answers JSON lines on stdin/stdout. Subcommands:
 //
 //	build     Flux Kustomization builds, many per process (build/)
-//	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
+//	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/), and
+//	          forward TOs by CoreDNS's own HostPortOrFile (upstream/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
 //	vars      which variables a Flux Kustomization's postBuild would substitute in its build (build/vars.go)
 //	resourceset  Flux Operator ResourceSets rendered by the Flux Operator's own CLI (resourceset/)
-//	upstreams whether CoreDNS's forward accepts each TO, by CoreDNS's own HostPortOrFile (upstream/)
 package main
 
 import (
@@ -20,12 +20,11 @@ import (
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
 	"github.com/coredns-gen/coredns-gen/tools/helper/resourceset"
-	"github.com/coredns-gen/coredns-gen/tools/helper/upstream"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact|resourceset|upstreams [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact|resourceset [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -39,8 +38,6 @@ func main() {
 		corefile.Main(os.Args[2:])
 	case "resourceset":
 		resourceset.Main(os.Args[2:])
-	case "upstreams":
-		upstream.Main(os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "coredns-gen-helper: unknown subcommand %q\n", os.Args[1])
 		os.Exit(2)

@@ -2,14 +2,12 @@
 // plugin/pkg/parse.HostPortOrFile (github.com/coredns/coredns v1.13.1, the release of the
 // binary CI tests against), so lint never judges an upstream with a model of it.
 //
-// Protocol: one JSON request per stdin line, one JSON answer per stdout line (tools/helper/lines).
+// The `corefile` subcommand answers with it (tools/helper/corefile), so a lint run asks the process
+// it already has: each TO gets {"verdict": "ok"}, {"verdict": "refused", "error": "not an IP
+// address or file: \"dns.example\""} or {"verdict": "file"}.
 //
-//	{"upstreams": ["tls://1.1.1.1", "dns.example", "/etc/resolv.conf", ...]}
-//	-> {"results": [{"verdict": "ok"}, {"verdict": "refused", "error": "not an IP address or file: \"dns.example\""},
-//	                {"verdict": "file"}, ...]}
-//
-// ok: HostPortOrFile accepts it. refused: it refuses it wherever CoreDNS runs; error is its own
-// message. file: it would read the TO as a resolv.conf-style file whose name has a `/`, a file on
+// ok: HostPortOrFile accepts it. refused: it refuses it (a bare word as CoreDNS does from its
+// working directory, where no file has that name); error is its own message. file: it would read the TO as a resolv.conf-style file whose name has a `/`, a file on
 // the node or in the pod that only the cluster can judge.
 //
 // The helper never reads this machine's files to decide. HostPortOrFile opens a file only for a
@@ -24,7 +22,6 @@
 package upstream
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -32,8 +29,6 @@ import (
 
 	"github.com/coredns/coredns/plugin/pkg/parse"
 	"github.com/coredns/coredns/plugin/pkg/transport"
-
-	"github.com/coredns-gen/coredns-gen/tools/helper/lines"
 )
 
 // Module is the CoreDNS module whose parse package this links; go.mod pins its version.
@@ -60,21 +55,14 @@ const (
 	File    Verdict = "file"
 )
 
-type request struct {
-	Upstreams []string `json:"upstreams"`
-}
-
-type result struct {
+// Result is one TO's answer.
+type Result struct {
 	Verdict Verdict `json:"verdict"`
 	Error   string  `json:"error,omitempty"`
 }
 
-type answer struct {
-	Results []result `json:"results"`
-}
-
 // Judge asks HostPortOrFile about one TO. The working directory must be an empty one (Sandbox).
-func Judge(to string) result {
+func Judge(to string) Result {
 	trans, host := parse.Transport(to)
 	probe, slash := to, trans != transport.UNIX && strings.Contains(host, "/")
 	if slash {
@@ -83,12 +71,12 @@ func Judge(to string) result {
 	_, err := parse.HostPortOrFile(probe)
 	switch {
 	case err == nil:
-		return result{Verdict: OK}
+		return Result{Verdict: OK}
 	case slash:
 		// the only refusal of a non-empty address is the file branch's "not an IP address or file"
-		return result{Verdict: File}
+		return Result{Verdict: File}
 	default:
-		return result{Verdict: Refused, Error: err.Error()}
+		return Result{Verdict: Refused, Error: err.Error()}
 	}
 }
 
@@ -113,23 +101,4 @@ func Sandbox() error {
 		return err
 	}
 	return os.Remove(parent)
-}
-
-// Main serves requests until stdin closes.
-func Main(args []string) {
-	if len(args) == 1 && args[0] == "-version" {
-		fmt.Printf("upstreams 1 (%s %s plugin/pkg/parse.HostPortOrFile)\n", Module, Release())
-		return
-	}
-	if err := Sandbox(); err != nil {
-		fmt.Fprintln(os.Stderr, "coredns-gen-helper upstreams: no empty working directory:", err)
-		os.Exit(3)
-	}
-	lines.Serve(os.Stdin, os.Stdout, func(req request) answer {
-		ans := answer{Results: make([]result, len(req.Upstreams))}
-		for i, to := range req.Upstreams {
-			ans.Results[i] = Judge(to)
-		}
-		return ans
-	})
 }
