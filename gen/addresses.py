@@ -34,10 +34,13 @@ def split_address(text: str) -> tuple[str, int | None]:
         if "]" not in text:
             raise ValueError("has an unclosed '['")
         host, rest = text[1:].split("]", 1)
-        if rest:
-            if not rest.startswith(":"):
-                raise ValueError("has text after ']'")
-            port = _port(rest[1:])
+        if not rest:
+            # forward's HostPortOrFile reads `[IPv6]` with no port as a file name before CoreDNS 1.14.2
+            raise ValueError(f"{quote(text)} has brackets but no port, which CoreDNS before 1.14.2 refuses "
+                             "(not an IP address or file)")
+        if not rest.startswith(":"):
+            raise ValueError("has text after ']'")
+        port = _port(rest[1:])
     elif text.count(":") == 1:
         host, p = text.split(":")
         port = _port(p)
@@ -106,6 +109,8 @@ def _address_problem(text: str, files_ok: bool) -> tuple[str, str] | None:
         fix = "use 1–65535, " + EXAMPLE if "out of range" in str(err) else "write an IP address or IP:port, " + EXAMPLE
         if "zone id" in str(err):
             fix = "drop the '%…' part and give the global or unique-local IPv6 address, e.g. fd00::53"
+        elif "brackets but no port" in str(err):
+            fix = f"add the port, `{text}:53`, or drop the brackets, `{text[1:-1]}`"
         if files_ok:
             fix += ", or a file such as /etc/resolv.conf"
         return str(err), fix

@@ -9,6 +9,9 @@ characters that stay inside one bare Corefile word: whatever Flux puts in, the d
 value, replaces a word fragment and never a brace, quote, comment or line. Every check that
 judges such a value judges it twice: with each variable replaced by a placeholder word, and by
 its default; the structural proof reads the rendered text with the same placeholders.
+VAR and syntax_problem model fluxcd/pkg/envsubst for that subset only: tests/test_fluxvars_envsubst.py
+holds every accepted string equal to Flux's own parser (coredns-gen-helper `envsubst`): the same
+names looked up, the same text substituted.
 """
 
 from __future__ import annotations

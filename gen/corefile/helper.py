@@ -6,6 +6,8 @@ the parser's own error, and its server blocks. One helper process serves a whole
 (one per forked worker: a pipe cannot be shared across fork), texts are sent in batches, and
 answers are remembered per text, so a fleet pays a pipe round trip per distinct text. Without
 the helper nothing can be judged: ToolError (exit 3) naming the build command, never a model.
+The same process judges forward TOs with CoreDNS's own HostPortOrFile (gen.corefile.upstreams),
+so a lint run that asks about its upstreams starts no second process.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class _Client:
         self.proc: subprocess.Popen[bytes] | None = None
         self.lock = threading.Lock()
         self.cache: dict[tuple[str, str, bool], Reading] = {}
+        self.judged: dict[str, dict[str, str]] = {}
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None:
@@ -74,12 +77,28 @@ class _Client:
                 self._ask(todo)
             return [self.cache[i] for i in items]
 
-    def _ask(self, todo: list[tuple[str, str, bool]]) -> None:
+    def upstreams(self, tos: Sequence[str]) -> dict[str, dict[str, str]]:
+        """The helper's raw answer ({"verdict", "error"}) for each TO, one round trip for all not yet asked."""
+        with self.lock:
+            known = {t: self.judged[t] for t in tos if t in self.judged}
+            todo = [t for t in dict.fromkeys(tos) if t not in known]
+            if todo:
+                results = self._send({"texts": [], "upstreams": todo}).get("upstreams")
+                if not isinstance(results, list) or len(results) != len(todo):
+                    raise ToolError("coredns-gen-helper corefile did not judge the upstreams",
+                                    hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
+                fresh = dict(zip(todo, results, strict=True))
+                known.update(fresh)
+                if len(self.judged) + len(fresh) > _CACHE_LIMIT:
+                    self.judged.clear()
+                self.judged.update(fresh)
+            return {t: known[t] for t in tos}
+
+    def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
-        line = json.dumps({"texts": [{"text": t, "name": n, "inside": i} for t, n, i in todo]}) + "\n"
         try:
-            proc.stdin.write(line.encode())
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
             proc.stdin.flush()
             answer = proc.stdout.readline()
         except OSError:
@@ -88,7 +107,12 @@ class _Client:
             self.proc = None
             raise ToolError("coredns-gen-helper corefile gave no answer", stderr=_stderr(proc),
                             hint="rebuild it (an older helper has no `corefile` subcommand): " + HELPER_BUILD_HINT)
-        results: list[dict[str, Any]] = json.loads(answer)["results"]
+        parsed: dict[str, Any] = json.loads(answer)
+        return parsed
+
+    def _ask(self, todo: list[tuple[str, str, bool]]) -> None:
+        answer = self._send({"texts": [{"text": t, "name": n, "inside": i} for t, n, i in todo]})
+        results: list[dict[str, Any]] = answer["results"]
         if len(self.cache) > _CACHE_LIMIT:
             self.cache.clear()
         for key, res in zip(todo, results, strict=True):
@@ -136,3 +160,8 @@ def read_many(texts: Sequence[str], *, name: str = "Corefile", inside: bool = Fa
 
 def read(text: str, *, name: str = "Corefile", inside: bool = False) -> Reading:
     return read_many([text], name=name, inside=inside)[0]
+
+
+def judge_upstreams(tos: Sequence[str]) -> dict[str, dict[str, str]]:
+    """The helper's HostPortOrFile answer for each forward TO (gen.corefile.upstreams types it)."""
+    return _CLIENT.upstreams(tos)

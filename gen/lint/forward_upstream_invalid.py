@@ -1,79 +1,43 @@
 """Every upstream of a `forward` must be an IP address (with an optional port) or a file CoreDNS can read.
 
-forward's setup reads each TO with plugin/pkg/parse.HostPortOrFile: after a `dns://`/`tls://`
-prefix it splits host and port as Go's net.SplitHostPort does and wants an IP address; anything
-else is taken for a resolv.conf-style file, and a file that is not there ends the start-up with
-"not an IP address or file". So a host name (`tls://dns.example`), a placeholder left in
-(`<my-dns-server>`) and a bracketed IPv6 address without a port (`tls://[2606:4700::1111]`) are
-refused. A TO naming a path (it has a `/`) is a file on the node or in the pod: nothing here can
-see it, so it is left to `lint --load` and the cluster.
+forward's setup reads its TOs with plugin/pkg/parse.HostPortOrFile, and so does this rule: the
+function itself, linked into coredns-gen-helper from the coredns/coredns module and asked about
+every TO of a lint run in one round trip (gen/corefile/upstreams.py). Whatever is not an IP
+address (after a transport prefix such as `tls://`, with an optional port) is taken for a
+resolv.conf-style file, and one that is not there ends the start-up with "not an IP address or
+file". So a host name (`tls://dns.example`, `quic://dns.example`), a placeholder left in
+(`<my-dns-server>`) and, before CoreDNS 1.14.2, a bracketed IPv6 address without a port
+(`tls://[2606:4700::1111]`) are refused. A bare word is judged as CoreDNS sees it from its
+working directory: no such file. A TO it would read as a file named with a `/` is on the node or
+in the pod: nothing here can see it, so it is left to `lint --load` and the cluster.
+
+The helper links HostPortOrFile of one release (gen/lint/versions.py HOSTPORT_LINKED), whose
+refusals every release from 1.6.9 to 1.14.1 shares (plugin/pkg/parse/host.go read at each tag;
+net.ParseIP is the Go the helper is built with: releases built with Go before 1.17 also took
+IPv4 octets with leading zeros). From 1.14.2 HostPortOrFile strips the brackets of an address
+that has no port before reading it as an IP (HOSTPORT_TRIMS_BRACKETS): for those releases a
+bracketed TO the linked function refuses is not judged here (info), and `lint --load` with that
+release decides.
 
 PASS: `forward . tls://1.1.1.1 [2606:4700::1111]:53 2606:4700::1001 /etc/resolv.conf`
-FAIL: `forward . tls://dns.google` or `forward . tls://[2606:4700::1111]` -> error at the forward.
+FAIL: `forward . tls://dns.google` or (CoreDNS 1.13.1) `forward . tls://[2606:4700::1111]` -> error at the forward.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Iterator
 
 from gen import fluxvars
 from gen.corefile import forward_upstreams, forwards, has_placeholder
+from gen.corefile.model import Directive
+from gen.corefile.upstreams import Judged, judge
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
+from gen.lint.versions import HOSTPORT_LINKED, HOSTPORT_TRIMS_BRACKETS
 
 ID = "forward-upstream-invalid"
 SEVERITY = Severity.ERROR
 REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
-_SCHEMES = ("dns://", "tls://")  # the transports forward speaks in every release lint knows
-
-
-def _ip(text: str) -> bool:
-    """Go's net.ParseIP after parse.stripZone (an IPv6 zone `%eth0` dropped)."""
-    text = text.split("%", 1)[0]
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _split_host_port(text: str) -> str | None:
-    """The host of Go's net.SplitHostPort(text), None where it returns an error."""
-    colon = text.rfind(":")
-    if colon < 0:
-        return None  # missing port in address
-    if text.startswith("["):
-        end = text.find("]")
-        if end < 0 or end + 1 != colon:
-            return None  # missing ']' / missing port / too many colons
-        host = text[1:end]
-    else:
-        host = text[:colon]
-        if ":" in host:
-            return None  # too many colons in address
-    if any(c in text[colon + 1:] or c in host for c in "[]"):
-        return None
-    return host
-
-
-def refused(to: str) -> bool:
-    """Whether HostPortOrFile refuses `to` wherever CoreDNS runs (a path is never judged here)."""
-    rest = to
-    for scheme in _SCHEMES:
-        if to.startswith(scheme):
-            rest = to[len(scheme):]
-            break
-    else:
-        if "://" in to:
-            return False  # another transport: its own setup rules on it
-    if not rest:
-        return True  # "invalid address"
-    host = _split_host_port(rest)
-    address = rest if host is None else host
-    if _ip(address):
-        return False
-    return "/" not in rest  # not an IP: a file, and a bare name is no file in CoreDNS's working directory
 
 
 def _as_filled(to: str) -> list[str]:
@@ -86,15 +50,33 @@ def _as_filled(to: str) -> list[str]:
             fluxvars.VAR.sub(placeholder, to)]
 
 
+def _bracketed(to: str) -> bool:
+    return "[" in to or "]" in to
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
-    for _unit, block in ctx.blocks():
-        for fwd in forwards(block):
-            for to in forward_upstreams(fwd):
-                if has_placeholder(to) or not any(refused(filled) for filled in _as_filled(to)):
-                    continue
-                bracket = to.rstrip("]").endswith("]") or (to.split("://")[-1].startswith("[") and to.endswith("]"))
-                hint = (f"add the port: `{to}:{853 if to.startswith('tls://') else 53}`" if bracket else
-                        "write the upstream's IP address (CoreDNS does not resolve host names here; with "
-                        "`tls://` put the name in `tls_servername`)")
-                yield at(ID, SEVERITY, fwd, f"CoreDNS refuses upstream `{to}`: not an IP address or file "
-                         "(plugin/forward)", hint)
+    asked: list[tuple[Directive, str, list[str]]] = [
+        (fwd, to, _as_filled(to)) for _unit, block in ctx.blocks() for fwd in forwards(block)
+        for to in forward_upstreams(fwd) if not has_placeholder(to)]
+    if not asked:
+        return
+    verdicts = judge([form for _fwd, _to, filled in asked for form in filled])
+    trims = ctx.version >= HOSTPORT_TRIMS_BRACKETS
+    for fwd, to, filled in asked:
+        refusal: Judged | None = next((verdicts[f] for f in filled if verdicts[f].verdict == "refused"), None)
+        if refusal is None:
+            continue
+        if trims and _bracketed(to):
+            yield at(ID, Severity.INFO, fwd, f"upstream `{to}` was not judged: {ctx.where()} reads a bracketed "
+                     f"address without a port differently from the CoreDNS {HOSTPORT_LINKED} HostPortOrFile lint runs",
+                     f"run `coredns-gen lint --load` with CoreDNS {ctx.version}, or write the port: `{_with_port(to)}`")
+            continue
+        bracket = to.rstrip("]").endswith("]") or (to.split("://")[-1].startswith("[") and to.endswith("]"))
+        hint = (f"add the port: `{_with_port(to)}`" if bracket else
+                "write the upstream's IP address (CoreDNS does not resolve host names here; with "
+                "`tls://` put the name in `tls_servername`)")
+        yield at(ID, SEVERITY, fwd, f"CoreDNS refuses upstream `{to}`: {refusal.error} (plugin/forward)", hint)
+
+
+def _with_port(to: str) -> str:
+    return f"{to}:{853 if to.startswith('tls://') else 53}"

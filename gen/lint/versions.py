@@ -39,6 +39,12 @@ FORWARD_PLUGIN = Version(1, 0, 6)
 MULTIPLE_FORWARD = Version(1, 9, 4)  # before: "this plugin can only be used once per Server Block"
 FAILOVER_NOERROR_REJECTED = Version(1, 13, 2)  # v1.13.1's check is unreachable: NOERROR is accepted
 FAILOVER_LOOP_FIXED = Version(1, 14, 7)  # failover's counter reset loop, coredns PR #8277
+# The release whose plugin/pkg/parse.HostPortOrFile coredns-gen-helper links (tools/helper/go.mod;
+# a test holds the two equal); its refusals every release from 1.6.9 to 1.14.1 shares (host.go,
+# read at every tag from v1.6.9 to v1.14.7). From HOSTPORT_TRIMS_BRACKETS on, HostPortOrFile
+# strips `[]` off an address without a port before net.ParseIP.
+HOSTPORT_LINKED = Version(1, 13, 1)
+HOSTPORT_TRIMS_BRACKETS = Version(1, 14, 2)
 
 # Plugins whose setup returns plugin.ErrOnce ("this plugin can only be used once per Server
 # Block"): every plugin/*/setup.go of the coredns/coredns v1.13.1 module source that does

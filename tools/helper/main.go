@@ -5,9 +5,11 @@
 // links them and answers JSON lines on stdin/stdout. Subcommands:
 //
 //	build     Flux Kustomization builds, many per process (build/)
-//	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/)
+//	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/), and
+//	          forward TOs by CoreDNS's own HostPortOrFile (upstream/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
 //	vars      which variables a Flux Kustomization's postBuild would substitute in its build (build/vars.go)
+//	envsubst  strings substituted by Flux's own envsubst as postBuild runs it (build/envsubst.go)
 //	resourceset  Flux Operator ResourceSets rendered by the Flux Operator's own CLI (resourceset/)
 package main
 
@@ -23,7 +25,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|corefile|artifact|resourceset [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|envsubst|corefile|artifact|resourceset [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -31,6 +33,8 @@ func main() {
 		build.Main(os.Args[2:])
 	case "vars":
 		build.VarsMain(os.Args[2:])
+	case "envsubst":
+		build.EnvsubstMain(os.Args[2:])
 	case "artifact":
 		artifact.Main(os.Args[2:])
 	case "corefile":

@@ -14,6 +14,11 @@
 // spliced into a server block (here `coredns-gen-inside {` … `}`); lines stay the text's own.
 // Imports of files resolve in an empty directory (a relative import finds nothing); the process
 // runs with the environment its caller gave it, which `{$VAR}` placeholders read.
+//
+// The same process answers what forward makes of its TOs, so a lint run asks it with no second
+// process: {"texts": [], "upstreams": ["tls://1.1.1.1", ...]} -> {"results": [], "upstreams":
+// [{"verdict": "ok"}, ...]}, each by CoreDNS's own HostPortOrFile (tools/helper/upstream, whose
+// removed working directory this process runs in).
 package corefile
 
 import (
@@ -29,6 +34,8 @@ import (
 	"strings"
 
 	"github.com/coredns/caddy/caddyfile"
+
+	"github.com/coredns-gen/coredns-gen/tools/helper/upstream"
 )
 
 // Inside is the key of the server block an `inside` text is spliced into.
@@ -41,7 +48,8 @@ type text struct {
 }
 
 type request struct {
-	Texts []text `json:"texts"`
+	Texts     []text    `json:"texts"`
+	Upstreams *[]string `json:"upstreams"`
 }
 
 type token [2]any // [text, line]
@@ -58,7 +66,8 @@ type result struct {
 }
 
 type answer struct {
-	Results []result `json:"results"`
+	Results   []result           `json:"results"`
+	Upstreams *[]upstream.Result `json:"upstreams,omitempty"`
 }
 
 var errLine = regexp.MustCompile(`^(.*?):(\d+) - `)
@@ -116,7 +125,8 @@ func Parse(t text, dir string) result {
 // Main serves requests until stdin closes.
 func Main(args []string) {
 	if len(args) == 1 && args[0] == "-version" {
-		fmt.Println("corefile 1 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495)")
+		fmt.Printf("corefile 2 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495; upstreams: %s %s)\n",
+			upstream.Module, upstream.Release())
 		return
 	}
 	log.SetOutput(io.Discard) // the parser logs "No files matching import glob pattern": not an answer
@@ -126,6 +136,10 @@ func Main(args []string) {
 		os.Exit(3)
 	}
 	defer os.RemoveAll(dir)
+	if err := upstream.Sandbox(); err != nil {
+		fmt.Fprintln(os.Stderr, "coredns-gen-helper corefile: no empty working directory:", err)
+		os.Exit(3)
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	enc := json.NewEncoder(out)
@@ -141,6 +155,13 @@ func Main(args []string) {
 			ans := answer{Results: make([]result, len(req.Texts))}
 			for i, t := range req.Texts {
 				ans.Results[i] = Parse(t, dir)
+			}
+			if req.Upstreams != nil {
+				judged := make([]upstream.Result, len(*req.Upstreams))
+				for i, to := range *req.Upstreams {
+					judged[i] = upstream.Judge(to)
+				}
+				ans.Upstreams = &judged
 			}
 			if eerr := enc.Encode(ans); eerr != nil {
 				fmt.Fprintln(os.Stderr, eerr)
