@@ -72,10 +72,11 @@ class _Client:
 
     def read(self, items: Sequence[tuple[str, str, bool]]) -> list[Reading]:
         with self.lock:
-            todo = list(dict.fromkeys(i for i in items if i not in self.cache))
+            found = {i: self.cache[i] for i in items if i in self.cache}  # held here: a full cache is cleared below
+            todo = [i for i in dict.fromkeys(items) if i not in found]
             if todo:
-                self._ask(todo)
-            return [self.cache[i] for i in items]
+                found.update(self._ask(todo))
+            return [found[i] for i in items]
 
     def upstreams(self, tos: Sequence[str]) -> dict[str, dict[str, str]]:
         """The helper's raw answer ({"verdict", "error"}) for each TO, one round trip for all not yet asked."""
@@ -110,17 +111,19 @@ class _Client:
         parsed: dict[str, Any] = json.loads(answer)
         return parsed
 
-    def _ask(self, todo: list[tuple[str, str, bool]]) -> None:
+    def _ask(self, todo: list[tuple[str, str, bool]]) -> dict[tuple[str, str, bool], Reading]:
         answer = self._send({"texts": [{"text": t, "name": n, "inside": i} for t, n, i in todo]})
         results: list[dict[str, Any]] = answer["results"]
         if len(self.cache) > _CACHE_LIMIT:
             self.cache.clear()
+        fresh: dict[tuple[str, str, bool], Reading] = {}
         for key, res in zip(todo, results, strict=True):
-            self.cache[key] = Reading(
+            self.cache[key] = fresh[key] = Reading(
                 tokens=tuple((t[0], t[1]) for t in res["tokens"]),
                 error=res["error"],
                 blocks=tuple(Block(tuple(b["keys"]), {d: tuple((t[0], t[1]) for t in toks) for d, toks in b["tokens"].items()})
                              for b in res["blocks"]))
+        return fresh
 
 
 def _stderr(proc: subprocess.Popen[bytes]) -> str:

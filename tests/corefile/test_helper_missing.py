@@ -19,3 +19,20 @@ def test_render_without_the_helper_exits_3_naming_the_build(tmp_path: Path) -> N
     assert result.returncode == 3, result.stderr
     assert "coredns-gen-helper not found" in result.stderr and "go build -trimpath" in result.stderr
     assert not (tmp_path / "overlays").exists()
+
+
+def test_a_read_that_fills_the_cache_past_its_limit_still_answers_every_text(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Texts read before, asked again with new ones when the cache is full: the cache is cleared
+    while the new ones are asked, and the old ones must still be answered (was a KeyError: exit 4)."""
+    import pytest
+
+    from gen.corefile import helper
+
+    if helper.helper_binary() is None and os.environ.get("CI") != "true":
+        pytest.skip("coredns-gen-helper is not built")
+    monkeypatch.setattr(helper, "_CACHE_LIMIT", 2)
+    client = helper._Client()
+    first = [(f".:{53 + i} {{\n  whoami\n}}\n", "Corefile", False) for i in range(4)]
+    client.read(first)
+    again = client.read(first[:2] + [(".:99 {\n  whoami\n}\n", "Corefile", False)])
+    assert [r.error for r in again] == [None, None, None]
