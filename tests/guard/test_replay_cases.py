@@ -12,7 +12,7 @@ import pytest
 
 from gen.finding import Severity, blocking
 from gen.guard import GuardOptions, run_guard
-from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.guard.conftest import FLUX_SYSTEM, by_rule, configmap, flux_ks, kustomization
 from tests.helpers import build_tree, git
 
 CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
@@ -375,3 +375,32 @@ def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard):
     root = flux_repo(_media(_release("suspend: true")), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
     moved = by_rule(guard(root).findings, "helmrelease-retargeted")
     assert [f.severity for f in moved] == [Severity.WARNING] and "once it is resumed" in moved[0].message
+
+
+@pytest.mark.parametrize("ref", ["name: refs/heads/main", "branch: main\n            name: refs/heads/main"])
+def test_a_source_naming_the_synced_branch_by_its_full_ref_is_judged(flux_repo, guard, ref):
+    """`ref: {name: refs/heads/main}` and `ref: {branch: main}` check out the same revision.
+
+    Reduced from damacus/home-ops (the last 30 commits to 7c84bd5): the cluster's FluxInstance
+    (flux-instance chart values) syncs `ref: refs/heads/main`, which the Flux Operator writes as the
+    GitRepository's `ref.name`, while the apps' GitRepository `home-kubernetes` (the same URL) says
+    `branch: main`. The guard compared the two refs as written, took home-kubernetes for another
+    revision and judged none of its 161 Kustomizations: 54 of 60 commits were refused by
+    not-judged-touched (an image bump each), and no removal through them was judged.
+    """
+    gotk = FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("branch: main", ref, 1)
+    base = {"clusters/prod/flux-system/gotk-sync.yaml": gotk,
+            "clusters/prod/apps-source.yaml": _source("apps", "main"),
+            "clusters/prod/infra.yaml": _on("apps", flux_ks("infra", "./infra")), **INFRA}
+    findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
+    assert not by_rule(findings, "not-judged-touched")
+    assert [f.details["object"] for f in by_rule(findings, "configmap-pruned")] == [CUSTOM_ID]
+
+
+def test_a_source_tracking_another_branch_or_a_commit_is_still_not_judged(flux_repo, guard):
+    gotk = FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("branch: main", "name: refs/heads/main", 1)
+    base = {"clusters/prod/flux-system/gotk-sync.yaml": gotk,
+            "clusters/prod/apps-source.yaml": _source("apps", "main").replace("branch: main", "commit: 0123abc"),
+            "clusters/prod/infra.yaml": _on("apps", flux_ks("infra", "./infra")), **INFRA}
+    findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
+    assert [f.details["kustomization"] for f in by_rule(findings, "not-judged-touched")] == ["flux-system/infra"]
