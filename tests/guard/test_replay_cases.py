@@ -365,6 +365,7 @@ def test_a_helmrelease_whose_release_target_changes_is_refused(flux_repo, guard,
     (_release(chart="./charts/sonarr", source="GitRepository"),          # a chart's name in git is its Chart.yaml's
      _release(chart="./charts/sonarr-v2", source="GitRepository")),
     (_release("suspend: false"), _release("suspend: false")),
+    (_release(chart="hashicorp/sonarr"), _release()),  # pjmagee/fleet-infra 36228f7: the same chart name
 ])
 def test_a_helmrelease_keeping_its_release_target_passes(flux_repo, guard, base, head):
     root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})

@@ -8,8 +8,10 @@ object itself stays, so no prune rule sees it. What sets each (its api/v2 `Getâ€
 release name `spec.releaseName`, else `<spec.targetNamespace>-<name>` when a targetNamespace is
 set, else the name; release namespace `spec.targetNamespace`, else the object's namespace;
 storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name is
-known here only for a `spec.chart.spec` from a HelmRepository at both revisions (the index names
-each chart as its Chart.yaml does); a chart from git, a Bucket or a `chartRef` is not compared.
+known here only for a `spec.chart.spec` from a HelmRepository at both revisions: the last segment
+of its `chart` (the index names each chart as its Chart.yaml does, and a Helm chart name holds no
+`/`; an OCI repository's chart path ends with it), so `hashicorp/vault` -> `vault` is no change;
+a chart from git, a Bucket or a `chartRef` is not compared.
 A HelmRelease suspended at base is not reconciled until resumed: a warning.
 
 PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head.
@@ -43,7 +45,7 @@ def target(key: ObjKey, obj: dict[str, Any]) -> dict[str, str]:
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
     chart = ((spec.get("chart") or {}).get("spec") or {}) if not spec.get("chartRef") else {}
     if (chart.get("sourceRef") or {}).get("kind") == "HelmRepository" and chart.get("chart"):
-        out["chart"] = str(chart["chart"])
+        out["chart"] = str(chart["chart"]).rstrip("/").rsplit("/", 1)[-1]  # a chart's name holds no `/`
     return out
 
 
