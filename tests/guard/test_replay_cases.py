@@ -405,3 +405,33 @@ def test_a_source_tracking_another_branch_or_a_commit_is_still_not_judged(flux_r
             "clusters/prod/infra.yaml": _on("apps", flux_ks("infra", "./infra")), **INFRA}
     findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
     assert [f.details["kustomization"] for f in by_rule(findings, "not-judged-touched")] == ["flux-system/infra"]
+
+
+MEDIA_NAMESPACE = """
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: media
+"""
+
+
+@pytest.mark.parametrize("spec", ["targetNamespace: media", "storageNamespace: media"])
+def test_a_pruned_namespace_holding_a_release_installed_from_elsewhere_is_refused(flux_repo, guard, spec):
+    """A HelmRelease written in flux-system whose release lives in the Namespace (its
+    targetNamespace, or its storage namespace, where Helm keeps the release) loses it with the
+    Namespace: Kubernetes deletes the release's objects (and Helm's record of it).
+
+    Reduced from sulibot/home-ops, whose HelmReleases live in flux-system with `targetNamespace:
+    media` (c6c1b45, sonarr-4k): the guard counted only objects whose own namespace is the pruned
+    Namespace, so dropping `media`'s manifest was an object-pruned warning, exit 0.
+    """
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("namespace.yaml", "sonarr-4k.yaml"),
+            "apps/namespace.yaml": MEDIA_NAMESPACE,
+            "apps/sonarr-4k.yaml": _release(spec).replace("namespace: media\n", "namespace: flux-system\n", 1)}
+    root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
+    findings = guard(root).findings
+    pruned = by_rule(findings, "namespace-pruned")
+    assert [f.details["object"] for f in pruned] == ["_media__Namespace"]
+    assert "HelmRelease flux-system/sonarr-4k" in pruned[0].message
+    assert blocking(findings)
