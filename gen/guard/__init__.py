@@ -28,6 +28,7 @@ from gen.guard.rules import (
     configmap_pruned,
     coredns_custom_keys,
     helmrelease_pruned,
+    helmrelease_retargeted,
     k3s_deployment_untouched,
     k3s_hpa_min_replicas,
     managed_corefile_kept,
@@ -77,6 +78,7 @@ class Rule(Protocol):
 _MODULES: tuple[ModuleType, ...] = (
     configmap_pruned,
     helmrelease_pruned,
+    helmrelease_retargeted,
     namespace_pruned,
     object_pruned,
     object_orphaned,

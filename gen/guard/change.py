@@ -74,12 +74,24 @@ class Change:
 
     def held_in(self, namespace: Removal) -> list[ObjKey]:
         """The ConfigMaps and HelmReleases the base applies in the pruned Namespace `namespace`,
-        in its cluster: what Kubernetes deletes with it (gen/guard/rules/namespace_pruned.py)."""
-        if namespace.key.kind != "Namespace" or namespace.key.group or namespace.key.name in IMMORTAL:
+        in its cluster: what Kubernetes deletes with it (gen/guard/rules/namespace_pruned.py). A
+        HelmRelease written elsewhere counts when its release is there: its `targetNamespace` (the
+        release's objects) or `storageNamespace` (Helm's record of the release)."""
+        name = namespace.key.name
+        if namespace.key.kind != "Namespace" or namespace.key.group or name in IMMORTAL:
             return []
-        held = {key for root, objects in self.clusters("base").items() if root.cluster == namespace.ks.cluster
-                for key in objects if key.namespace == namespace.key.name and
-                ((key.kind == "ConfigMap" and not key.group) or (key.kind == "HelmRelease" and key.group == HELM_GROUP))}
+        held: set[ObjKey] = set()
+        for root, objects in self.clusters("base").items():
+            if root.cluster != namespace.ks.cluster:
+                continue
+            for key, (_, obj) in objects.items():
+                if key.kind == "ConfigMap" and not key.group:
+                    if key.namespace == name:
+                        held.add(key)
+                elif key.kind == "HelmRelease" and key.group == HELM_GROUP:
+                    spec = obj.get("spec") or {}
+                    if name in (key.namespace, spec.get("targetNamespace"), spec.get("storageNamespace")):
+                        held.add(key)
         return sorted(held, key=lambda k: (k.kind != "ConfigMap", k))  # the ConfigMaps first
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:

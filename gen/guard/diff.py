@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from gen.guard.build.inputs import Views
 from gen.guard.flux.resourcesets import GROUP as OPERATOR_GROUP
 from gen.guard.flux.resourcesets import RSET
-from gen.guard.model import FLUX_GROUP, HELM_GROUP, KsRef, Node, ObjKey, Revision, metadata_flag, orphaning_marker
+from gen.guard.model import FLUX_GROUP, HELM_GROUP, FluxKs, KsRef, Node, ObjKey, Revision, metadata_flag, orphaning_marker
 
 DELETED, ORPHANED, MOVED = "deleted", "orphaned", "moved"
 # The Flux Operator's markers (its api/v1 common_types.go): a ResourceSet with reconcile disabled
@@ -193,7 +193,7 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
             if rset is not None:  # the Flux Operator's to delete, not this Kustomization's
                 fate, reason = _generated_fate(key, obj, ref, rset, bnode, hnode, ks_outcome, head, head_owner)
             else:
-                fate, reason = _fate(key, obj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None,
+                fate, reason = _fate(key, obj, ref, bnode.ks, hnode.ks.prune if hnode else None,
                                      ks_outcome, head_owner)
             if fate is None:
                 continue
@@ -223,7 +223,7 @@ def _unknown_at_base(ref: KsRef, base: Revision, head: Revision) -> str | None:
     return None
 
 
-def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_prune: bool | None,
+def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_ks: FluxKs, head_prune: bool | None,
           ks_outcome: tuple[str, str] | None, head_owner: dict[tuple[str, ObjKey], KsRef]) -> tuple[str | None, str]:
     marker = orphaning_marker(obj)
     owner = head_owner.get((ref.cluster, key))
@@ -232,8 +232,9 @@ def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_prune: bool, head_p
         fate, reason = ks_outcome
         if fate == ORPHANED:
             return (None if moved else ORPHANED), reason
-        if not base_prune:
-            return (None if moved else ORPHANED), f"Kustomization {ref} is deleted but had prune: false, so its objects are orphaned"
+        kept = base_ks.finalizer_keeps()
+        if kept:
+            return (None if moved else ORPHANED), f"Kustomization {ref} is deleted but {kept}"
         lead = f"Kustomization {ref} leaves git and its finalizer deletes its inventory ({reason})"
     else:
         if head_prune is False:
@@ -270,7 +271,7 @@ def _generated_fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, rset: str, bno
         lead = (f"ResourceSet {rset} (applied by Kustomization {held_by}) no longer makes it, and the Flux Operator "
                 "deletes what leaves a ResourceSet's output, whatever the Kustomization's prune")
     else:
-        rfate, rreason = _fate(rkey, robj, ref, bnode.ks.prune, hnode.ks.prune if hnode else None, ks_outcome, head_owner)
+        rfate, rreason = _fate(rkey, robj, ref, bnode.ks, hnode.ks.prune if hnode else None, ks_outcome, head_owner)
         if rfate != DELETED:  # the ResourceSet stays in the cluster (orphaned) and keeps what it made
             return (None if moved else ORPHANED), f"ResourceSet {rset} stays in the cluster ({rreason}) and keeps what it made"
         lead = f"ResourceSet {rset} is deleted ({rreason}) and the Flux Operator deletes everything it made"

@@ -92,8 +92,22 @@ class FluxKs:
     substitute_from: tuple[tuple[str, str, bool], ...] = ()  # (kind, name, optional) of postBuild.substituteFrom
     annotations: tuple[tuple[str, str], ...] = ()
     suspended: bool = False
+    deletion_policy: str = "MirrorPrune"  # spec.deletionPolicy: what its finalizer does when it is deleted
     # The object as Flux's generator and postBuild read it (JSON): what the helper is sent.
     build_spec: str = ""
+
+    def finalizer_keeps(self) -> str:
+        """Why deleting this Kustomization leaves what it applied in place, or "" when its finalizer
+        deletes it: kustomize-controller's finalizerShouldDeleteResources (never while suspended;
+        `deletionPolicy` MirrorPrune, the default, follows `prune`; Delete and WaitForTermination
+        always delete; Orphan never)."""
+        if self.suspended:
+            return "is suspended, so its finalizer deletes none of its objects"
+        if self.deletion_policy == "MirrorPrune":
+            return "" if self.prune else "had prune: false, so its objects are orphaned"
+        if self.deletion_policy in ("Delete", "WaitForTermination"):
+            return ""
+        return f"has deletionPolicy: {self.deletion_policy}, so its objects are orphaned"
 
     def spec_id(self) -> str:
         """Everything about this object that changes its build, as one stable string."""

@@ -370,3 +370,25 @@ def test_hand_written_layout_without_flux_system_folder(flux_repo, guard):
         ("configmap-pruned", "error", "platform/coredns/kustomization.yaml", 3, CUSTOM_ID)]
     assert result.findings[0].details["cluster"] == "bootstrap.yaml"
     assert result.stats["kustomizations_base"] == 2  # infra (root) and platform
+
+
+@pytest.mark.parametrize(("prune", "extra", "deletes"), [
+    (False, "deletionPolicy: Delete", True),               # deleted whatever prune says
+    (False, "deletionPolicy: WaitForTermination", True),
+    (True, "deletionPolicy: Orphan", False),               # kept whatever prune says
+    (True, "deletionPolicy: MirrorPrune", True),
+    (True, "suspend: true", False),                        # a suspended Kustomization's finalizer deletes nothing
+    (False, "suspend: true\ndeletionPolicy: Delete", False),
+])
+def test_a_deleted_kustomization_deletes_its_inventory_as_its_finalizer_does(flux_repo, guard, prune, extra, deletes):
+    """kustomize-controller's finalizerShouldDeleteResources decides, not `prune` alone: never while
+    the Kustomization is suspended; `deletionPolicy` MirrorPrune (the default) follows prune, Delete
+    and WaitForTermination always delete, Orphan never. `prune: false` with `deletionPolicy: Delete`
+    was taken for an orphaning: a Kustomization removed from git deleted its ConfigMaps, exit 0."""
+    base = {**PLATFORM, "clusters/prod/platform.yaml": flux_ks("platform", "./platform", prune=prune, extra=extra)}
+    findings = guard(flux_repo(base, {"clusters/prod/platform.yaml": None})).findings
+    assert [f.details["object"] for f in by_rule(findings, "configmap-pruned")] == ([CUSTOM_ID] if deletes else [])
+    assert bool(blocking(findings)) is deletes
+    if not deletes:
+        orphaned = [f for f in by_rule(findings, "object-orphaned") if f.details["object"] == CUSTOM_ID]
+        assert orphaned and ("suspend" in orphaned[0].message or "deletionPolicy: Orphan" in orphaned[0].message)

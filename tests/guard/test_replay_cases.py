@@ -12,7 +12,7 @@ import pytest
 
 from gen.finding import Severity, blocking
 from gen.guard import GuardOptions, run_guard
-from tests.guard.conftest import by_rule, configmap, flux_ks, kustomization
+from tests.guard.conftest import FLUX_SYSTEM, by_rule, configmap, flux_ks, kustomization
 from tests.helpers import build_tree, git
 
 CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
@@ -301,4 +301,137 @@ def test_what_a_kustomization_not_judged_reads_outside_its_folder_counts(flux_re
     findings = guard(root).findings
     touched = {f.details["kustomization"]: f for f in by_rule(findings, "not-judged-touched")}
     assert touched["flux-system/infra"].file == "infra/base/kustomization.yaml"
+    assert blocking(findings)
+
+
+def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmRepository") -> str:
+    """A HelmRelease media/sonarr-4k whose chart comes from `source`, with `extra` spec lines."""
+    lines = "".join(f"\n          {line}" for line in extra.splitlines())
+    return f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: sonarr-4k
+          namespace: media
+        spec:
+          interval: 1h
+          chart:
+            spec:
+              chart: {chart}
+              sourceRef:
+                kind: {source}
+                name: charts
+                namespace: flux-system{lines}
+    """
+
+
+def _media(release: str) -> dict[str, str]:
+    return {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("sonarr-4k.yaml"),
+            "apps/sonarr-4k.yaml": release}
+
+
+@pytest.mark.parametrize(("head", "what"), [
+    (_release("targetNamespace: media"), "release name sonarr-4k -> media-sonarr-4k"),
+    (_release("releaseName: sonarr"), "release name sonarr-4k -> sonarr"),
+    (_release("targetNamespace: kube-system"), "release namespace media -> kube-system"),
+    (_release("storageNamespace: flux-system"), "storage namespace media -> flux-system"),
+    (_release(chart="app-template"), "chart sonarr -> app-template"),
+])
+def test_a_helmrelease_whose_release_target_changes_is_refused(flux_repo, guard, head, what):
+    """helm-controller uninstalls a release whose name, namespace, storage namespace or chart changes.
+
+    Reduced from sulibot/home-ops c6c1b45 ("fixing options"): HelmRelease sonarr-4k gains
+    `targetNamespace: media`, so its release name becomes `media-sonarr-4k`; helm-controller's
+    ReleaseTargetChanged then uninstalls release sonarr-4k (every object in it) before installing
+    the new one. The HelmRelease object stays, so the guard saw nothing: "1 of 1 clusters touched",
+    0 findings, exit 0. The same in 1ed5842 (cilium's targetNamespace cilium -> kube-system: the
+    CNI uninstalled) and damacus/home-ops 2c7aa42 (minio's chart minio -> app-template).
+    """
+    root = flux_repo(_media(_release()), {"apps/sonarr-4k.yaml": head})
+    findings = guard(root).findings
+    moved = by_rule(findings, "helmrelease-retargeted")
+    assert [(f.severity, f.file, f.details["object"]) for f in moved] == [
+        (Severity.ERROR, "apps/sonarr-4k.yaml", "media_sonarr-4k_helm.toolkit.fluxcd.io_HelmRelease")]
+    assert what in moved[0].message and "uninstalls release media/sonarr-4k" in moved[0].message
+    assert moved[0].line > 6  # at the spec line that changed, not the document's start
+    assert blocking(findings)
+    assert not blocking(guard(root, allow=("media_sonarr-4k_helm.toolkit.fluxcd.io_HelmRelease",)).findings)
+
+
+@pytest.mark.parametrize(("base", "head"), [
+    (_release(), _release("install:\n  createNamespace: true")),          # the target is the same
+    (_release("targetNamespace: media"), _release("releaseName: media-sonarr-4k\ntargetNamespace: media")),
+    (_release(chart="./charts/sonarr", source="GitRepository"),          # a chart's name in git is its Chart.yaml's
+     _release(chart="./charts/sonarr-v2", source="GitRepository")),
+    (_release("suspend: false"), _release("suspend: false")),
+    (_release(chart="hashicorp/sonarr"), _release()),  # pjmagee/fleet-infra 36228f7: the same chart name
+])
+def test_a_helmrelease_keeping_its_release_target_passes(flux_repo, guard, base, head):
+    root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
+    assert not by_rule(guard(root).findings, "helmrelease-retargeted")
+
+
+def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard):
+    root = flux_repo(_media(_release("suspend: true")), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
+    moved = by_rule(guard(root).findings, "helmrelease-retargeted")
+    assert [f.severity for f in moved] == [Severity.WARNING] and "once it is resumed" in moved[0].message
+
+
+@pytest.mark.parametrize("ref", ["name: refs/heads/main", "branch: main\n            name: refs/heads/main"])
+def test_a_source_naming_the_synced_branch_by_its_full_ref_is_judged(flux_repo, guard, ref):
+    """`ref: {name: refs/heads/main}` and `ref: {branch: main}` check out the same revision.
+
+    Reduced from damacus/home-ops (the last 30 commits to 7c84bd5): the cluster's FluxInstance
+    (flux-instance chart values) syncs `ref: refs/heads/main`, which the Flux Operator writes as the
+    GitRepository's `ref.name`, while the apps' GitRepository `home-kubernetes` (the same URL) says
+    `branch: main`. The guard compared the two refs as written, took home-kubernetes for another
+    revision and judged none of its 161 Kustomizations: 54 of 60 commits were refused by
+    not-judged-touched (an image bump each), and no removal through them was judged.
+    """
+    gotk = FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("branch: main", ref, 1)
+    base = {"clusters/prod/flux-system/gotk-sync.yaml": gotk,
+            "clusters/prod/apps-source.yaml": _source("apps", "main"),
+            "clusters/prod/infra.yaml": _on("apps", flux_ks("infra", "./infra")), **INFRA}
+    findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
+    assert not by_rule(findings, "not-judged-touched")
+    assert [f.details["object"] for f in by_rule(findings, "configmap-pruned")] == [CUSTOM_ID]
+
+
+def test_a_source_tracking_another_branch_or_a_commit_is_still_not_judged(flux_repo, guard):
+    gotk = FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("branch: main", "name: refs/heads/main", 1)
+    base = {"clusters/prod/flux-system/gotk-sync.yaml": gotk,
+            "clusters/prod/apps-source.yaml": _source("apps", "main").replace("branch: main", "commit: 0123abc"),
+            "clusters/prod/infra.yaml": _on("apps", flux_ks("infra", "./infra")), **INFRA}
+    findings = guard(flux_repo(base, INFRA_EMPTIED)).findings
+    assert [f.details["kustomization"] for f in by_rule(findings, "not-judged-touched")] == ["flux-system/infra"]
+
+
+MEDIA_NAMESPACE = """
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: media
+"""
+
+
+@pytest.mark.parametrize("spec", ["targetNamespace: media", "storageNamespace: media"])
+def test_a_pruned_namespace_holding_a_release_installed_from_elsewhere_is_refused(flux_repo, guard, spec):
+    """A HelmRelease written in flux-system whose release lives in the Namespace (its
+    targetNamespace, or its storage namespace, where Helm keeps the release) loses it with the
+    Namespace: Kubernetes deletes the release's objects (and Helm's record of it).
+
+    Reduced from sulibot/home-ops, whose HelmReleases live in flux-system with `targetNamespace:
+    media` (c6c1b45, sonarr-4k): the guard counted only objects whose own namespace is the pruned
+    Namespace, so dropping `media`'s manifest was an object-pruned warning, exit 0.
+    """
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("namespace.yaml", "sonarr-4k.yaml"),
+            "apps/namespace.yaml": MEDIA_NAMESPACE,
+            "apps/sonarr-4k.yaml": _release(spec).replace("namespace: media\n", "namespace: flux-system\n", 1)}
+    root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
+    findings = guard(root).findings
+    pruned = by_rule(findings, "namespace-pruned")
+    assert [f.details["object"] for f in pruned] == ["_media__Namespace"]
+    assert "HelmRelease flux-system/sonarr-4k" in pruned[0].message
     assert blocking(findings)

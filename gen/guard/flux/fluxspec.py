@@ -66,6 +66,7 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: s
         substitute_from=substitute_from,
         annotations=tuple(sorted((str(k), str(v)) for k, v in annotations.items())) if isinstance(annotations, dict) else (),
         suspended=spec.get("suspend") is True,
+        deletion_policy=str(spec.get("deletionPolicy") or "MirrorPrune"),
         build_spec=json.dumps({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
                                "metadata": {"name": str(meta.get("name") or ""), "namespace": namespace},
                                "spec": {k: v for k, v in spec.items() if k not in _NOT_BUILD}},

@@ -72,6 +72,27 @@ def elsewhere(url: str, remotes: AbstractSet[str], kind: str) -> str:
     return ""
 
 
+def git_revision(ref: object) -> tuple[str, str]:
+    """Which revision a GitRepository's `spec.ref` checks out, in one spelling: `commit` takes
+    precedence over every other field, then `name`, `semver`, `tag`, `branch` (source-controller's
+    GitRepositoryRef API), and `name: refs/heads/X` is branch X's head as `branch: X` is (the Flux
+    Operator writes a FluxInstance's `sync.ref` as `name`), `refs/tags/X` tag X's."""
+    if not isinstance(ref, dict):
+        return ("other", repr(ref))
+    if ref.get("commit"):
+        return ("commit", str(ref["commit"]))
+    name = str(ref.get("name") or "")
+    for prefix, kind in (("refs/heads/", "branch"), ("refs/tags/", "tag")):
+        if name.startswith(prefix):
+            return (kind, name[len(prefix):])
+    if name:
+        return ("name", name)
+    for kind in ("semver", "tag", "branch"):
+        if ref.get(kind):
+            return (kind, str(ref[kind]))
+    return ("other", "")
+
+
 @dataclass(frozen=True)
 class Delivery:
     """A source's verdict: the view id it delivers, or why it is not this repository."""
@@ -321,10 +342,10 @@ class Sources:
                 other = elsewhere(url, self.remotes, kind)
                 return Delivery(None, f"source {where} is not this repository ({spec.get('url')})" +
                                 (f": {other}" if other else ""))
-            if root_spec.get("ref") and spec.get("ref") and spec.get("ref") != root_spec.get("ref"):
+            if root_spec.get("ref") and spec.get("ref") and git_revision(spec["ref"]) != git_revision(root_spec["ref"]):
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, "
                                       f"not the revision its cluster syncs")
-            if spec.get("ref") and not root_spec.get("ref") and spec.get("ref") != {"branch": self.synced_branch}:
+            if spec.get("ref") and not root_spec.get("ref") and git_revision(spec["ref"]) != ("branch", self.synced_branch):
                 # the bootstrap does not say which revision the cluster syncs (a placeholder, a script):
                 # the branch judged is --base's; another ref of this repository is another revision
                 judged = f"branch {self.synced_branch} (--base)" if self.synced_branch else \
