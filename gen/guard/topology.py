@@ -23,6 +23,7 @@ from gen.errors import UsageError
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.build.engine import Engine
 from gen.guard.discovery import Discovery
+from gen.guard.flux.fluxconfigs import TOOL_LABEL
 from gen.guard.flux.roots import Candidate, is_bootstrap
 from gen.guard.model import FLUX_GROUP, Revision
 from gen.guard.repo.checkout import load_tree
@@ -187,10 +188,13 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
 
 
 def _form(c: Candidate, how: str) -> tuple[str, str]:
+    if c.evidence is not None and c.evidence.form == "flux-configuration" and c.evidence.tool is not None:
+        return f"Azure fluxConfiguration ({TOOL_LABEL[c.evidence.tool]})", c.evidence.describe()
     if c.evidence is not None:
         return {"flux-bootstrap": "flux bootstrap (a script)", "flux-create": "flux create kustomization (a script)",
                 "kubectl-apply": "kubectl apply -k (a script)",
-                "flux-instance-chart": "flux-instance chart values (a tool)"}[c.evidence.form], c.evidence.describe()
+                "flux-instance-chart": "flux-instance chart values (a tool)",
+                "flux-configuration": "Azure fluxConfiguration"}[c.evidence.form], c.evidence.describe()
     if how == "config":
         return f"named in {CONFIG_NAME}", c.file or (c.ks.path or ".")
     if c.source_object is not None:

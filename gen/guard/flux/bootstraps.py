@@ -10,7 +10,12 @@ cluster starts, and the guard reads it instead of guessing a root per file:
   objects of DIR's build, applied once without pruning; the Flux Kustomizations among them are
   the cluster's roots;
 - a `flux-instance` chart release in a helmfile, or in OpenTofu (`.tf`), whose values carry
-  `instance.sync`: a FluxInstance, read as if it were written as one.
+  `instance.sync`: a FluxInstance, read as if it were written as one;
+- an Azure Flux extension configuration (AKS, Azure Arc) in Bicep, an ARM template, Terraform's
+  `azurerm_kubernetes_flux_configuration` or `az k8s-configuration flux create` (a script, a
+  PowerShell file, a pipeline): a GitRepository `<configuration>` and a Kustomization
+  `<configuration>-<kustomization>` per entry, in the configuration's namespace, pruning only where
+  written (gen/guard/flux/fluxconfigs.py).
 A variable in a path (`{{.CLUSTER}}`, `${CLUSTER}`, `$(…)`) matches every folder of the
 repository the rest of the path fits: a Taskfile that bootstraps `clusters/{{.CLUSTER}}` is
 evidence for each cluster folder.
@@ -20,17 +25,20 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Literal
 
+from gen.guard.flux import fluxconfigs
+from gen.guard.flux.fluxconfigs import FluxConfig
 from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
 
-Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart"]
+Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart", "flux-configuration"]
 
 SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|[Tt]askfile[^/]*\.ya?ml|"
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
-                     r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf)$")
+                     r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf|"
+                     r"[^/]+\.ps1|azure-pipelines[^/]*\.ya?ml|\.azure-pipelines/.+\.ya?ml|[^/]+\.bicep|[^/]+\.json)$")
 _VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -56,10 +64,23 @@ class Evidence:
     name: str = "flux-system"  # the Flux Kustomization (and GitRepository) it makes
     source: str = "flux-system"
     sync: tuple[tuple[str, str], ...] = ()  # a flux-instance chart's instance.sync, as written
+    # an Azure fluxConfiguration: the tool that writes it, and what its objects are
+    tool: fluxconfigs.Tool | None = None
+    namespace: str = "flux-system"
+    prune: bool = True
+    url: str = ""
+    ref: tuple[tuple[str, str], ...] = ()
+    kind: str = "GitRepository"
+    depends_on: tuple[str, ...] = ()
 
     def describe(self) -> str:
+        if self.form == "flux-configuration" and self.tool is not None:
+            return (f"{self.file}:{self.line}: {fluxconfigs.TOOL_LABEL[self.tool]} fluxConfiguration "
+                    f"{self.namespace}/{self.source}, Kustomization {self.name} of {self.path or './'}"
+                    f"{'' if self.prune else ' (prune false)'}")
         what = {"flux-bootstrap": "flux bootstrap --path", "flux-create": "flux create kustomization --path",
-                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values"}[self.form]
+                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values",
+                "flux-configuration": "fluxConfiguration"}[self.form]
         return f"{self.file}:{self.line}: {what} {self.path or './'}"
 
 
@@ -73,8 +94,13 @@ def scan(tree: Tree) -> list[Evidence]:
         raw = tree.read(path).decode("utf-8", "replace")
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
             continue
-        # shell continuation lines make one command; same length, so offsets stay the file's
-        text = re.sub(r"\\\r?\n", lambda m: " " * len(m[0]), raw)
+        if path.endswith((".json", ".bicep")):  # templates, not scripts: only Azure's fluxConfigurations
+            if "fluxconfigurations" in raw.lower():
+                configs = (fluxconfigs.arm_configs if path.endswith(".json") else fluxconfigs.bicep_configs)(raw)
+                found += [ev for c in configs for ev in _configuration(path, c, folders)]
+            continue
+        # shell (and PowerShell) continuation lines make one command; same length, so offsets stay the file's
+        text = re.sub(r"[\\`]\r?\n", lambda m: " " * len(m[0]), raw)
         for match in _BOOTSTRAP.finditer(text):
             flag = _PATH_FLAG.search(match["rest"])
             if flag is not None:
@@ -92,6 +118,11 @@ def scan(tree: Tree) -> list[Evidence]:
                              relative_to=posixpath.dirname(path))
         if "flux-instance" in raw:
             found += _instance_chart(tree, path, raw)
+        for match in fluxconfigs.AZ_CREATE.finditer(text):
+            config = fluxconfigs.az_config(match["rest"], raw.count("\n", 0, match.start()) + 1)
+            found += _configuration(path, config, folders) if config is not None else []
+        if path.endswith(".tf") and "azurerm_kubernetes_flux_configuration" in raw:
+            found += [ev for c in fluxconfigs.terraform_configs(raw) for ev in _configuration(path, c, folders)]
     unique: dict[tuple[str, str, str], Evidence] = {}
     for ev in found:
         unique.setdefault((ev.form, ev.path, ev.name), ev)  # the first place that says it
@@ -137,6 +168,19 @@ def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name
         if hits:
             return [Evidence(file, line, form, hit, name, source) for hit in hits]
     return []
+
+
+def _configuration(file: str, config: FluxConfig, folders: _Folders) -> list[Evidence]:
+    """Evidence for each Kustomization of an Azure fluxConfiguration, named as the extension names
+    its objects; a path written only as variables is none."""
+    out = []
+    for ks in config.kustomizations:
+        name = f"{config.name}-{ks.name}"
+        deps = tuple(f"{config.name}-{d}" for d in ks.depends_on)
+        for ev in _at(file, config.line, "flux-configuration", ks.path or ".", folders, name=name, source=config.name):
+            out.append(replace(ev, tool=config.tool, namespace=config.namespace, prune=ks.prune, url=config.url,
+                               ref=config.ref, kind=config.kind, depends_on=deps))
+    return out
 
 
 def _folder_pattern(pattern: str) -> re.Pattern[str] | None:
