@@ -278,3 +278,19 @@ def test_discover_names_the_extensions_objects_with_their_evidence(flux_repo):
          "bicep/flux-aks-example.bicep:8: Bicep fluxConfiguration cluster-config/bicep-fluxconfig, Kustomization "
          "bicep-fluxconfig-apps of apps/production (prune false)", "apps/production")]
     assert [s["source"] for s in top["sources"]] == ["GitRepository/cluster-config/bicep-fluxconfig"]
+
+
+def test_discover_write_records_a_configuration_once_and_the_guard_reads_it(flux_repo, guard):
+    """`--write` names the configuration's cluster by `file#configuration` (one entry for its
+    two Kustomizations), and the guard, reading the clusters from the config, still judges it."""
+    repo = _repo(flux_repo, _files("az"))
+    code, _, err = _cli("guard", "--discover", "--repo", str(repo), "--write", "--head", "base")
+    assert code == 0, err
+    written = (repo / ".coredns-gen.yaml").read_text()
+    assert written.count("root: scripts/gitops.sh#cluster-config") == 1
+    assert "  clusters:\n    - name: cluster-config\n      root: scripts/gitops.sh#cluster-config  # Azure" in written
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "confirm the clusters")
+    result = guard(repo)
+    assert result.coverage.roots_how == "config"
+    assert errors(result) == PRUNED

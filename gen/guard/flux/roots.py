@@ -303,6 +303,9 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
         # a root file's bootstrap, or, in a file without one, every Kustomization written there
         picked = [c for c in found if c.file not in boots or is_bootstrap(c) or c.source_object]
         picked += [configured_root(e) for e in configured if e.path is not None]
+        # an Azure fluxConfiguration named by its file (every configuration there) or `file#configuration`
+        picked += [c for c in scripted or [] if c.evidence is not None and c.evidence.form == "flux-configuration"
+                   and (c.ks.ref.cluster in files or c.evidence.file in files)]
         return Roots(picked, "config")
     if under:
         def inside(c: Candidate) -> bool:
