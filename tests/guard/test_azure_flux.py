@@ -294,3 +294,62 @@ def test_discover_write_records_a_configuration_once_and_the_guard_reads_it(flux
     result = guard(repo)
     assert result.coverage.roots_how == "config"
     assert errors(result) == PRUNED
+
+
+# Altinn/altinn-platform infrastructure/adminservices-test/admin-test-aks-rg/whoami.tf (azapi), abridged
+AZAPI = """
+    resource "azapi_resource" "whoami" {
+      depends_on = [azurerm_kubernetes_cluster_extension.flux_ext]
+      type       = "Microsoft.KubernetesConfiguration/fluxConfigurations@2024-11-01"
+      name       = "whoami"
+      parent_id  = azurerm_kubernetes_cluster.aks.id
+      body = {
+        properties = {
+          kustomizations = {
+            whoami = {
+              force                  = false
+              path                   = "./apps/production"
+              prune                  = %(prune)s
+              retryIntervalInSeconds = 300
+            }
+          }
+          namespace = "flux-system"
+          %(source)s
+        }
+      }
+    }
+"""
+OCI_SOURCE = """ociRepository = {
+            insecure = false
+            repositoryRef = {
+              tag = var.flux_release_tag
+            }
+            url                   = "oci://altinncr.azurecr.io/manifests/infra/whoami"
+            useWorkloadIdentity   = true
+          }
+          sourceKind                 = "OCIRepository\""""
+GIT_SOURCE = """gitRepository = {
+            url = "https://github.com/Azure/gitops-flux2-kustomize-helm-mt"
+            repositoryRef = { branch = "main" }
+          }
+          sourceKind = "GitRepository\""""
+
+
+def test_an_azapi_flux_configuration_is_read_as_the_arm_resource_it_is(flux_repo, guard):
+    """The azapi provider writes the ARM resource itself (here with its source as a Git
+    repository, the example's OCI source swapped out): its Kustomization prunes ./apps/production."""
+    base = {**_files("az"), "infra/whoami.tf": AZAPI % {"prune": "true", "source": GIT_SOURCE}}
+    del base["scripts/gitops.sh"]
+    result = guard(_repo(flux_repo, base))
+    assert errors(result) == PRUNED
+    assert result.stats["clusters"] == 1
+
+
+def test_an_azapi_flux_configuration_of_an_oci_artifact_is_not_judged_and_says_why(flux_repo):
+    base = {**_files("az"), "infra/whoami.tf": AZAPI % {"prune": "false", "source": OCI_SOURCE}}
+    del base["scripts/gitops.sh"]
+    code, out, _ = _cli("guard", "--discover", "--repo", str(_repo(flux_repo, base)))
+    assert code == 0
+    assert ("Kustomization flux-system/whoami-whoami [infra/whoami.tf#whoami]: fluxConfiguration "
+            "flux-system/whoami in infra/whoami.tf syncs a source of kind OCIRepository, not known to be this "
+            "repository") in out

@@ -121,7 +121,7 @@ def scan(tree: Tree) -> list[Evidence]:
         for match in fluxconfigs.AZ_CREATE.finditer(text):
             config = fluxconfigs.az_config(match["rest"], raw.count("\n", 0, match.start()) + 1)
             found += _configuration(path, config, folders) if config is not None else []
-        if path.endswith(".tf") and "azurerm_kubernetes_flux_configuration" in raw:
+        if path.endswith(".tf") and "fluxconfiguration" in raw.lower().replace("_", ""):
             found += [ev for c in fluxconfigs.terraform_configs(raw) for ev in _configuration(path, c, folders)]
     unique: dict[tuple[str, str, str], Evidence] = {}
     for ev in found:

@@ -217,6 +217,13 @@ class _Reader:
             return self.array()
         if ch in "'\"" and not (self.hcl and ch == "'"):
             return self.string(ch)
+        wrapped = re.compile(r"jsonencode\s*\(").match(t, self.i) if self.hcl else None
+        if wrapped is not None:  # Terraform's jsonencode({...}): the object it encodes
+            self.i = wrapped.end()
+            inner = self.value()
+            self.skip()
+            self.i += 1 if self.i < len(t) and t[self.i] == ")" else 0
+            return inner
         if not self.hcl and t.startswith("if", self.i) and re.match(r"if\s*\(", t[self.i:]):
             self.balanced("(", ")")
             return self.value()
@@ -382,14 +389,17 @@ def bicep_configs(raw: str) -> list[FluxConfig]:
     return out
 
 
-# -- Terraform (azurerm) --------------------------------------------------------------------------
+# -- Terraform (azurerm, azapi) -------------------------------------------------------------------
 _TF_RESOURCE = re.compile(r"\bresource\s+\"azurerm_kubernetes_flux_configuration\"\s+\"[^\"]*\"\s*(?=\{)")
+_TF_AZAPI = re.compile(r"\bresource\s+\"azapi_resource\"\s+\"[^\"]*\"\s*(?=\{)")
 
 
 def terraform_configs(raw: str) -> list[FluxConfig]:
     """`azurerm_kubernetes_flux_configuration` resources: `git_repository { url reference_type
     reference_value }` and `kustomizations { name path garbage_collection_enabled depends_on }`
-    blocks (a `dynamic "kustomizations"` block is no evidence: its paths are variables)."""
+    blocks (a `dynamic "kustomizations"` block is no evidence: its paths are variables); and
+    `azapi_resource`s of the fluxConfigurations type, whose `body` (or `jsonencode(…)` of it) is
+    the ARM resource's, read as ARM's `properties`."""
     out = []
     for match in _TF_RESOURCE.finditer(raw):
         reader = _Reader(raw, hcl=True)
@@ -416,7 +426,16 @@ def terraform_configs(raw: str) -> list[FluxConfig]:
         out.append(FluxConfig("terraform", raw.count("\n", 0, match.start()) + 1, _name(attrs.get("name", "")),
                               _text(attrs.get("namespace", "default")) or "default", kind,
                               _text(git.get("url", "")), ref, tuple(found)))
-    return out
+    for match in _TF_AZAPI.finditer(raw):  # the ARM resource itself: `body = { properties = {…} }`
+        reader = _Reader(raw, hcl=True)
+        reader.i = match.end()
+        resource = {k: v for k, v, _ in reader.body() if not isinstance(v, _Body)}
+        payload = resource.get("body")
+        if _text(resource.get("type", "")).lower().split("@")[0] == TYPE and isinstance(payload, dict) \
+                and isinstance(payload.get("properties"), dict):
+            out.append(_from_properties("terraform", raw.count("\n", 0, match.start()) + 1, resource.get("name", ""),
+                                        payload["properties"]))
+    return sorted(out, key=lambda c: c.line)
 
 
 # -- az k8s-configuration flux create -------------------------------------------------------------

@@ -216,7 +216,7 @@ def configuration_root(ev: Evidence, remotes: set[str], files: list[str]) -> Can
     not_ours = identity = ""
     where = f"fluxConfiguration {ev.namespace}/{ev.source} in {ev.file}"
     if ev.kind != "GitRepository":
-        not_ours = f"{where} syncs a {ev.kind} source, not this repository"
+        not_ours = f"{where} syncs a source of kind {ev.kind}, not known to be this repository"
     elif not ev.url or "${" in ev.url:
         not_ours = f"{where} syncs a URL written as a variable ({ev.url or 'none written'}): not known to be this repository"
     elif remotes and normalize_url(ev.url) not in remotes:
