@@ -353,3 +353,81 @@ def test_an_azapi_flux_configuration_of_an_oci_artifact_is_not_judged_and_says_w
     assert ("Kustomization flux-system/whoami-whoami [infra/whoami.tf#whoami]: fluxConfiguration "
             "flux-system/whoami in infra/whoami.tf syncs a source of kind OCIRepository, not known to be this "
             "repository") in out
+
+
+# A public PowerShell script (an aks-baseline-ado fork) running the tutorial's command with
+# PowerShell's backtick continuations; its Azure DevOps URL replaced by this repository's.
+POWERSHELL = """
+    # 1 - Create a new flux repo
+    az k8s-configuration flux create --resource-group rg-bu0001a0008 `
+    --cluster-name aks-fx7h5e6qdj4sg `
+    --name cluster-config `
+    --namespace cluster-config `
+    --cluster-type managedClusters `
+    --scope cluster `
+    --url https://github.com/Azure/gitops-flux2-kustomize-helm-mt `
+    --branch main `
+    --kustomization name=infra path=./infrastructure prune=true `
+    --kustomization name=apps path=./apps/production prune=true dependsOn=\\["infra"\\]
+"""
+# Azure's docs (conceptual-gitops-flux2.md): a kustomization added to a configuration afterwards
+KUSTOMIZATION_CREATE = """
+    az k8s-configuration flux create -g flux-demo-rg -c flux-demo-arc -n cluster-config \\
+      --namespace cluster-config -t connectedClusters --scope cluster \\
+      -u https://github.com/Azure/gitops-flux2-kustomize-helm-mt --branch main \\
+      --kustomization name=infra path=./infrastructure prune=true
+    az k8s-configuration flux kustomization create -g flux-demo-rg -c flux-demo-arc -n cluster-config \\
+      -t connectedClusters -k apps --path ./apps/production --prune true --depends-on infra
+"""
+
+
+@pytest.mark.parametrize("script", ["powershell", "kustomization-create"])
+def test_an_az_script_in_powershell_or_adding_a_kustomization_names_the_root(flux_repo, guard, tmp_path, script):
+    name, text = {"powershell": ("scripts/flux.ps1", POWERSHELL),
+                  "kustomization-create": ("scripts/gitops.sh", KUSTOMIZATION_CREATE)}[script]
+    base = {**_files("az"), name: text}
+    if script == "powershell":
+        del base["scripts/gitops.sh"]
+    repo = _repo(flux_repo, base)
+    evidence = sorted((e.name, e.path, e.prune, e.depends_on) for e in _scan(repo, tmp_path))
+    assert evidence == [("cluster-config-apps", "apps/production", True, ("cluster-config-infra",)),
+                        ("cluster-config-infra", "infrastructure", True, ())]
+    assert errors(guard(repo)) == PRUNED
+
+
+# Azure/bicep-registry-modules avm/res/kubernetes-configuration/flux-configuration tests/e2e/defaults,
+# as a consumer writes it (the registry reference of its README), with kustomizations
+AVM = """
+    module fluxConfiguration 'br/public:avm/res/kubernetes-configuration/flux-configuration:0.3.3' = {
+      name: '${uniqueString(deployment().name, location)}-flux'
+      params: {
+        name: 'kcfcmin001'
+        clusterName: aks.name
+        namespace: 'flux-system'
+        scope: 'cluster'
+        sourceKind: 'GitRepository'
+        gitRepository: {
+          repositoryRef: {
+            branch: 'main'
+          }
+          syncIntervalInSeconds: 300
+          url: 'https://github.com/Azure/gitops-flux2-kustomize-helm-mt'
+        }
+        kustomizations: {
+          apps: {
+            path: './apps/production'
+            prune: true
+          }
+        }
+      }
+    }
+"""
+
+
+def test_the_verified_modules_flux_configuration_in_bicep_is_a_root(flux_repo, guard, tmp_path):
+    base = {**_files("az"), "infra/flux.bicep": AVM}
+    del base["scripts/gitops.sh"]
+    repo = _repo(flux_repo, base)
+    assert [(e.namespace, e.name, e.path) for e in _scan(repo, tmp_path)] == [
+        ("flux-system", "kcfcmin001-apps", "apps/production")]
+    assert errors(guard(repo)) == PRUNED

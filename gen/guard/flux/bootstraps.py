@@ -95,7 +95,7 @@ def scan(tree: Tree) -> list[Evidence]:
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
             continue
         if path.endswith((".json", ".bicep")):  # templates, not scripts: only Azure's fluxConfigurations
-            if "fluxconfigurations" in raw.lower():
+            if "fluxconfiguration" in raw.lower().replace("-", ""):
                 configs = (fluxconfigs.arm_configs if path.endswith(".json") else fluxconfigs.bicep_configs)(raw)
                 found += [ev for c in configs for ev in _configuration(path, c, folders)]
             continue
@@ -118,9 +118,8 @@ def scan(tree: Tree) -> list[Evidence]:
                              relative_to=posixpath.dirname(path))
         if "flux-instance" in raw:
             found += _instance_chart(tree, path, raw)
-        for match in fluxconfigs.AZ_CREATE.finditer(text):
-            config = fluxconfigs.az_config(match["rest"], raw.count("\n", 0, match.start()) + 1)
-            found += _configuration(path, config, folders) if config is not None else []
+        if "k8s-configuration" in raw:
+            found += [ev for c in fluxconfigs.az_configs(text, raw) for ev in _configuration(path, c, folders)]
         if path.endswith(".tf") and "fluxconfiguration" in raw.lower().replace("_", ""):
             found += [ev for c in fluxconfigs.terraform_configs(raw) for ev in _configuration(path, c, folders)]
     unique: dict[tuple[str, str, str], Evidence] = {}

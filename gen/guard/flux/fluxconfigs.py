@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Tool = Literal["bicep", "arm", "terraform", "az-cli"]
@@ -180,6 +180,9 @@ def arm_configs(raw: str) -> list[FluxConfig]:
 
 
 # -- Bicep ----------------------------------------------------------------------------------------
+# Azure Verified Modules' flux-configuration module: its params are the resource's properties and name
+_BICEP_MODULE = re.compile(r"^[ \t]*module\s+\w+\s+'(?:br/public:|br:mcr\.microsoft\.com/bicep/)"
+                           r"avm/res/kubernetes-configuration/flux-configuration(?::[^']*)?'\s*=\s*", re.M | re.I)
 _BICEP_RESOURCE = re.compile(r"^[ \t]*resource\s+\w+\s+'(?P<type>Microsoft\.KubernetesConfiguration/fluxConfigurations)"
                              r"(?:@[^']*)?'\s+(?:existing\s+)?=\s*", re.M | re.I)
 
@@ -377,16 +380,18 @@ class _Reader:
 
 
 def bicep_configs(raw: str) -> list[FluxConfig]:
-    """The fluxConfigurations resources of a Bicep file (a `[for …]` loop read once)."""
+    """The fluxConfigurations resources of a Bicep file (a `[for …]` loop read once), and the
+    Azure Verified Modules' flux-configuration module's (`params` are its properties)."""
     out = []
-    for match in _BICEP_RESOURCE.finditer(raw):
-        reader = _Reader(raw)
-        reader.i = match.end()
-        value = reader.value()
-        if isinstance(value, dict) and isinstance(value.get("properties"), dict):
-            out.append(_from_properties("bicep", raw.count("\n", 0, match.start()) + 1, value.get("name", ""),
-                                        value["properties"]))
-    return out
+    for pattern, key in ((_BICEP_RESOURCE, "properties"), (_BICEP_MODULE, "params")):
+        for match in pattern.finditer(raw):
+            reader = _Reader(raw)
+            reader.i = match.end()
+            value = reader.value()
+            if isinstance(value, dict) and isinstance(value.get(key), dict):
+                name = value.get("name", "") if key == "properties" else value[key].get("name", "")
+                out.append(_from_properties("bicep", raw.count("\n", 0, match.start()) + 1, name, value[key]))
+    return sorted(out, key=lambda c: c.line)
 
 
 # -- Terraform (azurerm, azapi) -------------------------------------------------------------------
@@ -438,54 +443,92 @@ def terraform_configs(raw: str) -> list[FluxConfig]:
     return sorted(out, key=lambda c: c.line)
 
 
-# -- az k8s-configuration flux create -------------------------------------------------------------
-AZ_CREATE = re.compile(r"\baz\s+k8s-configuration\s+flux\s+create\b(?P<rest>[^\n;&|]*)")
+# -- az k8s-configuration flux create / flux kustomization create ---------------------------------
+_AZ = re.compile(r"\baz\s+k8s-configuration\s+flux\s+(?P<verb>create|kustomization\s+create)\b(?P<rest>[^\n;&|]*)")
 _AZ_TEMPLATE = re.compile(r"\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_:]*")
+_AZ_OPTS = {"-n": "name", "--name": "name", "--namespace": "namespace", "--ns": "namespace", "-u": "url",
+            "--url": "url", "--branch": "branch", "--tag": "tag", "--semver": "semver", "--commit": "commit",
+            "--kind": "kind"}
+# `flux kustomization create`: -k is the kustomization's name there
+_AZ_KS_OPTS = {"-n": "name", "--name": "name", "-k": "kustomization", "--kustomization-name": "kustomization",
+               "--path": "path", "--prune": "prune", "--dependencies": "depends_on", "--depends": "depends_on",
+               "--depends-on": "depends_on"}
 
 
-def az_config(rest: str, line: int) -> FluxConfig | None:
-    """One `az k8s-configuration flux create` command line (continuations joined)."""
+def az_configs(text: str, raw: str) -> list[FluxConfig]:
+    """The configurations a script's `az k8s-configuration flux create` lines make (continuations
+    joined in `text`, lines counted in `raw`), with the kustomizations `az k8s-configuration flux
+    kustomization create` adds to one of them in the same file (one the file does not create has
+    no source known here, so no evidence)."""
+    configs: list[FluxConfig] = []
+    for match in _AZ.finditer(text):
+        line = raw.count("\n", 0, match.start()) + 1
+        words = _az_words(match["rest"])
+        if match["verb"] == "create":
+            config = _az_create(words, line)
+            if config is not None:
+                configs.append(config)
+            continue
+        opts, _ = _az_options(words, _AZ_KS_OPTS, ())
+        for index, config in enumerate(configs):
+            if config.name == opts.get("name") and opts.get("kustomization"):
+                added = FluxKustomization(opts["kustomization"], opts.get("path", ""),
+                                          _bool(opts.get("prune") or "true" if "prune" in opts else None, False),
+                                          _az_list(opts.get("depends_on", "")))
+                configs[index] = replace(config, kustomizations=config.kustomizations + (added,))
+    return [c for c in configs if c.kustomizations]
+
+
+def _az_words(rest: str) -> list[str]:
     masked = _AZ_TEMPLATE.sub("\0", rest)  # shell variables: kept apart from shlex's expansion rules
     try:
         words = shlex.split(masked, comments=True, posix=True)
     except ValueError:
         words = masked.split()
-    words = [w.replace("\0", VAR) for w in words]
+    return [w.replace("\0", VAR) for w in words]
+
+
+def _az_list(text: str) -> tuple[str, ...]:
+    """`["infra","apps"]`, `[infra]` or `infra,apps` as names."""
+    return tuple(d.strip(" '\"") for d in text.strip("[]").split(",") if d.strip(" '\""))
+
+
+def _az_options(words: list[str], names: dict[str, str], groups: tuple[str, ...]) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The options `names` maps (`--flag value`, `--flag=value`), and each `groups` flag's
+    `key=value` words (`--kustomization name=infra path=./infra prune=true`)."""
     opts: dict[str, str] = {}
-    kustomizations: list[dict[str, str]] = []
-    kind = "git"
+    grouped: list[dict[str, str]] = []
     i = 0
     while i < len(words):
-        word = words[i]
-        flag, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        if flag in ("--kustomization", "-k"):
+        flag, eq, inline = words[i].partition("=") if words[i].startswith("--") else (words[i], "", "")
+        if flag in groups:
             spec: dict[str, str] = {}
             i += 1
             while i < len(words) and not words[i].startswith("-") and "=" in words[i]:
                 key, _, val = words[i].partition("=")
                 spec[key.replace("-", "_").lower()] = val
                 i += 1
-            kustomizations.append(spec)
+            grouped.append(spec)
             continue
         if flag.startswith("-"):
             value = inline if eq else (words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else "")
-            names = {"-n": "name", "--name": "name", "--namespace": "namespace", "--ns": "namespace", "-u": "url",
-                     "--url": "url", "--branch": "branch", "--tag": "tag", "--semver": "semver", "--commit": "commit",
-                     "--kind": "kind"}
             if flag in names:
                 opts[names[flag]] = value
             i += 1 if eq or not value else 2
             continue
         i += 1
-    kind = opts.get("kind", kind).lower()
-    if not kustomizations:
-        return None
+    return opts, grouped
+
+
+def _az_create(words: list[str], line: int) -> FluxConfig | None:
+    """One `az k8s-configuration flux create` command."""
+    opts, kustomizations = _az_options(words, _AZ_OPTS, ("--kustomization", "-k"))
+    kind = opts.get("kind", "git").lower()
     found = []
     for spec in kustomizations:
-        deps = spec.get("dependson") or spec.get("depends_on") or ""
         found.append(FluxKustomization(
             spec.get("name", "(unnamed)"), spec.get("path", ""), _bool(spec.get("prune"), False),
-            tuple(d.strip(" '\"") for d in deps.strip("[]").split(",") if d.strip(" '\""))))
+            _az_list(spec.get("dependson") or spec.get("depends_on") or "")))
     return FluxConfig("az-cli", line, opts.get("name") or "(unnamed)", opts.get("namespace") or "default",
                       "GitRepository" if kind == "git" else kind, opts.get("url", ""),
                       tuple((k, opts[k]) for k in _REF_KEYS if k in opts), tuple(found))
