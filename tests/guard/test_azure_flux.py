@@ -431,3 +431,34 @@ def test_the_verified_modules_flux_configuration_in_bicep_is_a_root(flux_repo, g
     assert [(e.namespace, e.name, e.path) for e in _scan(repo, tmp_path)] == [
         ("flux-system", "kcfcmin001-apps", "apps/production")]
     assert errors(guard(repo)) == PRUNED
+
+
+WORKFLOW = """
+    name: gitops
+    on: push
+    jobs:
+      flux:
+        runs-on: ubuntu-latest
+        steps:
+          - run: |
+              az k8s-configuration flux create -g $RG -c $CLUSTER -n cluster-config \\\\
+                --namespace cluster-config -t managedClusters --scope cluster \\\\
+                -u %(url)s --branch main \\\\
+                --kustomization name=apps path=./apps/production prune=true
+"""
+
+
+@pytest.mark.parametrize("url", ["${{ github.server_url }}/${{ github.repository }}", "$REPO_URL"])
+def test_an_az_url_written_as_a_variable_is_this_repository_only_when_ci_names_its_own(flux_repo, guard, url):
+    """`${{ github.repository }}` is the repository the workflow runs in; any other variable is
+    not known, and its cluster is not judged (here the only one: the guard says it judged nothing)."""
+    base = {**_files("az"), ".github/workflows/gitops.yaml": WORKFLOW % {"url": url}}
+    del base["scripts/gitops.sh"]
+    repo = _repo(flux_repo, base)
+    if url.startswith("$REPO"):
+        with pytest.raises(UsageError, match=r"syncs a URL written as a variable \(\$REPO_URL\)"):
+            guard(repo)
+        return
+    result = guard(repo)
+    assert errors(result) == PRUNED
+    assert any("the repository whose CI runs .github/workflows/gitops.yaml" in why for why in result.coverage.identity)

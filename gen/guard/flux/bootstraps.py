@@ -52,6 +52,11 @@ _TF_SYNC = re.compile(r"\bsync\s*=\s*\{(?P<body>[^{}]*)\}")
 _TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\"]*)\"")
 
 
+def templated(text: str) -> bool:
+    """Whether a value written in a script or template holds a variable."""
+    return bool(_TEMPLATE.search(text)) or fluxconfigs.VAR in text
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One place a bootstrap is written: the file and line, what it runs, and the folder it applies

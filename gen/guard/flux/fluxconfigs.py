@@ -480,12 +480,15 @@ def az_configs(text: str, raw: str) -> list[FluxConfig]:
 
 
 def _az_words(rest: str) -> list[str]:
-    masked = _AZ_TEMPLATE.sub("\0", rest)  # shell variables: kept apart from shlex's expansion rules
+    """The command's words, shell variables kept as written (shlex would expand no `$`, but a
+    quote or backslash inside `${{ … }}` must not split it)."""
+    originals = iter(m[0] for m in _AZ_TEMPLATE.finditer(rest))
+    masked = _AZ_TEMPLATE.sub("\0", rest)
     try:
         words = shlex.split(masked, comments=True, posix=True)
     except ValueError:
         words = masked.split()
-    return [w.replace("\0", VAR) for w in words]
+    return [re.sub("\0", lambda _: next(originals, VAR), w) for w in words]
 
 
 def _az_list(text: str) -> tuple[str, ...]:

@@ -21,11 +21,12 @@ builds reach is in no cluster: it is listed as unreached and never built.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from gen.config import ClusterEntry
-from gen.guard.flux.bootstraps import Evidence
+from gen.guard.flux.bootstraps import Evidence, templated
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
@@ -34,6 +35,10 @@ from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
 
 How = Literal["bootstrap", "config", "path", "fallback"]
+# CI variables naming the repository the pipeline runs in (GitHub Actions, GitLab CI, Azure Pipelines)
+CI_SELF = re.compile(r"github\.(?:event\.repository\.(?:html_|clone_|ssh_)?url|repository\b)|GITHUB_REPOSITORY\b|"
+                     r"CI_PROJECT_URL|CI_REPOSITORY_URL|CI_PROJECT_PATH\b|Build\.Repository\.Uri|BUILD_REPOSITORY_URI",
+                     re.I)
 INSTANCE_GROUP = "fluxcd.controlplane.io"
 _INSTANCE_MARKS = (INSTANCE_GROUP.encode(), b"flux-instance")
 _MARKS = (b"kustomize.toolkit.fluxcd.io", *_INSTANCE_MARKS)  # files that can hold a root
@@ -217,7 +222,9 @@ def configuration_root(ev: Evidence, remotes: set[str], files: list[str]) -> Can
     where = f"fluxConfiguration {ev.namespace}/{ev.source} in {ev.file}"
     if ev.kind != "GitRepository":
         not_ours = f"{where} syncs a source of kind {ev.kind}, not known to be this repository"
-    elif not ev.url or "${" in ev.url:
+    elif ev.url and templated(ev.url) and CI_SELF.search(ev.url):
+        identity = f"{ev.url} is the URL of the repository whose CI runs {ev.file}"
+    elif not ev.url or templated(ev.url):
         not_ours = f"{where} syncs a URL written as a variable ({ev.url or 'none written'}): not known to be this repository"
     elif remotes and normalize_url(ev.url) not in remotes:
         identity = renamed_here(ev.url, remotes, files, "./" + ev.path, ev.file)
