@@ -214,7 +214,7 @@ def _name(c: Candidate, taken: set[str]) -> str:
                                                        "kubernetes", "bootstrap", ".")]
     name = parts[0] if parts else (where.rsplit("/", 1)[-1] or "root")
     if c.evidence is not None and c.evidence.form == "flux-configuration":
-        name = c.evidence.source  # Azure's configuration names the cluster's objects
+        name = c.evidence.source + (f"-{c.evidence.variant}" if c.evidence.variant else "")  # Azure's configuration
     base, n = name, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1

@@ -169,8 +169,8 @@ def _files(form: str, apps: str = "./apps/production", prune: bool = True, quote
 DROP = {"apps/production/kustomization.yaml": kustomization()}
 
 
-def _repo(flux_repo, base: dict[str, str]):
-    repo = flux_repo(base, DROP, standard=False)
+def _repo(flux_repo, base: dict[str, str], head: dict[str, str | None] | None = None):
+    repo = flux_repo(base, DROP if head is None else head, standard=False)
     git(repo, "remote", "add", "origin", URL + ".git")
     return repo
 
@@ -238,10 +238,14 @@ def test_a_flux_configuration_prunes_only_where_it_says_so(flux_repo, guard, tmp
 def test_a_variable_in_a_flux_configuration_path_stands_for_each_folder(flux_repo, guard, tmp_path, form):
     apps = {"bicep": "./apps/${env}", "arm": "[concat('./apps/', parameters('env'))]",
             "terraform": "./apps/${var.env}", "az": "./apps/$ENV"}[form]
-    repo = _repo(flux_repo, _files(form, apps))
+    base = {**_files(form, apps), "apps/staging/kustomization.yaml": kustomization("coredns-custom.yaml"),
+            "apps/staging/coredns-custom.yaml": configmap("coredns-custom")}
+    repo = _repo(flux_repo, base, {"apps/staging/kustomization.yaml": kustomization()})
     paths = sorted(e.path for e in _scan(repo, tmp_path) if e.name.endswith(("-apps", "-kustomization-1")))
     assert paths == ["apps/production", "apps/staging"]
-    assert errors(guard(repo)) == PRUNED
+    result = guard(repo)
+    assert errors(result) == PRUNED  # staging's ConfigMap, though production's Kustomization has the same name
+    assert result.stats["clusters"] == 2  # one deployment per value: one cluster never holds two of a name
 
 
 @pytest.mark.parametrize("form", ["bicep", "arm", "terraform", "az"])

@@ -77,6 +77,7 @@ class Evidence:
     ref: tuple[tuple[str, str], ...] = ()
     kind: str = "GitRepository"
     depends_on: tuple[str, ...] = ()
+    variant: str = ""  # the value of the variables in its paths, when they fit several folders
 
     def describe(self) -> str:
         if self.form == "flux-configuration" and self.tool is not None:
@@ -127,9 +128,9 @@ def scan(tree: Tree) -> list[Evidence]:
             found += [ev for c in fluxconfigs.az_configs(text, raw) for ev in _configuration(path, c, folders)]
         if path.endswith(".tf") and "fluxconfiguration" in raw.lower().replace("_", ""):
             found += [ev for c in fluxconfigs.terraform_configs(raw) for ev in _configuration(path, c, folders)]
-    unique: dict[tuple[str, str, str], Evidence] = {}
+    unique: dict[tuple[str, str, str, str], Evidence] = {}
     for ev in found:
-        unique.setdefault((ev.form, ev.path, ev.name), ev)  # the first place that says it
+        unique.setdefault((ev.form, ev.path, ev.name, ev.variant), ev)  # the first place that says it
     return list(unique.values())
 
 
@@ -176,29 +177,43 @@ def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name
 
 def _configuration(file: str, config: FluxConfig, folders: _Folders) -> list[Evidence]:
     """Evidence for each Kustomization of an Azure fluxConfiguration, named as the extension names
-    its objects; a path written only as variables is none."""
-    out = []
+    its objects; a path written only as variables is none. A path with variables fitting several
+    folders is one deployment per value (`./apps/${env}`: production, staging), each its own
+    cluster (`variant`) with the configuration's other Kustomizations: one cluster never holds
+    two Kustomizations of one name."""
+    fixed: list[Evidence] = []
+    variants: dict[str, list[Evidence]] = {}
     for ks in config.kustomizations:
         name = f"{config.name}-{ks.name}"
         deps = tuple(f"{config.name}-{d}" for d in ks.depends_on)
-        for ev in _at(file, config.line, "flux-configuration", ks.path or ".", folders, name=name, source=config.name):
-            out.append(replace(ev, tool=config.tool, namespace=config.namespace, prune=ks.prune, url=config.url,
-                               ref=config.ref, kind=config.kind, depends_on=deps))
-    return out
+        path = (ks.path or ".").strip().rstrip("/") or "."
+        pattern = _folder_pattern(_TEMPLATE.sub("\0", path)) if templated(path) else None
+        for ev in _at(file, config.line, "flux-configuration", path, folders, name=name, source=config.name):
+            ev = replace(ev, tool=config.tool, namespace=config.namespace, prune=ks.prune, url=config.url,
+                         ref=config.ref, kind=config.kind, depends_on=deps)
+            found = pattern.match(ev.path) if pattern is not None else None
+            if found is None:
+                fixed.append(ev)
+            else:
+                variants.setdefault(",".join(v.rstrip("/") for v in found.groups()), []).append(ev)
+    if len(variants) <= 1:
+        return fixed + [ev for evs in variants.values() for ev in evs]
+    return [replace(ev, variant=value) for value, evs in sorted(variants.items()) for ev in fixed + evs]
 
 
 def _folder_pattern(pattern: str) -> re.Pattern[str] | None:
     """A templated path as a pattern over folders: a variable is one folder name, but a leading
-    one (`{{.KUBERNETES_DIR}}/flux`) is any prefix. A path of variables only says nothing."""
+    one (`{{.KUBERNETES_DIR}}/flux`) is any prefix; each variable's value is a group. A path of
+    variables only says nothing."""
     parts = [p for p in pattern.split("/") if p not in ("", ".")]
     if not any(p and "\0" not in p for p in parts):
         return None
     out = []
     for index, part in enumerate(parts):
         if index == 0 and part == "\0":
-            out.append("(?:.+/)?")
+            out.append("((?:.+/)?)")
             continue
-        out.append("[^/]+".join(re.escape(p) for p in part.split("\0")) + ("/" if index < len(parts) - 1 else ""))
+        out.append("([^/]+)".join(re.escape(p) for p in part.split("\0")) + ("/" if index < len(parts) - 1 else ""))
     return re.compile("".join(out) + r"\Z")
 
 

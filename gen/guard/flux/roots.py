@@ -205,9 +205,9 @@ def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list
 def configuration_root(ev: Evidence, remotes: set[str], files: list[str]) -> Candidate:
     """A Kustomization the Azure Flux extension makes for a fluxConfiguration, with the
     GitRepository named after the configuration; one cluster per configuration (its file and
-    name). Its source is this repository when the URL is a remote's (any spelling), or this
+    name, and the value of a path's variables where they fit several folders). Its source is this repository when the URL is a remote's (any spelling), or this
     repository renamed (gen/guard/flux/identity.py); a URL written as a variable is not known."""
-    cluster = f"{ev.file}#{ev.source}"
+    cluster = f"{ev.file}#{ev.source}" + (f"@{ev.variant}" if ev.variant else "")
     ref = dict(ev.ref)
     source_spec: dict[str, Any] = {"url": ev.url, **({"ref": ref} if ref else {})}
     source = {"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
