@@ -23,6 +23,7 @@ from gen.errors import UsageError
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.build.engine import Engine
 from gen.guard.discovery import Discovery
+from gen.guard.flux.fluxconfigs import TOOL_LABEL
 from gen.guard.flux.roots import Candidate, is_bootstrap
 from gen.guard.model import FLUX_GROUP, Revision
 from gen.guard.repo.checkout import load_tree
@@ -37,7 +38,7 @@ _NOT_RENDERED = ("ResourceSet", "ResourceSetInputProvider")
 class Cluster:
     name: str
     cluster: str  # the id findings and `--allow cluster:` use
-    root: str  # the file its root is written in ("" when a script applies it)
+    root: str  # the file its root is written in ("" when a script applies it; `file#configuration` for Azure's)
     form: str  # how it is bootstrapped
     evidence: str  # where that is written
     path: str  # the folder its root Kustomization syncs
@@ -60,7 +61,8 @@ class Topology:
         return json.dumps(asdict(self), indent=2, sort_keys=False) + "\n"
 
     def text(self) -> str:
-        lines = [f"repository at {self.commit[:12]}: {len(self.clusters)} cluster{'s' if len(self.clusters) != 1 else ''}"
+        count = len({c.cluster for c in self.clusters})  # a cluster may have several roots (one line each)
+        lines = [f"repository at {self.commit[:12]}: {count} cluster{'s' if count != 1 else ''}"
                  f" ({_HOW[self.how]})"]
         for c in self.clusters:
             lines.append(f"  cluster {c.name}: {c.form} — {c.evidence}; syncs ./{c.path} "
@@ -120,7 +122,9 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
         if c.guessed and nodes and all(n.external for n in nodes):
             continue  # a guess on another repository's source is no cluster of this one (listed as not judged)
         form, evidence = _form(c, how)
-        top.clusters.append(Cluster(_name(c, names), cluster, c.file or "", form, evidence, c.ks.path,
+        azure = c.evidence is not None and c.evidence.form == "flux-configuration"
+        name = next((k.name for k in top.clusters if k.cluster == cluster), None) or _name(c, names)
+        top.clusters.append(Cluster(name, cluster, cluster if azure else c.file or "", form, evidence, c.ks.path,
                                     len(nodes), sum(1 for n in nodes if not n.external)))
     configured = {(e.kind, e.namespace, e.name) for e in discovery.config.guard_sources}
     seen: dict[str, str] = {}
@@ -187,10 +191,13 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
 
 
 def _form(c: Candidate, how: str) -> tuple[str, str]:
+    if c.evidence is not None and c.evidence.form == "flux-configuration" and c.evidence.tool is not None:
+        return f"Azure fluxConfiguration ({TOOL_LABEL[c.evidence.tool]})", c.evidence.describe()
     if c.evidence is not None:
         return {"flux-bootstrap": "flux bootstrap (a script)", "flux-create": "flux create kustomization (a script)",
                 "kubectl-apply": "kubectl apply -k (a script)",
-                "flux-instance-chart": "flux-instance chart values (a tool)"}[c.evidence.form], c.evidence.describe()
+                "flux-instance-chart": "flux-instance chart values (a tool)",
+                "flux-configuration": "Azure fluxConfiguration"}[c.evidence.form], c.evidence.describe()
     if how == "config":
         return f"named in {CONFIG_NAME}", c.file or (c.ks.path or ".")
     if c.source_object is not None:
@@ -206,6 +213,8 @@ def _name(c: Candidate, taken: set[str]) -> str:
     parts = [p for p in where.split("/") if p not in ("flux-system", "flux", "config", "cluster", "clusters",
                                                        "kubernetes", "bootstrap", ".")]
     name = parts[0] if parts else (where.rsplit("/", 1)[-1] or "root")
+    if c.evidence is not None and c.evidence.form == "flux-configuration":
+        name = c.evidence.source + (f"-{c.evidence.variant}" if c.evidence.variant else "")  # Azure's configuration
     base, n = name, 2
     while name in taken:
         name, n = f"{base}-{n}", n + 1
@@ -237,7 +246,11 @@ def write_config(repo: Path, top: Topology) -> Path:
     if not isinstance(guard, dict):
         guard = data["guard"] = CommentedMap()
     clusters = CommentedSeq()
+    written: set[str] = set()
     for c in top.clusters:
+        if c.root and c.root in written:  # another root of a cluster already written (Azure's kustomizations)
+            continue
+        written.add(c.root)
         entry = CommentedMap()
         entry["name"] = c.name
         if c.root:

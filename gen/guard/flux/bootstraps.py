@@ -10,7 +10,12 @@ cluster starts, and the guard reads it instead of guessing a root per file:
   objects of DIR's build, applied once without pruning; the Flux Kustomizations among them are
   the cluster's roots;
 - a `flux-instance` chart release in a helmfile, or in OpenTofu (`.tf`), whose values carry
-  `instance.sync`: a FluxInstance, read as if it were written as one.
+  `instance.sync`: a FluxInstance, read as if it were written as one;
+- an Azure Flux extension configuration (AKS, Azure Arc) in Bicep, an ARM template, Terraform's
+  `azurerm_kubernetes_flux_configuration` or `az k8s-configuration flux create` (a script, a
+  PowerShell file, a pipeline): a GitRepository `<configuration>` and a Kustomization
+  `<configuration>-<kustomization>` per entry, in the configuration's namespace, pruning only where
+  written (gen/guard/flux/fluxconfigs.py).
 A variable in a path (`{{.CLUSTER}}`, `${CLUSTER}`, `$(…)`) matches every folder of the
 repository the rest of the path fits: a Taskfile that bootstraps `clusters/{{.CLUSTER}}` is
 evidence for each cluster folder.
@@ -20,17 +25,20 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Literal
 
+from gen.guard.flux import fluxconfigs
+from gen.guard.flux.fluxconfigs import FluxConfig
 from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
 
-Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart"]
+Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart", "flux-configuration"]
 
 SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|[Tt]askfile[^/]*\.ya?ml|"
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
-                     r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf)$")
+                     r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf|"
+                     r"[^/]+\.ps1|azure-pipelines[^/]*\.ya?ml|\.azure-pipelines/.+\.ya?ml|[^/]+\.bicep|[^/]+\.json)$")
 _VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -42,6 +50,11 @@ _APPLY_K = re.compile(r"\bkubectl\s+apply\b[^\n;&|]*?(?:-k|--kustomize)(?:=|\s+)
 _BUILD_APPLY = re.compile(r"\bkustomize\s+build\s+[\"']?(?P<path>[^\s\"'|]+)[\"']?[^\n|]*\|\s*kubectl\s+apply\b")
 _TF_SYNC = re.compile(r"\bsync\s*=\s*\{(?P<body>[^{}]*)\}")
 _TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\"]*)\"")
+
+
+def templated(text: str) -> bool:
+    """Whether a value written in a script or template holds a variable."""
+    return bool(_TEMPLATE.search(text)) or fluxconfigs.VAR in text
 
 
 @dataclass(frozen=True)
@@ -56,10 +69,24 @@ class Evidence:
     name: str = "flux-system"  # the Flux Kustomization (and GitRepository) it makes
     source: str = "flux-system"
     sync: tuple[tuple[str, str], ...] = ()  # a flux-instance chart's instance.sync, as written
+    # an Azure fluxConfiguration: the tool that writes it, and what its objects are
+    tool: fluxconfigs.Tool | None = None
+    namespace: str = "flux-system"
+    prune: bool = True
+    url: str = ""
+    ref: tuple[tuple[str, str], ...] = ()
+    kind: str = "GitRepository"
+    depends_on: tuple[str, ...] = ()
+    variant: str = ""  # the value of the variables in its paths, when they fit several folders
 
     def describe(self) -> str:
+        if self.form == "flux-configuration" and self.tool is not None:
+            return (f"{self.file}:{self.line}: {fluxconfigs.TOOL_LABEL[self.tool]} fluxConfiguration "
+                    f"{self.namespace}/{self.source}, Kustomization {self.name} of {self.path or './'}"
+                    f"{'' if self.prune else ' (prune false)'}")
         what = {"flux-bootstrap": "flux bootstrap --path", "flux-create": "flux create kustomization --path",
-                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values"}[self.form]
+                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values",
+                "flux-configuration": "fluxConfiguration"}[self.form]
         return f"{self.file}:{self.line}: {what} {self.path or './'}"
 
 
@@ -73,8 +100,13 @@ def scan(tree: Tree) -> list[Evidence]:
         raw = tree.read(path).decode("utf-8", "replace")
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
             continue
-        # shell continuation lines make one command; same length, so offsets stay the file's
-        text = re.sub(r"\\\r?\n", lambda m: " " * len(m[0]), raw)
+        if path.endswith((".json", ".bicep")):  # templates, not scripts: only Azure's fluxConfigurations
+            if "fluxconfiguration" in raw.lower().replace("-", ""):
+                configs = (fluxconfigs.arm_configs if path.endswith(".json") else fluxconfigs.bicep_configs)(raw)
+                found += [ev for c in configs for ev in _configuration(path, c, folders)]
+            continue
+        # shell (and PowerShell) continuation lines make one command; same length, so offsets stay the file's
+        text = re.sub(r"[\\`]\r?\n", lambda m: " " * len(m[0]), raw)
         for match in _BOOTSTRAP.finditer(text):
             flag = _PATH_FLAG.search(match["rest"])
             if flag is not None:
@@ -92,9 +124,13 @@ def scan(tree: Tree) -> list[Evidence]:
                              relative_to=posixpath.dirname(path))
         if "flux-instance" in raw:
             found += _instance_chart(tree, path, raw)
-    unique: dict[tuple[str, str, str], Evidence] = {}
+        if "k8s-configuration" in raw:
+            found += [ev for c in fluxconfigs.az_configs(text, raw) for ev in _configuration(path, c, folders)]
+        if path.endswith(".tf") and "fluxconfiguration" in raw.lower().replace("_", ""):
+            found += [ev for c in fluxconfigs.terraform_configs(raw) for ev in _configuration(path, c, folders)]
+    unique: dict[tuple[str, str, str, str], Evidence] = {}
     for ev in found:
-        unique.setdefault((ev.form, ev.path, ev.name), ev)  # the first place that says it
+        unique.setdefault((ev.form, ev.path, ev.name, ev.variant), ev)  # the first place that says it
     return list(unique.values())
 
 
@@ -139,18 +175,45 @@ def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name
     return []
 
 
+def _configuration(file: str, config: FluxConfig, folders: _Folders) -> list[Evidence]:
+    """Evidence for each Kustomization of an Azure fluxConfiguration, named as the extension names
+    its objects; a path written only as variables is none. A path with variables fitting several
+    folders is one deployment per value (`./apps/${env}`: production, staging), each its own
+    cluster (`variant`) with the configuration's other Kustomizations: one cluster never holds
+    two Kustomizations of one name."""
+    fixed: list[Evidence] = []
+    variants: dict[str, list[Evidence]] = {}
+    for ks in config.kustomizations:
+        name = f"{config.name}-{ks.name}"
+        deps = tuple(f"{config.name}-{d}" for d in ks.depends_on)
+        path = (ks.path or ".").strip().rstrip("/") or "."
+        pattern = _folder_pattern(_TEMPLATE.sub("\0", path)) if templated(path) else None
+        for ev in _at(file, config.line, "flux-configuration", path, folders, name=name, source=config.name):
+            ev = replace(ev, tool=config.tool, namespace=config.namespace, prune=ks.prune, url=config.url,
+                         ref=config.ref, kind=config.kind, depends_on=deps)
+            found = pattern.match(ev.path) if pattern is not None else None
+            if found is None:
+                fixed.append(ev)
+            else:
+                variants.setdefault(",".join(v.rstrip("/") for v in found.groups()), []).append(ev)
+    if len(variants) <= 1:
+        return fixed + [ev for evs in variants.values() for ev in evs]
+    return [replace(ev, variant=value) for value, evs in sorted(variants.items()) for ev in fixed + evs]
+
+
 def _folder_pattern(pattern: str) -> re.Pattern[str] | None:
     """A templated path as a pattern over folders: a variable is one folder name, but a leading
-    one (`{{.KUBERNETES_DIR}}/flux`) is any prefix. A path of variables only says nothing."""
+    one (`{{.KUBERNETES_DIR}}/flux`) is any prefix; each variable's value is a group. A path of
+    variables only says nothing."""
     parts = [p for p in pattern.split("/") if p not in ("", ".")]
     if not any(p and "\0" not in p for p in parts):
         return None
     out = []
     for index, part in enumerate(parts):
         if index == 0 and part == "\0":
-            out.append("(?:.+/)?")
+            out.append("((?:.+/)?)")
             continue
-        out.append("[^/]+".join(re.escape(p) for p in part.split("\0")) + ("/" if index < len(parts) - 1 else ""))
+        out.append("([^/]+)".join(re.escape(p) for p in part.split("\0")) + ("/" if index < len(parts) - 1 else ""))
     return re.compile("".join(out) + r"\Z")
 
 

@@ -130,7 +130,10 @@ def cluster_facts(tree: Tree, config: Config, revisions: Mapping[str, Revision])
 
 
 def folder_name(root: str) -> str:
-    """A cluster's name from its root file's folder, past Flux's own `flux-system`/`flux` folders."""
+    """A cluster's name from its root file's folder, past Flux's own `flux-system`/`flux` folders;
+    an Azure fluxConfiguration's cluster (`file#configuration[@variant]`) by the configuration."""
+    if "#" in root:
+        return root.rsplit("#", 1)[1].replace("@", "-")
     parts = [p for p in posixpath.dirname(root).split("/") if p]
     while len(parts) > 1 and parts[-1] in ("flux-system", "flux"):
         parts.pop()

@@ -6,7 +6,8 @@ A cluster is what its bootstrap applies, and only what that reaches is in the cl
 - a Flux Operator `FluxInstance` (or the `flux-instance` Helm chart's values), whose
   `spec.sync` makes a `flux-system` Kustomization of `sync.path` from `sync.kind` `sync.url`;
 - a script or tool of the repository that bootstraps, applies a folder or installs a FluxInstance
-  (gen/guard/flux/bootstraps.py: Taskfile, helmfile, Makefile, shell, CI, OpenTofu);
+  (gen/guard/flux/bootstraps.py: Taskfile, helmfile, Makefile, shell, CI, OpenTofu), or creates
+  an Azure Flux extension configuration (Bicep, ARM, Terraform, `az k8s-configuration flux create`);
 - the root files named in `.coredns-gen.yaml` (`guard.clusters`), or every Kustomization under
   `--path`, when the user says where the clusters are.
 Only when none of these exists are the Kustomizations no build produces taken as roots, the
@@ -20,11 +21,12 @@ builds reach is in no cluster: it is listed as unreached and never built.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from gen.config import ClusterEntry
-from gen.guard.flux.bootstraps import Evidence
+from gen.guard.flux.bootstraps import Evidence, templated
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
@@ -33,6 +35,10 @@ from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
 
 How = Literal["bootstrap", "config", "path", "fallback"]
+# CI variables naming the repository the pipeline runs in (GitHub Actions, GitLab CI, Azure Pipelines)
+CI_SELF = re.compile(r"github\.(?:event\.repository\.(?:html_|clone_|ssh_)?url|repository\b)|GITHUB_REPOSITORY\b|"
+                     r"CI_PROJECT_URL|CI_REPOSITORY_URL|CI_PROJECT_PATH\b|Build\.Repository\.Uri|BUILD_REPOSITORY_URI",
+                     re.I)
 INSTANCE_GROUP = "fluxcd.controlplane.io"
 _INSTANCE_MARKS = (INSTANCE_GROUP.encode(), b"flux-instance")
 _MARKS = (b"kustomize.toolkit.fluxcd.io", *_INSTANCE_MARKS)  # files that can hold a root
@@ -182,6 +188,9 @@ def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list
                 made.file, made.evidence = None, ev
                 out.append(made)
             continue
+        if ev.form == "flux-configuration":
+            out.append(configuration_root(ev, remotes, flux_files))
+            continue
         if ev.form == "kubectl-apply":
             lead = ev.path + "/" if ev.path else ""
             if not any(f.startswith(lead) for f in flux_files):
@@ -191,6 +200,38 @@ def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list
             ks = _bootstrap_ks(ev.name, ev.path, ev.source, prune=True)
         out.append(Candidate(parse_ks(ks, "flux-system", cluster=cluster), None, True, evidence=ev))
     return out
+
+
+def configuration_root(ev: Evidence, remotes: set[str], files: list[str]) -> Candidate:
+    """A Kustomization the Azure Flux extension makes for a fluxConfiguration, with the
+    GitRepository named after the configuration; one cluster per configuration (its file and
+    name, and the value of a path's variables where they fit several folders). Its source is this repository when the URL is a remote's (any spelling), or this
+    repository renamed (gen/guard/flux/identity.py); a URL written as a variable is not known."""
+    cluster = f"{ev.file}#{ev.source}" + (f"@{ev.variant}" if ev.variant else "")
+    ref = dict(ev.ref)
+    source_spec: dict[str, Any] = {"url": ev.url, **({"ref": ref} if ref else {})}
+    source = {"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
+              "metadata": {"name": ev.source, "namespace": ev.namespace}, "spec": source_spec}
+    spec: dict[str, Any] = {"path": "./" + ev.path, "prune": ev.prune,
+                            "sourceRef": {"kind": "GitRepository", "name": ev.source, "namespace": ev.namespace}}
+    if ev.depends_on:
+        spec["dependsOn"] = [{"name": d} for d in ev.depends_on]
+    ks = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+          "metadata": {"name": ev.name, "namespace": ev.namespace}, "spec": spec}
+    not_ours = identity = ""
+    where = f"fluxConfiguration {ev.namespace}/{ev.source} in {ev.file}"
+    if ev.kind != "GitRepository":
+        not_ours = f"{where} syncs a source of kind {ev.kind}, not known to be this repository"
+    elif ev.url and templated(ev.url) and CI_SELF.search(ev.url):
+        identity = f"{ev.url} is the URL of the repository whose CI runs {ev.file}"
+    elif not ev.url or templated(ev.url):
+        not_ours = f"{where} syncs a URL written as a variable ({ev.url or 'none written'}): not known to be this repository"
+    elif remotes and normalize_url(ev.url) not in remotes:
+        identity = renamed_here(ev.url, remotes, files, "./" + ev.path, ev.file)
+        if not identity:
+            not_ours = f"{where} syncs {ev.url}, not this repository"
+    return Candidate(parse_ks(ks, ev.namespace, cluster=cluster), None, True, source, not_ours, evidence=ev,
+                     identity=identity)
 
 
 def _bootstrap_ks(name: str, path: str, source: str, prune: bool) -> dict[str, Any]:
@@ -269,6 +310,9 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
         # a root file's bootstrap, or, in a file without one, every Kustomization written there
         picked = [c for c in found if c.file not in boots or is_bootstrap(c) or c.source_object]
         picked += [configured_root(e) for e in configured if e.path is not None]
+        # an Azure fluxConfiguration named by its file (every configuration there) or `file#configuration`
+        picked += [c for c in scripted or [] if c.evidence is not None and c.evidence.form == "flux-configuration"
+                   and (c.ks.ref.cluster in files or c.evidence.file in files)]
         return Roots(picked, "config")
     if under:
         def inside(c: Candidate) -> bool:
