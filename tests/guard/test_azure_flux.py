@@ -25,7 +25,7 @@ from gen.errors import UsageError
 from gen.guard.flux import bootstraps
 from gen.guard.repo.checkout import load_tree
 from tests.guard.conftest import configmap, kustomization
-from tests.guard.test_discovery_evidence import PRUNED, _cli, errors
+from tests.guard.test_discovery_evidence import E2E, PRUNED, _cli, errors
 from tests.helpers import git
 
 URL = "https://github.com/Azure/gitops-flux2-kustomize-helm-mt"
@@ -179,23 +179,8 @@ def _scan(repo, tmp_path) -> list[bootstraps.Evidence]:
     return bootstraps.scan(load_tree(repo, git(repo, "rev-parse", "HEAD").strip(), tmp_path / "tree"))
 
 
-# the replayed repository's other bootstrap: CI syncs ./clusters/staging into a kind cluster
-E2E = """
-    name: e2e
-    on: push
-    jobs:
-      kubernetes:
-        runs-on: ubuntu-latest
-        steps:
-          - name: Setup cluster reconciliation
-            run: |
-              flux create source git flux-system \\
-              --url=${{ github.event.repository.html_url }} \\
-              --branch=${GITHUB_REF#refs/heads/}
-              flux create kustomization flux-system \\
-              --source=flux-system \\
-              --path=./clusters/staging
-"""
+# the replayed repository's other bootstrap: CI syncs ./clusters/staging into a kind cluster (the same
+# workflow as flux2-multi-tenancy's, tests/guard/test_discovery_evidence.py)
 STAGING = {".github/workflows/e2e.yaml": E2E, "clusters/staging/apps.yaml": """
     apiVersion: kustomize.toolkit.fluxcd.io/v1
     kind: Kustomization
