@@ -13,6 +13,7 @@ so a lint run that asks about its upstreams starts no second process.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import subprocess
@@ -143,6 +144,8 @@ def _close(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=5)
     except (OSError, subprocess.SubprocessError):
         proc.kill()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            proc.wait(timeout=5)  # reaped: no zombie left behind
 
 
 _CLIENT = _Client()
