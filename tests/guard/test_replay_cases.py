@@ -325,6 +325,9 @@ def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmReposito
     """
 
 
+_LONG_NS = "downloaders-and-indexers-for-the-media-library"  # + "-sonarr-4k": 56 characters
+
+
 def _media(release: str) -> dict[str, str]:
     return {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
             "apps/kustomization.yaml": kustomization("sonarr-4k.yaml"),
@@ -366,14 +369,36 @@ def test_a_helmrelease_whose_release_target_changes_is_refused(flux_repo, guard,
      _release(chart="./charts/sonarr-v2", source="GitRepository")),
     (_release("suspend: false"), _release("suspend: false")),
     (_release(chart="hashicorp/sonarr"), _release()),  # pjmagee/fleet-infra 36228f7: the same chart name
+    # helm-controller's release.ShortenName: the release of a 56-character default name is stored
+    # under its short form, so a releaseName written as that short form is the same release
+    (_release(f"targetNamespace: {_LONG_NS}"),
+     _release(f"targetNamespace: {_LONG_NS}\nreleaseName: downloaders-and-indexers-for-the-media-l-bf54a0a777f5")),
+    # chartNameChangeStrategy InPlaceUpdate: helm-controller upgrades the release under the new chart
+    (_release(), _release("upgrade:\n  chartNameChangeStrategy: InPlaceUpdate", chart="app-template")),
 ])
 def test_a_helmrelease_keeping_its_release_target_passes(flux_repo, guard, base, head):
     root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
     assert not by_rule(guard(root).findings, "helmrelease-retargeted")
 
 
-def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard):
-    root = flux_repo(_media(_release("suspend: true")), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
+@pytest.mark.parametrize(("base", "head"), [
+    # the head's strategy decides (the controller reads the object it reconciles), and its default is Reinstall
+    (_release("upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"), _release(chart="app-template")),
+    # two long names whose short forms differ (the hash is of the whole name)
+    (_release(f"targetNamespace: {_LONG_NS}"), _release(f"targetNamespace: {_LONG_NS}\nreleaseName: {_LONG_NS}-sonarr-4kx")),
+    # resumed at head: helm-controller reconciles it now, and uninstalls the old release
+    (_release("suspend: true"), _release("releaseName: x")),
+])
+def test_a_helmrelease_retargeted_despite_its_spelling_is_refused(flux_repo, guard, base, head):
+    root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
+    moved = by_rule(guard(root).findings, "helmrelease-retargeted")
+    assert [f.severity for f in moved] == [Severity.ERROR]
+
+
+@pytest.mark.parametrize("base", [_release("suspend: true"), _release()])
+def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard, base):
+    """Suspended at head (whether or not at base): helm-controller skips it until it is resumed."""
+    root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
     moved = by_rule(guard(root).findings, "helmrelease-retargeted")
     assert [f.severity for f in moved] == [Severity.WARNING] and "once it is resumed" in moved[0].message
 
