@@ -395,6 +395,31 @@ def test_a_helmrelease_retargeted_despite_its_spelling_is_refused(flux_repo, gua
     assert [f.severity for f in moved] == [Severity.ERROR]
 
 
+def _marked(release: str, marker: str) -> str:
+    """`release` with one Flux annotation `marker` (`key: value`)."""
+    return release.replace("namespace: media\n", f"namespace: media\n          annotations:\n            {marker}\n", 1)
+
+
+PRUNE_OFF = "kustomize.toolkit.fluxcd.io/prune: disabled"
+
+
+@pytest.mark.parametrize(("marker", "refused"), [
+    (PRUNE_OFF, True),  # stops deletion only: kustomize-controller applies the new spec
+    ("kustomize.toolkit.fluxcd.io/reconcile: disabled", False),
+    ("kustomize.toolkit.fluxcd.io/ssa: Ignore", False),
+    ("kustomize.toolkit.fluxcd.io/ssa: IfNotPresent", False),  # the object exists: not applied
+])
+def test_a_retargeted_helmrelease_is_judged_unless_flux_skips_its_apply(flux_repo, guard, marker, refused):
+    """fluxcd/pkg ssa shouldSkipApply: only `reconcile: disabled` and `ssa: Ignore` (or
+    `IfNotPresent` on an existing object) keep the new spec from helm-controller. A HelmRelease
+    marked `prune: disabled` (the marker for objects one means to keep) passed the guard while
+    helm-controller uninstalled its release."""
+    base = _marked(_release(), PRUNE_OFF if marker != PRUNE_OFF else marker)
+    head = _marked(_release("releaseName: sonarr"), marker)
+    moved = by_rule(guard(flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})).findings, "helmrelease-retargeted")
+    assert [f.severity for f in moved] == ([Severity.ERROR] if refused else [])
+
+
 @pytest.mark.parametrize("base", [_release("suspend: true"), _release()])
 def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard, base):
     """Suspended at head (whether or not at base): helm-controller skips it until it is resumed."""

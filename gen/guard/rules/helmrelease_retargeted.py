@@ -16,7 +16,10 @@ uninstall when the head's `spec.upgrade.chartNameChangeStrategy` is `InPlaceUpda
 controller reads it from the object it reconciles). Release names are compared as helm-controller
 stores them: `release.ShortenName` cuts a name longer than 53 characters to its first 40, `-` and
 the first 12 hex digits of its SHA-256, so a `releaseName` written as that short form is no change.
-A HelmRelease suspended at head is not reconciled until resumed: a warning (one suspended at
+A HelmRelease kustomize-controller does not update (`reconcile: disabled` or `ssa: Ignore` at
+base or head, `ssa: IfNotPresent` at head) passes: the new spec never reaches helm-controller.
+`prune: disabled` stops deletion only, so a HelmRelease carrying it is judged. A HelmRelease
+suspended at head is not reconciled until resumed: a warning (one suspended at
 base and resumed at head is reconciled now: an error).
 
 PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head.
@@ -31,7 +34,7 @@ from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
-from gen.guard.model import HELM_GROUP, ObjKey, orphaning_marker
+from gen.guard.model import HELM_GROUP, ObjKey, apply_skipped
 
 ID = "helmrelease-retargeted"
 SEVERITY = Severity.ERROR
@@ -72,8 +75,8 @@ def check(change: Change) -> Iterator[Finding]:
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or key not in before:
                 continue
             _, old = before[key]
-            if (root.cluster, key) in seen or orphaning_marker(old) or orphaning_marker(obj):
-                continue  # reconcile disabled / ssa: Ignore: kustomize-controller does not apply the new spec
+            if (root.cluster, key) in seen or apply_skipped(old, obj):
+                continue  # kustomize-controller does not apply the new spec (prune: disabled does not stop that)
             was, now = target(key, old), target(key, obj)
             changed = [k for k in was if k in now and was[k] != now[k]]
             if ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate":
