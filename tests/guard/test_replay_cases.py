@@ -269,6 +269,7 @@ def test_a_pruned_namespace_takes_its_configmaps_with_it(flux_repo, guard):
     pruned = by_rule(findings, "namespace-pruned")
     assert [f.details["object"] for f in pruned] == ["_cluster-config__Namespace"]
     assert "ConfigMap cluster-config/redis-values" in pruned[0].message
+    assert "release is uninstalled" not in pruned[0].message  # it holds no HelmRelease
     assert not [f for f in by_rule(findings, "object-pruned") if f.details["object"] == "_cluster-config__Namespace"]
     assert blocking(findings)
 

@@ -35,7 +35,8 @@ def check(change: Change) -> Iterator[Finding]:
         shown = ", ".join(k.ref for k in inside[:_SHOWN]) + (f" (+{len(inside) - _SHOWN} more)" if len(inside) > _SHOWN else "")
         yield change.removal_finding(
             ID, SEVERITY, r,
-            f"{r.key.ref} would be deleted by Flux, and Kubernetes then deletes every object in it: {shown} "
-            f"(a HelmRelease's release is uninstalled): {r.reason}; {r.details.get('cause', '')}",
+            f"{r.key.ref} would be deleted by Flux, and Kubernetes then deletes every object in it: {shown}"
+            + (" (a HelmRelease's release is uninstalled)" if any(k.kind == "HelmRelease" for k in inside) else "")
+            + f": {r.reason}; {r.details.get('cause', '')}",
             f"{r.hint}; {safe_way(r.key.id)}",
         )
