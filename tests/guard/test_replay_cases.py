@@ -486,3 +486,19 @@ def test_a_pruned_namespace_holding_a_release_installed_from_elsewhere_is_refuse
     assert [f.details["object"] for f in pruned] == ["_media__Namespace"]
     assert "HelmRelease flux-system/sonarr-4k" in pruned[0].message
     assert blocking(findings)
+
+
+@pytest.mark.parametrize(("target", "refused"), [("downloads", False), ("media", True)])
+def test_a_pruned_namespace_holding_a_suspended_helmrelease_counts_only_its_release_there(flux_repo, guard, target,
+                                                                                           refused):
+    """helm-controller deletes a suspended HelmRelease without uninstalling its release (as
+    helmrelease-pruned says): a Namespace holding only such a HelmRelease, whose targetNamespace
+    is another Namespace, takes no release with it. The same HelmRelease with its release in the
+    Namespace is refused (Kubernetes deletes the release's objects whatever helm-controller does)."""
+    release = _release(f"suspend: true\ntargetNamespace: {target}")
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("namespace.yaml", "sonarr-4k.yaml"),
+            "apps/namespace.yaml": MEDIA_NAMESPACE, "apps/sonarr-4k.yaml": release}
+    root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
+    pruned = [f.details["object"] for f in by_rule(guard(root).findings, "namespace-pruned")]
+    assert pruned == (["_media__Namespace"] if refused else [])

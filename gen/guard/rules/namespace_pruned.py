@@ -3,7 +3,9 @@
 A Namespace that kustomize-controller prunes is not one object gone: Kubernetes deletes every
 object in it, so each ConfigMap the cluster's builds apply there is lost, and each HelmRelease
 there is deleted too (helm-controller uninstalls its release); so is the release of a HelmRelease
-written elsewhere whose `targetNamespace` or `storageNamespace` is that Namespace. Those objects may stay in git:
+written elsewhere whose `targetNamespace` or `storageNamespace` is that Namespace. A suspended
+HelmRelease there whose `targetNamespace` is elsewhere does not count: helm-controller deletes it
+without uninstalling its release. Those objects may stay in git:
 Flux deletes the Namespace after applying them, and applies them again only once something
 creates the Namespace anew. A Namespace that holds neither is a warning (object-pruned), and so
 is `default`, `kube-system` or `kube-public`, which the API server never deletes.
