@@ -76,7 +76,9 @@ class Change:
         """The ConfigMaps and HelmReleases the base applies in the pruned Namespace `namespace`,
         in its cluster: what Kubernetes deletes with it (gen/guard/rules/namespace_pruned.py). A
         HelmRelease written elsewhere counts when its release is there: its `targetNamespace` (the
-        release's objects) or `storageNamespace` (Helm's record of the release)."""
+        release's objects) or `storageNamespace` (Helm's record of the release). A suspended
+        HelmRelease in it whose release is elsewhere does not: helm-controller deletes it without
+        uninstalling the release."""
         name = namespace.key.name
         if namespace.key.kind != "Namespace" or namespace.key.group or name in IMMORTAL:
             return []
@@ -90,7 +92,10 @@ class Change:
                         held.add(key)
                 elif key.kind == "HelmRelease" and key.group == HELM_GROUP:
                     spec = obj.get("spec") or {}
-                    if name in (key.namespace, spec.get("targetNamespace"), spec.get("storageNamespace")):
+                    release_ns = spec.get("targetNamespace") or key.namespace
+                    if spec.get("suspend") is True and key.namespace == name and release_ns != name:
+                        continue  # deleted with it, but suspended: helm-controller skips the uninstall
+                    if name in (key.namespace, release_ns, spec.get("storageNamespace")):
                         held.add(key)
         return sorted(held, key=lambda k: (k.kind != "ConfigMap", k))  # the ConfigMaps first
 

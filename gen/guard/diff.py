@@ -247,6 +247,13 @@ def _fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, base_ks: FluxKs, head_pr
     return DELETED, lead
 
 
+def _operator_disabled(rset: dict[str, Any]) -> bool:
+    """The Flux Operator leaves a ResourceSet alone: `fluxcd.controlplane.io/reconcile: disabled`
+    among its annotations (flux-operator api/v1 ResourceSet.IsDisabled reads no label)."""
+    value = ((rset.get("metadata") or {}).get("annotations") or {}).get(OPERATOR_RECONCILE)
+    return str(value or "").lower() == "disabled"
+
+
 def _generated_fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, rset: str, bnode: Node, hnode: Node | None,
                     ks_outcome: tuple[str, str] | None, head: Revision,
                     head_owner: dict[tuple[str, ObjKey], KsRef]) -> tuple[str | None, str]:
@@ -259,13 +266,13 @@ def _generated_fate(key: ObjKey, obj: dict[str, Any], ref: KsRef, rset: str, bno
     owner = head_owner.get((ref.cluster, key))
     moved = owner is not None and owner != ref
     robj = bnode.build.objects.get(rkey) or {}
-    if (metadata_flag(robj, OPERATOR_RECONCILE) or "").lower() == "disabled":
+    if _operator_disabled(robj):
         return (None if moved else ORPHANED), (f"ResourceSet {rset} carries {OPERATOR_RECONCILE}: disabled, so the Flux "
                                                "Operator leaves what it made in place")
     held_by = head_owner.get((ref.cluster, rkey))
     if held_by is not None:
         held = head.nodes[held_by].build.objects.get(rkey) or {}
-        if (metadata_flag(held, OPERATOR_RECONCILE) or "").lower() == "disabled":
+        if _operator_disabled(held):
             return (None if moved else ORPHANED), (f"ResourceSet {rset} now carries {OPERATOR_RECONCILE}: disabled, so "
                                                    "the Flux Operator leaves what it made in place")
         lead = (f"ResourceSet {rset} (applied by Kustomization {held_by}) no longer makes it, and the Flux Operator "

@@ -201,6 +201,25 @@ def metadata_flag(obj: dict[str, Any], key: str) -> str | None:
     return None
 
 
+def apply_skipped(existing: dict[str, Any], desired: dict[str, Any]) -> str | None:
+    """`key: value` of the marker that makes kustomize-controller keep the in-cluster object
+    `existing` instead of applying `desired` (fluxcd/pkg ssa shouldSkipApply, the exclusion and
+    if-not-present selectors kustomize-controller sets; values compared case-insensitively):
+    `reconcile: disabled` or `ssa: Ignore` on either, `ssa: IfNotPresent` on `desired`. None:
+    the new spec is applied (`prune: disabled` only stops deletion, not apply)."""
+    markers = [(desired, "kustomize.toolkit.fluxcd.io/reconcile", "disabled"),
+               (existing, "kustomize.toolkit.fluxcd.io/reconcile", "disabled"),
+               (desired, "kustomize.toolkit.fluxcd.io/ssa", "ignore"),
+               (existing, "kustomize.toolkit.fluxcd.io/ssa", "ignore"),
+               (desired, "kustomize.toolkit.fluxcd.io/ssa", "ifnotpresent")]
+    for obj, key, value in markers:
+        for section in ("annotations", "labels"):
+            found = ((obj.get("metadata") or {}).get(section) or {}).get(key)
+            if found is not None and str(found).lower() == value:
+                return f"{key}: {found}"
+    return None
+
+
 def orphaning_marker(obj: dict[str, Any]) -> str | None:
     """`key: value` of the first Flux marker that makes Flux leave this object in place."""
     for key, value in ORPHANING.items():

@@ -451,3 +451,13 @@ def test_an_az_url_written_as_a_variable_is_this_repository_only_when_ci_names_i
     result = guard(repo)
     assert errors(result) == PRUNED
     assert any("the repository whose CI runs .github/workflows/gitops.yaml" in why for why in result.coverage.identity)
+
+
+@pytest.mark.parametrize(("form", "written"), [("bicep", "\n        prune: pruneEnabled"),
+                                               ("terraform", "\n    garbage_collection_enabled = var.prune")])
+def test_a_flux_configuration_prune_written_as_a_parameter_is_judged_as_pruning(flux_repo, guard, form, written):
+    """A `prune` the file writes as a parameter may be true: what cannot be told is not passed.
+    It was read as the writer's default, false, so the dropped ConfigMap passed as orphaned."""
+    name, text = FILES[form]
+    base = {**_files(form, prune=False), name: text % {"apps": _quoted(form, "./apps/production"), "prune": written}}
+    assert "configmap-pruned" in {rule for rule, _ in errors(guard(_repo(flux_repo, base)))}

@@ -269,6 +269,7 @@ def test_a_pruned_namespace_takes_its_configmaps_with_it(flux_repo, guard):
     pruned = by_rule(findings, "namespace-pruned")
     assert [f.details["object"] for f in pruned] == ["_cluster-config__Namespace"]
     assert "ConfigMap cluster-config/redis-values" in pruned[0].message
+    assert "release is uninstalled" not in pruned[0].message  # it holds no HelmRelease
     assert not [f for f in by_rule(findings, "object-pruned") if f.details["object"] == "_cluster-config__Namespace"]
     assert blocking(findings)
 
@@ -325,6 +326,9 @@ def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmReposito
     """
 
 
+_LONG_NS = "downloaders-and-indexers-for-the-media-library"  # + "-sonarr-4k": 56 characters
+
+
 def _media(release: str) -> dict[str, str]:
     return {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
             "apps/kustomization.yaml": kustomization("sonarr-4k.yaml"),
@@ -366,14 +370,61 @@ def test_a_helmrelease_whose_release_target_changes_is_refused(flux_repo, guard,
      _release(chart="./charts/sonarr-v2", source="GitRepository")),
     (_release("suspend: false"), _release("suspend: false")),
     (_release(chart="hashicorp/sonarr"), _release()),  # pjmagee/fleet-infra 36228f7: the same chart name
+    # helm-controller's release.ShortenName: the release of a 56-character default name is stored
+    # under its short form, so a releaseName written as that short form is the same release
+    (_release(f"targetNamespace: {_LONG_NS}"),
+     _release(f"targetNamespace: {_LONG_NS}\nreleaseName: downloaders-and-indexers-for-the-media-l-bf54a0a777f5")),
+    # chartNameChangeStrategy InPlaceUpdate: helm-controller upgrades the release under the new chart
+    (_release(), _release("upgrade:\n  chartNameChangeStrategy: InPlaceUpdate", chart="app-template")),
 ])
 def test_a_helmrelease_keeping_its_release_target_passes(flux_repo, guard, base, head):
     root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
     assert not by_rule(guard(root).findings, "helmrelease-retargeted")
 
 
-def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard):
-    root = flux_repo(_media(_release("suspend: true")), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
+@pytest.mark.parametrize(("base", "head"), [
+    # the head's strategy decides (the controller reads the object it reconciles), and its default is Reinstall
+    (_release("upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"), _release(chart="app-template")),
+    # two long names whose short forms differ (the hash is of the whole name)
+    (_release(f"targetNamespace: {_LONG_NS}"), _release(f"targetNamespace: {_LONG_NS}\nreleaseName: {_LONG_NS}-sonarr-4kx")),
+    # resumed at head: helm-controller reconciles it now, and uninstalls the old release
+    (_release("suspend: true"), _release("releaseName: x")),
+])
+def test_a_helmrelease_retargeted_despite_its_spelling_is_refused(flux_repo, guard, base, head):
+    root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
+    moved = by_rule(guard(root).findings, "helmrelease-retargeted")
+    assert [f.severity for f in moved] == [Severity.ERROR]
+
+
+def _marked(release: str, marker: str) -> str:
+    """`release` with one Flux annotation `marker` (`key: value`)."""
+    return release.replace("namespace: media\n", f"namespace: media\n          annotations:\n            {marker}\n", 1)
+
+
+PRUNE_OFF = "kustomize.toolkit.fluxcd.io/prune: disabled"
+
+
+@pytest.mark.parametrize(("marker", "refused"), [
+    (PRUNE_OFF, True),  # stops deletion only: kustomize-controller applies the new spec
+    ("kustomize.toolkit.fluxcd.io/reconcile: disabled", False),
+    ("kustomize.toolkit.fluxcd.io/ssa: Ignore", False),
+    ("kustomize.toolkit.fluxcd.io/ssa: IfNotPresent", False),  # the object exists: not applied
+])
+def test_a_retargeted_helmrelease_is_judged_unless_flux_skips_its_apply(flux_repo, guard, marker, refused):
+    """fluxcd/pkg ssa shouldSkipApply: only `reconcile: disabled` and `ssa: Ignore` (or
+    `IfNotPresent` on an existing object) keep the new spec from helm-controller. A HelmRelease
+    marked `prune: disabled` (the marker for objects one means to keep) passed the guard while
+    helm-controller uninstalled its release."""
+    base = _marked(_release(), PRUNE_OFF if marker != PRUNE_OFF else marker)
+    head = _marked(_release("releaseName: sonarr"), marker)
+    moved = by_rule(guard(flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})).findings, "helmrelease-retargeted")
+    assert [f.severity for f in moved] == ([Severity.ERROR] if refused else [])
+
+
+@pytest.mark.parametrize("base", [_release("suspend: true"), _release()])
+def test_a_suspended_helmrelease_retargeted_is_a_warning(flux_repo, guard, base):
+    """Suspended at head (whether or not at base): helm-controller skips it until it is resumed."""
+    root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": _release("suspend: true\nreleaseName: x")})
     moved = by_rule(guard(root).findings, "helmrelease-retargeted")
     assert [f.severity for f in moved] == [Severity.WARNING] and "once it is resumed" in moved[0].message
 
@@ -435,3 +486,19 @@ def test_a_pruned_namespace_holding_a_release_installed_from_elsewhere_is_refuse
     assert [f.details["object"] for f in pruned] == ["_media__Namespace"]
     assert "HelmRelease flux-system/sonarr-4k" in pruned[0].message
     assert blocking(findings)
+
+
+@pytest.mark.parametrize(("target", "refused"), [("downloads", False), ("media", True)])
+def test_a_pruned_namespace_holding_a_suspended_helmrelease_counts_only_its_release_there(flux_repo, guard, target,
+                                                                                           refused):
+    """helm-controller deletes a suspended HelmRelease without uninstalling its release (as
+    helmrelease-pruned says): a Namespace holding only such a HelmRelease, whose targetNamespace
+    is another Namespace, takes no release with it. The same HelmRelease with its release in the
+    Namespace is refused (Kubernetes deletes the release's objects whatever helm-controller does)."""
+    release = _release(f"suspend: true\ntargetNamespace: {target}")
+    base = {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "apps/kustomization.yaml": kustomization("namespace.yaml", "sonarr-4k.yaml"),
+            "apps/namespace.yaml": MEDIA_NAMESPACE, "apps/sonarr-4k.yaml": release}
+    root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
+    pruned = [f.details["object"] for f in by_rule(guard(root).findings, "namespace-pruned")]
+    assert pruned == (["_media__Namespace"] if refused else [])

@@ -291,3 +291,20 @@ def test_a_flux_instance_of_another_repository_of_the_owner_stays_not_this_repos
         guard(repo)
     assert "FluxInstance in clusters/prod/flux-instance.yaml syncs https://github.com/acme/fleet, not this repository" \
         in str(err.value)
+
+
+@pytest.mark.parametrize(("section", "deleted"), [("labels", True), ("annotations", False)])
+def test_only_an_annotation_disables_a_resourceset(flux_repo, guard, section, deleted):
+    """The Flux Operator reads `fluxcd.controlplane.io/reconcile: disabled` from a ResourceSet's
+    annotations only (flux-operator api/v1 ResourceSet.IsDisabled); as a label it disables nothing,
+    and what the ResourceSet stops making is deleted. The guard read labels too: the backend
+    tenant's ConfigMap was 'orphaned', a warning, exit 0."""
+    def marked(rset: str) -> str:
+        return rset.replace("      namespace: flux-system\n    spec:\n",
+                            f"      namespace: flux-system\n      {section}:\n"
+                            "        fluxcd.controlplane.io/reconcile: disabled\n    spec:\n", 1)
+    repo = flux_repo(fleet(marked(tenants("frontend", "backend"))),
+                     {"tenants/resourceset.yaml": marked(tenants("frontend"))})
+    found = errors(guard(repo))
+    assert any(rule == "configmap-pruned" and msg.startswith("ConfigMap backend/tenant-dns would be deleted")
+               for rule, msg in found) is deleted, found

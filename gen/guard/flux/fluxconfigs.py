@@ -10,7 +10,8 @@ tutorial: configuration `cluster-config` makes `cluster-config/cluster-config-in
 writer's own defaults are kept: `prune` is false unless written (Azure's fluxConfigurations API and
 `az k8s-configuration flux create --kustomization`), Terraform's `garbage_collection_enabled` is
 false unless written (azurerm provider docs), a missing `path` is the repository's root, and the
-namespace `az` and ARM fall back to is `default`.
+namespace `az` and ARM fall back to is `default`. A `prune` written as an expression is taken as
+true: the guard cannot tell, so it fails closed.
 
 These readers are tolerant, not full parsers of Bicep or HCL: they read literal values and mark
 everything else (a parameter, a function call, an interpolation) as a variable, `${}`, which the
@@ -73,13 +74,17 @@ def _text(value: Any) -> str:
     return str(value) if isinstance(value, (str, int)) else VAR
 
 
-def _bool(value: Any, default: bool) -> bool:
-    """A written boolean; an expression is not known, so the writer's default stands."""
+def _prune(value: Any) -> bool:
+    """A Kustomization's prune: as written, false when not written (every writer's default), and
+    true when written as an expression (a parameter, a variable): the guard cannot tell, so it
+    judges the removals as the deletions they may be rather than pass them as orphans."""
+    if value is None:
+        return False
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and not isinstance(value, _Expr) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    return default
+    return True
 
 
 def _name(value: Any) -> str:
@@ -100,7 +105,7 @@ def _from_properties(tool: Tool, line: int, name: Any, props: dict[str, Any]) ->
         spec = spec if isinstance(spec, dict) else {}
         deps = spec.get("dependsOn")
         found.append(FluxKustomization(
-            _name(ks_name), _text(spec.get("path", "")), _bool(spec.get("prune"), False),
+            _name(ks_name), _text(spec.get("path", "")), _prune(spec.get("prune")),
             tuple(_text(d) for d in deps) if isinstance(deps, list) else ()))
     return FluxConfig(tool, line, _name(name), _text(props.get("namespace", "default")) or "default", kind,
                       _text(git.get("url", "")), ref, tuple(found))
@@ -426,7 +431,7 @@ def terraform_configs(raw: str) -> list[FluxConfig]:
             deps = spec.get("depends_on")
             found.append(FluxKustomization(
                 _name(spec.get("name", "")), _text(spec.get("path", "")),
-                _bool(spec.get("garbage_collection_enabled"), False),
+                _prune(spec.get("garbage_collection_enabled")),
                 tuple(_text(d) for d in deps) if isinstance(deps, list) else ()))
         out.append(FluxConfig("terraform", raw.count("\n", 0, match.start()) + 1, _name(attrs.get("name", "")),
                               _text(attrs.get("namespace", "default")) or "default", kind,
@@ -473,7 +478,7 @@ def az_configs(text: str, raw: str) -> list[FluxConfig]:
         for index, config in enumerate(configs):
             if config.name == opts.get("name") and opts.get("kustomization"):
                 added = FluxKustomization(opts["kustomization"], opts.get("path", ""),
-                                          _bool(opts.get("prune") or "true" if "prune" in opts else None, False),
+                                          _prune(opts.get("prune") or "true" if "prune" in opts else None),
                                           _az_list(opts.get("depends_on", "")))
                 configs[index] = replace(config, kustomizations=config.kustomizations + (added,))
     return [c for c in configs if c.kustomizations]
@@ -530,7 +535,7 @@ def _az_create(words: list[str], line: int) -> FluxConfig | None:
     found = []
     for spec in kustomizations:
         found.append(FluxKustomization(
-            spec.get("name", "(unnamed)"), spec.get("path", ""), _bool(spec.get("prune"), False),
+            spec.get("name", "(unnamed)"), spec.get("path", ""), _prune(spec.get("prune")),
             _az_list(spec.get("dependson") or spec.get("depends_on") or "")))
     return FluxConfig("az-cli", line, opts.get("name") or "(unnamed)", opts.get("namespace") or "default",
                       "GitRepository" if kind == "git" else kind, opts.get("url", ""),

@@ -11,8 +11,16 @@ storage namespace `spec.storageNamespace`, else the object's namespace. The char
 known here only for a `spec.chart.spec` from a HelmRepository at both revisions: the last segment
 of its `chart` (the index names each chart as its Chart.yaml does, and a Helm chart name holds no
 `/`; an OCI repository's chart path ends with it), so `hashicorp/vault` -> `vault` is no change;
-a chart from git, a Bucket or a `chartRef` is not compared.
-A HelmRelease suspended at base is not reconciled until resumed: a warning.
+a chart from git, a Bucket or a `chartRef` is not compared, and a chart's name change is no
+uninstall when the head's `spec.upgrade.chartNameChangeStrategy` is `InPlaceUpdate` (the
+controller reads it from the object it reconciles). Release names are compared as helm-controller
+stores them: `release.ShortenName` cuts a name longer than 53 characters to its first 40, `-` and
+the first 12 hex digits of its SHA-256, so a `releaseName` written as that short form is no change.
+A HelmRelease kustomize-controller does not update (`reconcile: disabled` or `ssa: Ignore` at
+base or head, `ssa: IfNotPresent` at head) passes: the new spec never reaches helm-controller.
+`prune: disabled` stops deletion only, so a HelmRelease carrying it is judged. A HelmRelease
+suspended at head is not reconciled until resumed: a warning (one suspended at
+base and resumed at head is reconciled now: an error).
 
 PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head.
 FAIL: head adds `targetNamespace: media` to HelmRelease sonarr-4k (release `sonarr-4k` becomes
@@ -21,11 +29,12 @@ FAIL: head adds `targetNamespace: media` to HelmRelease sonarr-4k (release `sona
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
-from gen.guard.model import HELM_GROUP, ObjKey, orphaning_marker
+from gen.guard.model import HELM_GROUP, ObjKey, apply_skipped
 
 ID = "helmrelease-retargeted"
 SEVERITY = Severity.ERROR
@@ -35,12 +44,20 @@ _FIELDS = {"release name": ("releaseName", "targetNamespace"), "release namespac
            "storage namespace": ("storageNamespace",), "chart": ("chart",)}
 
 
+def shorten_name(name: str) -> str:
+    """The release name helm-controller gives Helm (its internal/release ShortenName): a name of
+    more than 53 characters becomes its first 40, `-` and 12 hex digits of its SHA-256."""
+    if len(name) <= 53:
+        return name
+    return name[:40] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
 def target(key: ObjKey, obj: dict[str, Any]) -> dict[str, str]:
     """What helm-controller compares with the release it last made (ReleaseTargetChanged)."""
     spec = obj.get("spec") or {}
     release_ns = str(spec.get("targetNamespace") or "") or key.namespace
-    name = str(spec.get("releaseName") or "") or (
-        f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name)
+    name = shorten_name(str(spec.get("releaseName") or "") or (
+        f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name))
     out = {"release name": name, "release namespace": release_ns,
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
     chart = ((spec.get("chart") or {}).get("spec") or {}) if not spec.get("chartRef") else {}
@@ -58,21 +75,23 @@ def check(change: Change) -> Iterator[Finding]:
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or key not in before:
                 continue
             _, old = before[key]
-            if (root.cluster, key) in seen or orphaning_marker(old) or orphaning_marker(obj):
-                continue  # reconcile disabled / ssa: Ignore: kustomize-controller does not apply the new spec
+            if (root.cluster, key) in seen or apply_skipped(old, obj):
+                continue  # kustomize-controller does not apply the new spec (prune: disabled does not stop that)
             was, now = target(key, old), target(key, obj)
             changed = [k for k in was if k in now and was[k] != now[k]]
+            if ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate":
+                changed = [k for k in changed if k != "chart"]  # helm-controller upgrades the release in place
             if not changed:
                 continue
             seen.add((root.cluster, key))
             what = "; ".join(f"{k} {was[k]} -> {now[k]}" for k in changed)
-            suspended = (old.get("spec") or {}).get("suspend") is True
             spec = obj.get("spec") or {}
+            suspended = spec.get("suspend") is True  # the head's: helm-controller reconciles it (or not) as applied
             field = next((f"spec.{f}" for k in changed for f in _FIELDS[k] if f in spec), "spec")
             file, line = change.locator.invariant_anchor(ks, key, field)
             release = f"{was['release namespace']}/{was['release name']}"
             message = (f"{key.ref} changes its release target ({what}): helm-controller "
-                       + ("will, once it is resumed (it is suspended at base), uninstall" if suspended else "uninstalls")
+                       + ("will, once it is resumed (it is suspended), uninstall" if suspended else "uninstalls")
                        + f" release {release} with every object in it (ConfigMaps included) before it installs "
                        f"the new one")
             yield Finding(

@@ -3,7 +3,9 @@
 A Namespace that kustomize-controller prunes is not one object gone: Kubernetes deletes every
 object in it, so each ConfigMap the cluster's builds apply there is lost, and each HelmRelease
 there is deleted too (helm-controller uninstalls its release); so is the release of a HelmRelease
-written elsewhere whose `targetNamespace` or `storageNamespace` is that Namespace. Those objects may stay in git:
+written elsewhere whose `targetNamespace` or `storageNamespace` is that Namespace. A suspended
+HelmRelease there whose `targetNamespace` is elsewhere does not count: helm-controller deletes it
+without uninstalling its release. Those objects may stay in git:
 Flux deletes the Namespace after applying them, and applies them again only once something
 creates the Namespace anew. A Namespace that holds neither is a warning (object-pruned), and so
 is `default`, `kube-system` or `kube-public`, which the API server never deletes.
@@ -35,7 +37,8 @@ def check(change: Change) -> Iterator[Finding]:
         shown = ", ".join(k.ref for k in inside[:_SHOWN]) + (f" (+{len(inside) - _SHOWN} more)" if len(inside) > _SHOWN else "")
         yield change.removal_finding(
             ID, SEVERITY, r,
-            f"{r.key.ref} would be deleted by Flux, and Kubernetes then deletes every object in it: {shown} "
-            f"(a HelmRelease's release is uninstalled): {r.reason}; {r.details.get('cause', '')}",
+            f"{r.key.ref} would be deleted by Flux, and Kubernetes then deletes every object in it: {shown}"
+            + (" (a HelmRelease's release is uninstalled)" if any(k.kind == "HelmRelease" for k in inside) else "")
+            + f": {r.reason}; {r.details.get('cause', '')}",
             f"{r.hint}; {safe_way(r.key.id)}",
         )
