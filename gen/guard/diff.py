@@ -112,8 +112,10 @@ def _churn(key: ObjKey, head_keys: set[ObjKey], same_generator: Callable[[str, s
     return False
 
 
-def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | None:
-    """What happens to a Kustomization object that head no longer produces (None: not judged)."""
+def _ks_fate(ref: KsRef, base: Revision, head: Revision,
+             head_owner: dict[tuple[str, ObjKey], KsRef]) -> tuple[str, str] | None:
+    """What happens to a Kustomization object that head no longer produces (None: not judged);
+    `head_owner` is head.owners()."""
     node = base.nodes[ref]
     marker = orphaning_marker({"metadata": {"annotations": dict(node.ks.annotations)}})
     if marker:
@@ -121,17 +123,18 @@ def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | No
     parent = node.parent
     if parent is None:
         return ORPHANED, f"root Kustomization {ref} was applied outside git"
-    made_by = base.nodes[parent].build.generated.get(key := ObjKey(ref.namespace, ref.name, FLUX_GROUP, "Kustomization")) \
-        if parent in base.nodes else None
-    if made_by is not None:  # a ResourceSet made it: the Flux Operator deletes it, not its parent's prune
-        pnode, held_parent = base.nodes[parent], head.nodes.get(parent)
+    key = ObjKey(ref.namespace, ref.name, FLUX_GROUP, "Kustomization")
+    pnode = base.nodes.get(parent)
+    made_by = pnode.build.generated.get(key) if pnode is not None else None
+    if pnode is not None and made_by is not None:  # a ResourceSet made it: the Flux Operator deletes it, not the prune
+        held_parent = head.nodes.get(parent)
         if held_parent is not None and held_parent.build.error:
             return None
-        outcome = _ks_fate(parent, base, head) if held_parent is None else None
+        outcome = _ks_fate(parent, base, head, head_owner) if held_parent is None else None
         if held_parent is None and outcome is None:
             return None
         fate, why = _generated_fate(key, pnode.build.objects.get(key) or {}, parent, made_by, pnode, held_parent, outcome,
-                                    head, head.owners())
+                                    head, head_owner)
         return (fate, why) if fate in (DELETED, ORPHANED) else None
     held = head.nodes.get(parent)
     if held is not None and not held.external:
@@ -140,8 +143,8 @@ def _ks_fate(ref: KsRef, base: Revision, head: Revision) -> tuple[str, str] | No
         if held.ks.prune:
             return DELETED, f"Kustomization {ref} is no longer produced by {parent}, which prunes it"
         return ORPHANED, f"{parent} has prune: false, so Kustomization {ref} is orphaned, not deleted"
-    if parent in base.nodes:
-        return _ks_fate(parent, base, head)
+    if pnode is not None:
+        return _ks_fate(parent, base, head, head_owner)
     return None
 
 
@@ -176,7 +179,7 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
         else:
             head_keys = set()
             gone = sorted(in_place)
-            ks_gone, ks_outcome = True, _ks_fate(ref, base, head)
+            ks_gone, ks_outcome = True, _ks_fate(ref, base, head, head_owner)
             if ks_outcome is None:
                 continue
         def same_generator(kind: str, stem: str, ref: KsRef = ref) -> bool:
