@@ -10,15 +10,15 @@ package build
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/coredns-gen/coredns-gen/tools/helper/lines"
 )
 
 // Protocol is the request/result format version, printed by -version.
@@ -45,37 +45,10 @@ func Main(args []string) {
 		os.Setenv("GIT_ALLOW_PROTOCOL", "https:http:ssh:git")
 	}
 	if *worker || *jobs <= 1 {
-		serve(os.Stdin, os.Stdout)
+		lines.ServeUpTo(os.Stdin, os.Stdout, 1<<28, buildOne) // each request in turn (one worker)
 		return
 	}
 	dispatch(*jobs)
-}
-
-// serve builds each request in turn (one worker).
-func serve(in io.Reader, out io.Writer) {
-	scanner := bufio.NewScanner(in)
-	scanner.Buffer(make([]byte, 1<<20), 1<<28)
-	w := bufio.NewWriterSize(out, 1<<20)
-	enc := json.NewEncoder(w)
-	for scanner.Scan() {
-		var req request
-		if err := json.Unmarshal(scanner.Bytes(), &req); err != nil {
-			fmt.Fprintf(os.Stderr, "bad request line: %v\n", err)
-			os.Exit(2)
-		}
-		if err := enc.Encode(buildOne(req)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-		if err := w.Flush(); err != nil { // each result as soon as it is done
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(3)
-		}
-	}
-	if err := scanner.Err(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
 }
 
 // dispatch starts n workers and hands each request to the next idle one.

@@ -12,10 +12,15 @@ import (
 	"os"
 )
 
-// Serve answers every request line of in on out with answer, until in ends.
+// Serve answers every request line of in on out with answer, until in ends; a line may hold 1 GiB.
 func Serve[Req any, Res any](in io.Reader, out io.Writer, answer func(Req) Res) {
+	ServeUpTo(in, out, 1<<30, answer)
+}
+
+// ServeUpTo is Serve with request lines of at most maxLine bytes (a longer one is exit 2).
+func ServeUpTo[Req any, Res any](in io.Reader, out io.Writer, maxLine int, answer func(Req) Res) {
 	scanner := bufio.NewScanner(in)
-	scanner.Buffer(make([]byte, 1<<20), 1<<30)
+	scanner.Buffer(make([]byte, 1<<20), maxLine)
 	w := bufio.NewWriterSize(out, 1<<20)
 	enc := json.NewEncoder(w)
 	for scanner.Scan() {
