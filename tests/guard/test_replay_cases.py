@@ -366,8 +366,8 @@ def test_a_helmrelease_whose_release_target_changes_is_refused(flux_repo, guard,
 @pytest.mark.parametrize(("base", "head"), [
     (_release(), _release("install:\n  createNamespace: true")),          # the target is the same
     (_release("targetNamespace: media"), _release("releaseName: media-sonarr-4k\ntargetNamespace: media")),
-    (_release(chart="./charts/sonarr", source="GitRepository"),          # a chart's name in git is its Chart.yaml's
-     _release(chart="./charts/sonarr-v2", source="GitRepository")),
+    (_release(chart="./charts/sonarr", source="GitRepository"),          # the same chart of git: its values change
+     _release("values:\n  replicas: 2", chart="./charts/sonarr", source="GitRepository")),
     (_release("suspend: false"), _release("suspend: false")),
     (_release(chart="hashicorp/sonarr"), _release()),  # pjmagee/fleet-infra 36228f7: the same chart name
     # helm-controller's release.ShortenName: the release of a 56-character default name is stored
@@ -394,6 +394,95 @@ def test_a_helmrelease_retargeted_despite_its_spelling_is_refused(flux_repo, gua
     root = flux_repo(_media(base), {"apps/sonarr-4k.yaml": head})
     moved = by_rule(guard(root).findings, "helmrelease-retargeted")
     assert [f.severity for f in moved] == [Severity.ERROR]
+
+
+def _ref_release(kind: str, name: str = "sonarr", extra: str = "") -> str:
+    """HelmRelease media/sonarr-4k whose chart is `spec.chartRef` `kind` flux-system/`name`."""
+    lines = "".join(f"\n          {line}" for line in extra.splitlines())
+    return f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: sonarr-4k
+          namespace: media
+        spec:
+          interval: 1h
+          chartRef:
+            kind: {kind}
+            name: {name}
+            namespace: flux-system{lines}
+    """
+
+
+def _oci(name: str, url: str, tag: str = "1.0.0") -> str:
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: OCIRepository
+        metadata:
+          name: {name}
+          namespace: flux-system
+        spec:
+          interval: 1h
+          url: {url}
+          ref:
+            tag: {tag}
+    """
+
+
+def _charted(release: str, *sources: str) -> dict[str, str]:
+    """_media with chart sources beside the release, applied by the same Kustomization."""
+    names = [f"source-{i}.yaml" for i in range(len(sources))]
+    return {**_media(release), "apps/kustomization.yaml": kustomization("sonarr-4k.yaml", *names),
+            **{f"apps/{n}": text for n, text in zip(names, sources, strict=True)}}
+
+
+OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
+
+
+@pytest.mark.parametrize(("base", "head"), [
+    # the common migration: a HelmRepository's chart to a chartRef OCIRepository of the same chart
+    (_charted(_release()), _charted(_ref_release("OCIRepository"), OCI_SONARR)),
+    (_charted(_ref_release("OCIRepository"), OCI_SONARR),                   # a new version of the same chart
+     _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/example/charts/sonarr", "2.0.0"))),
+    (_charted(_ref_release("ExternalArtifact")),                            # the same source, whatever its chart
+     _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"))),
+    (_charted(_release()),                                                  # the head upgrades in place
+     _charted(_ref_release("ExternalArtifact", extra="upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"))),
+])
+def test_a_chart_that_moves_to_a_source_of_the_same_name_passes(flux_repo, guard, base, head):
+    root = flux_repo(base, head)
+    assert not by_rule(guard(root).findings, "helmrelease-retargeted")
+
+
+def test_a_chartref_oci_chart_of_another_name_is_refused(flux_repo, guard):
+    """`helm push` stores a chart under `<url>/<its name>`: the OCIRepository's last segment is its name."""
+    root = flux_repo(_charted(_release()), _charted(_ref_release("OCIRepository", "app"),
+                                                    _oci("app", "oci://ghcr.io/bjw-s/helm/app-template")))
+    moved = by_rule(guard(root).findings, "helmrelease-retargeted")
+    assert [(f.severity, f.details["fate"]) for f in moved] == [(Severity.ERROR, "uninstalled")]
+    assert "chart sonarr -> app-template" in moved[0].message
+
+
+@pytest.mark.parametrize(("base", "head", "said"), [
+    (_charted(_release()), _charted(_ref_release("ExternalArtifact")),
+     "chart sonarr of HelmRepository flux-system/charts -> chartRef ExternalArtifact flux-system/sonarr"),
+    (_charted(_release(chart="./charts/sonarr", source="GitRepository")),
+     _charted(_release(chart="./charts/radarr", source="GitRepository")), "at base and head"),
+    # an OCIRepository no build of the cluster applies (made out of band): its url is not known here
+    (_charted(_release()), _charted(_ref_release("OCIRepository")), "not applied by this cluster's builds"),
+])
+def test_a_chart_whose_name_is_not_known_here_and_whose_source_moves_is_refused(flux_repo, guard, base, head, said):
+    """helm-controller uninstalls the release when the chart's name changes (ReleaseTargetChanged
+    compares its Chart.yaml's name with the release's): a chart moved to a source whose name only
+    its own files say passed before, judged by nothing."""
+    root = flux_repo(base, head)
+    findings = guard(root).findings
+    moved = by_rule(findings, "helmrelease-retargeted")
+    assert [(f.severity, f.details["fate"]) for f in moved] == [(Severity.ERROR, "not-judged")]
+    assert said in moved[0].message and "not judged, refused" in moved[0].message
+    assert "chartNameChangeStrategy: InPlaceUpdate" in moved[0].hint
+    assert blocking(findings)
+    assert not blocking(guard(root, allow=("media_sonarr-4k_helm.toolkit.fluxcd.io_HelmRelease",)).findings)
 
 
 def _marked(release: str, marker: str) -> str:

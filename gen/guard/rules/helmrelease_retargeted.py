@@ -7,13 +7,19 @@ every object of it (its ConfigMaps included), and then installs the new one. The
 object itself stays, so no prune rule sees it. What sets each (its api/v2 `Get…` methods):
 release name `spec.releaseName`, else `<spec.targetNamespace>-<name>` when a targetNamespace is
 set, else the name; release namespace `spec.targetNamespace`, else the object's namespace;
-storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name is
-known here only for a `spec.chart.spec` from a HelmRepository at both revisions: the last segment
-of its `chart` (the index names each chart as its Chart.yaml does, and a Helm chart name holds no
-`/`; an OCI repository's chart path ends with it), so `hashicorp/vault` -> `vault` is no change;
-a chart from git, a Bucket or a `chartRef` is not compared, and a chart's name change is no
-uninstall when the head's `spec.upgrade.chartNameChangeStrategy` is `InPlaceUpdate` (the
-controller reads it from the object it reconciles). Release names are compared as helm-controller
+storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name (its
+Chart.yaml's, as helm-controller loads the chart) is known here for a chart of a HelmRepository,
+named by `spec.chart.spec` or by a `spec.chartRef` HelmChart: the last segment of its `chart` (an
+index names each chart as its Chart.yaml does, a Helm chart name holds no `/`, and an OCI
+repository's chart path ends with it), so `hashicorp/vault` -> `vault` is no change; and for a
+`spec.chartRef` OCIRepository the cluster applies: the last segment of its `url` (`helm push`
+stores a chart under `<url>/<chart name>`). A chart from git, a Bucket, an ExternalArtifact or a
+source not in this repository has a name only its files say: when such a chart's source changes
+(another folder, source or kind), the guard cannot tell whether the name changes, so the change
+is refused as not judged (the wave's rule: what cannot be judged is not passed), while the same
+source at both revisions is no change of target. A chart's name change is no uninstall when the
+head's `spec.upgrade.chartNameChangeStrategy` is `InPlaceUpdate` (the controller reads it from
+the object it reconciles). Release names are compared as helm-controller
 stores them: `release.ShortenName` cuts a name longer than 53 characters to its first 40, `-` and
 the first 12 hex digits of its SHA-256, so a `releaseName` written as that short form is no change.
 A HelmRelease kustomize-controller does not update (`reconcile: disabled` or `ssa: Ignore` at
@@ -22,9 +28,11 @@ base or head, `ssa: IfNotPresent` at head) passes: the new spec never reaches he
 suspended at head is not reconciled until resumed: a warning (one suspended at
 base and resumed at head is reconciled now: an error).
 
-PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head.
+PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head; or its
+chart moves from HelmRepository chart `cilium` to a `chartRef` OCIRepository `oci://…/cilium`.
 FAIL: head adds `targetNamespace: media` to HelmRelease sonarr-4k (release `sonarr-4k` becomes
-`media-sonarr-4k`) -> error at that HelmRelease.
+`media-sonarr-4k`) -> error at that HelmRelease; head replaces chart `sonarr` of a HelmRepository
+by a `chartRef` ExternalArtifact -> error (the chart's name at head is not known here).
 """
 
 from __future__ import annotations
@@ -33,15 +41,17 @@ import hashlib
 from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
-from gen.guard.change import Change
-from gen.guard.model import HELM_GROUP, ObjKey, apply_skipped
+from gen.guard.change import Change, ClusterObjects
+from gen.guard.flux.charts import SOURCE_GROUP, chart_ref
+from gen.guard.flux.fluxspec import normalize_path
+from gen.guard.model import HELM_GROUP, KsRef, ObjKey, apply_skipped
 
 ID = "helmrelease-retargeted"
 SEVERITY = Severity.ERROR
 
 # the spec keys that set each part of the target, in the order a finding points at them
 _FIELDS = {"release name": ("releaseName", "targetNamespace"), "release namespace": ("targetNamespace",),
-           "storage namespace": ("storageNamespace",), "chart": ("chart",)}
+           "storage namespace": ("storageNamespace",), "chart": ("chartRef", "chart")}
 
 
 def shorten_name(name: str) -> str:
@@ -52,18 +62,51 @@ def shorten_name(name: str) -> str:
     return name[:40] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
 
 
-def target(key: ObjKey, obj: dict[str, Any]) -> dict[str, str]:
-    """What helm-controller compares with the release it last made (ReleaseTargetChanged)."""
+def target(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects | None = None) -> dict[str, str]:
+    """What helm-controller compares with the release it last made (ReleaseTargetChanged); the
+    chart's name where it is known here (`objects`: what the cluster applies, for a chartRef)."""
     spec = obj.get("spec") or {}
     release_ns = str(spec.get("targetNamespace") or "") or key.namespace
     name = shorten_name(str(spec.get("releaseName") or "") or (
         f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name))
     out = {"release name": name, "release namespace": release_ns,
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
-    chart = ((spec.get("chart") or {}).get("spec") or {}) if not spec.get("chartRef") else {}
-    if (chart.get("sourceRef") or {}).get("kind") == "HelmRepository" and chart.get("chart"):
-        out["chart"] = str(chart["chart"]).rstrip("/").rsplit("/", 1)[-1]  # a chart's name holds no `/`
+    chart_name, _ = chart_of(key, obj, objects or {})
+    if chart_name is not None:
+        out["chart"] = chart_name
     return out
+
+
+def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> tuple[str | None, str]:
+    """(the chart's name when it is known here, else None; where the chart comes from, in words)."""
+    spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
+    found = chart_ref(obj)
+    if found is None:
+        template = (spec.get("chart") or {}).get("spec") if isinstance(spec.get("chart"), dict) else None
+        return _template_chart(template if isinstance(template, dict) else {}, key.namespace)
+    kind, namespace, name = found
+    where = f"chartRef {kind} {namespace or key.namespace}/{name}"
+    source = objects.get(ObjKey(namespace or key.namespace, name, SOURCE_GROUP, kind))
+    if source is None:
+        return None, where + " (not applied by this cluster's builds)"
+    source_spec: dict[str, Any] = source[1]["spec"] if isinstance(source[1].get("spec"), dict) else {}
+    if kind == "OCIRepository":
+        url = str(source_spec.get("url") or "").rstrip("/")
+        return (url.rsplit("/", 1)[-1] or None) if "/" in url else None, f"{where} ({url})"
+    if kind == "HelmChart":
+        name_known, described = _template_chart(source_spec, namespace or key.namespace)
+        return name_known, f"{where} ({described})"
+    return None, where  # an ExternalArtifact: its files say the chart's name
+
+
+def _template_chart(spec: dict[str, Any], namespace: str) -> tuple[str | None, str]:
+    """A chart template's (`spec.chart.spec`, a HelmChart's spec) name when it is a HelmRepository's."""
+    ref: dict[str, Any] = spec["sourceRef"] if isinstance(spec.get("sourceRef"), dict) else {}
+    kind, chart = str(ref.get("kind") or ""), str(spec.get("chart") or "")
+    source = f"{kind or 'a source'} {ref.get('namespace') or namespace}/{ref.get('name') or ''}"
+    if kind == "HelmRepository" and chart:
+        return chart.rstrip("/").rsplit("/", 1)[-1], f"chart {chart} of {source}"  # a chart's name holds no `/`
+    return None, f"chart ./{normalize_path(chart)} of {source}" if chart else f"a chart of {source}"
 
 
 def check(change: Change) -> Iterator[Finding]:
@@ -77,28 +120,57 @@ def check(change: Change) -> Iterator[Finding]:
             _, old = before[key]
             if (root.cluster, key) in seen or apply_skipped(old, obj):
                 continue  # kustomize-controller does not apply the new spec (prune: disabled does not stop that)
-            was, now = target(key, old), target(key, obj)
+            was, now = target(key, old, before), target(key, obj, objects)
             changed = [k for k in was if k in now and was[k] != now[k]]
-            if ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate":
+            in_place = ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate"
+            if in_place:
                 changed = [k for k in changed if k != "chart"]  # helm-controller upgrades the release in place
-            if not changed:
+            unknown = None if in_place or "chart" in was and "chart" in now else _unjudged_chart(key, old, obj, before, objects)
+            if not changed and unknown is None:
                 continue
             seen.add((root.cluster, key))
-            what = "; ".join(f"{k} {was[k]} -> {now[k]}" for k in changed)
-            spec = obj.get("spec") or {}
-            suspended = spec.get("suspend") is True  # the head's: helm-controller reconciles it (or not) as applied
-            field = next((f"spec.{f}" for k in changed for f in _FIELDS[k] if f in spec), "spec")
-            file, line = change.locator.invariant_anchor(ks, key, field)
-            release = f"{was['release namespace']}/{was['release name']}"
-            message = (f"{key.ref} changes its release target ({what}): helm-controller "
-                       + ("will, once it is resumed (it is suspended), uninstall" if suspended else "uninstalls")
-                       + f" release {release} with every object in it (ConfigMaps included) before it installs "
-                       f"the new one")
-            yield Finding(
-                ID, Severity.WARNING if suspended else SEVERITY, file or ".", line, message + change.where(ks),
-                f"keep the release's {', '.join(changed)} as at base (set spec.releaseName/targetNamespace/"
-                "storageNamespace to the old values); to move the release deliberately, allow "
-                f"{key.id} once what it holds can be deleted and installed again",
-                details={"object": key.id, "kustomization": str(ks), "cluster": root.cluster, "fate": "uninstalled",
-                         "cause": f"{key.ref}: {what}"},
-            )
+            yield _finding(change, root.cluster, ks, key, obj, was, now, changed, unknown)
+
+
+def _unjudged_chart(key: ObjKey, old: dict[str, Any], new: dict[str, Any], before: ClusterObjects,
+                    after: ClusterObjects) -> str | None:
+    """Why a chart whose name is not known at base or head may have changed it (its source moved),
+    or None when its source is the same at both revisions."""
+    name_was, came = chart_of(key, old, before)
+    name_now, comes = chart_of(key, new, after)
+    if came == comes:
+        return None
+    sides = [label for label, name in (("base", name_was), ("head", name_now)) if name is None]
+    return (f"its chart moves ({came} -> {comes}) and the chart's name at {' and '.join(sides)} is in the "
+            "chart's own files, which the guard does not read")
+
+
+def _finding(change: Change, cluster: str, ks: KsRef, key: ObjKey, obj: dict[str, Any], was: dict[str, str],
+             now: dict[str, str], changed: list[str], unknown: str | None) -> Finding:
+    spec = obj.get("spec") or {}
+    suspended = spec.get("suspend") is True  # the head's: helm-controller reconciles it (or not) as applied
+    field = next((f"spec.{f}" for k in changed + (["chart"] if unknown else []) for f in _FIELDS[k] if f in spec), "spec")
+    file, line = change.locator.invariant_anchor(ks, key, field)
+    release = f"{was['release namespace']}/{was['release name']}"
+    will = "will, once it is resumed (it is suspended), uninstall" if suspended else "uninstalls"
+    if changed:
+        what = "; ".join(f"{k} {was[k]} -> {now[k]}" for k in changed)
+        message = (f"{key.ref} changes its release target ({what}): helm-controller {will} release {release} "
+                   "with every object in it (ConfigMaps included) before it installs the new one")
+        hint = (f"keep the release's {', '.join(changed)} as at base (set spec.releaseName/targetNamespace/"
+                f"storageNamespace to the old values); to move the release deliberately, allow {key.id} once "
+                "what it holds can be deleted and installed again")
+        fate = "uninstalled"
+    else:
+        what = str(unknown)
+        message = (f"{key.ref}: {what}; when it differs from the release's, helm-controller {will} release "
+                   f"{release} with every object in it (ConfigMaps included) before it installs the new one: not "
+                   "judged, refused")
+        hint = ("set spec.upgrade.chartNameChangeStrategy: InPlaceUpdate on the HelmRelease (helm-controller then "
+                "upgrades the release in place whatever the chart's name), or compare the names (`helm show chart`"
+                f" of both) and, when they are the same, allow {key.id}")
+        fate = "not-judged"
+    return Finding(
+        ID, Severity.WARNING if suspended else SEVERITY, file or ".", line, message + change.where(ks), hint,
+        details={"object": key.id, "kustomization": str(ks), "cluster": cluster, "fate": fate, "cause": f"{key.ref}: {what}"},
+    )
