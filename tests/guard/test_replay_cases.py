@@ -329,10 +329,23 @@ def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmReposito
 _LONG_NS = "downloaders-and-indexers-for-the-media-library"  # + "-sonarr-4k": 56 characters
 
 
+HTTP_CHARTS = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: HelmRepository
+    metadata:
+      name: charts
+      namespace: flux-system
+    spec:
+      interval: 1h
+      url: https://charts.example.com
+"""
+
+
 def _media(release: str) -> dict[str, str]:
+    """HelmRelease `release` beside the HTTP HelmRepository flux-system/charts its chart names."""
     return {"clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
-            "apps/kustomization.yaml": kustomization("sonarr-4k.yaml"),
-            "apps/sonarr-4k.yaml": release}
+            "apps/kustomization.yaml": kustomization("sonarr-4k.yaml", "charts.yaml"),
+            "apps/sonarr-4k.yaml": release, "apps/charts.yaml": HTTP_CHARTS}
 
 
 @pytest.mark.parametrize(("head", "what"), [
@@ -432,7 +445,7 @@ def _oci(name: str, url: str, tag: str = "1.0.0") -> str:
 def _charted(release: str, *sources: str) -> dict[str, str]:
     """_media with chart sources beside the release, applied by the same Kustomization."""
     names = [f"source-{i}.yaml" for i in range(len(sources))]
-    return {**_media(release), "apps/kustomization.yaml": kustomization("sonarr-4k.yaml", *names),
+    return {**_media(release), "apps/kustomization.yaml": kustomization("sonarr-4k.yaml", "charts.yaml", *names),
             **{f"apps/{n}": text for n, text in zip(names, sources, strict=True)}}
 
 
@@ -440,32 +453,36 @@ OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
 
 
 @pytest.mark.parametrize(("base", "head"), [
-    # the common migration: a HelmRepository's chart to a chartRef OCIRepository of the same chart
-    (_charted(_release()), _charted(_ref_release("OCIRepository"), OCI_SONARR)),
     (_charted(_ref_release("OCIRepository"), OCI_SONARR),                   # a new version of the same chart
      _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/example/charts/sonarr", "2.0.0"))),
+    # onedr0p/home-ops 129855bd02: an OCI HelmRepository's chart and an OCIRepository of its path
+    # are the same artifact (source-controller pulls <url>/<chart>), so the same chart
+    (_charted(_release(source="HelmRepository").replace("name: charts", "name: oci-charts"),
+              _oci("oci-charts", "oci://ghcr.io/example/charts").replace("OCIRepository", "HelmRepository")
+              .replace("ref:\n            tag: 1.0.0", "type: oci")),
+     _charted(_ref_release("OCIRepository"), OCI_SONARR)),
     (_charted(_ref_release("ExternalArtifact")),                            # the same source, whatever its chart
      _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"))),
     (_charted(_release()),                                                  # the head upgrades in place
      _charted(_ref_release("ExternalArtifact", extra="upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"))),
 ])
-def test_a_chart_that_moves_to_a_source_of_the_same_name_passes(flux_repo, guard, base, head):
+def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, guard, base, head):
     root = flux_repo(base, head)
     assert not by_rule(guard(root).findings, "helmrelease-retargeted")
 
 
-def test_a_chartref_oci_chart_of_another_name_is_refused(flux_repo, guard):
-    """`helm push` stores a chart under `<url>/<its name>`: the OCIRepository's last segment is its name."""
-    root = flux_repo(_charted(_release()), _charted(_ref_release("OCIRepository", "app"),
-                                                    _oci("app", "oci://ghcr.io/bjw-s/helm/app-template")))
-    moved = by_rule(guard(root).findings, "helmrelease-retargeted")
-    assert [(f.severity, f.details["fate"]) for f in moved] == [(Severity.ERROR, "uninstalled")]
-    assert "chart sonarr -> app-template" in moved[0].message
-
-
 @pytest.mark.parametrize(("base", "head", "said"), [
+    # onedr0p/home-ops' many moves to a charts mirror: the OCI path need not be the chart's name
+    # (bfe9ef9a0b: chart volsync is mirrored at .../volsync-perfectra1n), so an unchanged name is not known
+    (_charted(_release()), _charted(_ref_release("OCIRepository"), OCI_SONARR),
+     "chart sonarr of HelmRepository flux-system/charts (https://charts.example.com) -> chartRef OCIRepository "
+     "flux-system/sonarr (oci://ghcr.io/example/charts/sonarr)) and the chart's name at head"),
+    (_charted(_ref_release("OCIRepository"), OCI_SONARR),
+     _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/home-operations/charts-mirror/sonarr")),
+     "at base and head"),
     (_charted(_release()), _charted(_ref_release("ExternalArtifact")),
-     "chart sonarr of HelmRepository flux-system/charts -> chartRef ExternalArtifact flux-system/sonarr"),
+     "-> chartRef ExternalArtifact flux-system/sonarr (not applied by this cluster's builds)"),
+    (_charted(_release()), _charted(_release().replace("HelmRepository", "GitRepository")), "at head"),
     (_charted(_release(chart="./charts/sonarr", source="GitRepository")),
      _charted(_release(chart="./charts/radarr", source="GitRepository")), "at base and head"),
     # an OCIRepository no build of the cluster applies (made out of band): its url is not known here

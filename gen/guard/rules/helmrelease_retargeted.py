@@ -7,19 +7,18 @@ every object of it (its ConfigMaps included), and then installs the new one. The
 object itself stays, so no prune rule sees it. What sets each (its api/v2 `Get…` methods):
 release name `spec.releaseName`, else `<spec.targetNamespace>-<name>` when a targetNamespace is
 set, else the name; release namespace `spec.targetNamespace`, else the object's namespace;
-storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name (its
-Chart.yaml's, as helm-controller loads the chart) is known here for a chart of a HelmRepository,
-named by `spec.chart.spec` or by a `spec.chartRef` HelmChart: the last segment of its `chart` (an
-index names each chart as its Chart.yaml does, a Helm chart name holds no `/`, and an OCI
-repository's chart path ends with it), so `hashicorp/vault` -> `vault` is no change; and for a
-`spec.chartRef` OCIRepository the cluster applies: the last segment of its `url` (`helm push`
-stores a chart under `<url>/<chart name>`). A chart from git, a Bucket, an ExternalArtifact or a
-source not in this repository has a name only its files say: when such a chart's source changes
-(another folder, source or kind), the guard cannot tell whether the name changes, so the change
-is refused as not judged (the wave's rule: what cannot be judged is not passed), while the same
-source at both revisions is no change of target. A chart's name change is no uninstall when the
-head's `spec.upgrade.chartNameChangeStrategy` is `InPlaceUpdate` (the controller reads it from
-the object it reconciles). Release names are compared as helm-controller
+storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name is its
+Chart.yaml's, as helm-controller loads the chart, and the guard knows it only where the cluster's
+own objects say it: a chart of an HTTP HelmRepository the cluster applies (by `spec.chart.spec` or
+a `spec.chartRef` HelmChart), whose index names each chart as its Chart.yaml does (a chart's name
+holds no `/`, so the last segment of `chart`). A chart of an OCI registry, git, a Bucket, an
+ExternalArtifact or a source no build applies has a name only its own files say (an OCI path is
+not one: home-ops charts mirrors copy chart `volsync` to `…/volsync-perfectra1n`). Such a chart
+whose source stays the same at both revisions is no change of target; when its source moves (the
+HTTP-to-OCI mirror migration, another folder, source or url), the guard cannot tell whether the
+name changes, so the change is refused as not judged, with the fix: the head's
+`spec.upgrade.chartNameChangeStrategy: InPlaceUpdate`, under which a chart's name change is no
+uninstall (the controller reads it from the object it reconciles). Release names are compared as helm-controller
 stores them: `release.ShortenName` cuts a name longer than 53 characters to its first 40, `-` and
 the first 12 hex digits of its SHA-256, so a `releaseName` written as that short form is no change.
 A HelmRelease kustomize-controller does not update (`reconcile: disabled` or `ssa: Ignore` at
@@ -29,16 +28,16 @@ suspended at head is not reconciled until resumed: a warning (one suspended at
 base and resumed at head is reconciled now: an error).
 
 PASS: the HelmRelease keeps its release name, namespaces and chart; or it is new at head; or its
-chart moves from HelmRepository chart `cilium` to a `chartRef` OCIRepository `oci://…/cilium`.
+chart moves to a new source with `spec.upgrade.chartNameChangeStrategy: InPlaceUpdate` at head.
 FAIL: head adds `targetNamespace: media` to HelmRelease sonarr-4k (release `sonarr-4k` becomes
 `media-sonarr-4k`) -> error at that HelmRelease; head replaces chart `sonarr` of a HelmRepository
-by a `chartRef` ExternalArtifact -> error (the chart's name at head is not known here).
+by a `chartRef` OCIRepository -> error (the chart's name at head is not known here).
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects
@@ -62,51 +61,71 @@ def shorten_name(name: str) -> str:
     return name[:40] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
 
 
+class Chart(NamedTuple):
+    """A HelmRelease's chart as far as this cluster's objects say."""
+
+    name: str | None  # its Chart.yaml's name, when known here
+    artifact: str  # what source-controller fetches it from: the same artifact is the same chart
+    said: str  # where it comes from, in words
+
+
 def target(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects | None = None) -> dict[str, str]:
     """What helm-controller compares with the release it last made (ReleaseTargetChanged); the
-    chart's name where it is known here (`objects`: what the cluster applies, for a chartRef)."""
+    chart's name where it is known here (`objects`: what the cluster applies, for its source)."""
     spec = obj.get("spec") or {}
     release_ns = str(spec.get("targetNamespace") or "") or key.namespace
     name = shorten_name(str(spec.get("releaseName") or "") or (
         f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name))
     out = {"release name": name, "release namespace": release_ns,
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
-    chart_name, _ = chart_of(key, obj, objects or {})
-    if chart_name is not None:
-        out["chart"] = chart_name
+    chart = chart_of(key, obj, objects or {})
+    if chart.name is not None:
+        out["chart"] = chart.name
     return out
 
 
-def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> tuple[str | None, str]:
-    """(the chart's name when it is known here, else None; where the chart comes from, in words)."""
+def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> Chart:
+    """A HelmRelease's chart: by `spec.chart.spec`, or by the source its `spec.chartRef` names."""
     spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
     found = chart_ref(obj)
     if found is None:
         template = (spec.get("chart") or {}).get("spec") if isinstance(spec.get("chart"), dict) else None
-        return _template_chart(template if isinstance(template, dict) else {}, key.namespace)
+        return _template_chart(template if isinstance(template, dict) else {}, key.namespace, objects)
     kind, namespace, name = found
     where = f"chartRef {kind} {namespace or key.namespace}/{name}"
     source = objects.get(ObjKey(namespace or key.namespace, name, SOURCE_GROUP, kind))
     if source is None:
-        return None, where + " (not applied by this cluster's builds)"
+        return Chart(None, where, where + " (not applied by this cluster's builds)")
     source_spec: dict[str, Any] = source[1]["spec"] if isinstance(source[1].get("spec"), dict) else {}
-    if kind == "OCIRepository":
-        url = str(source_spec.get("url") or "").rstrip("/")
-        return (url.rsplit("/", 1)[-1] or None) if "/" in url else None, f"{where} ({url})"
     if kind == "HelmChart":
-        name_known, described = _template_chart(source_spec, namespace or key.namespace)
-        return name_known, f"{where} ({described})"
-    return None, where  # an ExternalArtifact: its files say the chart's name
+        chart = _template_chart(source_spec, namespace or key.namespace, objects)
+        return chart._replace(said=f"{where} ({chart.said})")
+    url = str(source_spec.get("url") or "").rstrip("/")
+    if kind == "OCIRepository" and url:  # the artifact at url; its name is in its Chart.yaml only
+        return Chart(None, url, f"{where} ({url})")
+    return Chart(None, where, where)  # an ExternalArtifact: its files say the chart's name
 
 
-def _template_chart(spec: dict[str, Any], namespace: str) -> tuple[str | None, str]:
-    """A chart template's (`spec.chart.spec`, a HelmChart's spec) name when it is a HelmRepository's."""
+def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObjects) -> Chart:
+    """A chart template's (`spec.chart.spec`, a HelmChart's spec) chart; its name when it is an HTTP
+    HelmRepository's (the index's key: a chart's name holds no `/`)."""
     ref: dict[str, Any] = spec["sourceRef"] if isinstance(spec.get("sourceRef"), dict) else {}
     kind, chart = str(ref.get("kind") or ""), str(spec.get("chart") or "")
-    source = f"{kind or 'a source'} {ref.get('namespace') or namespace}/{ref.get('name') or ''}"
-    if kind == "HelmRepository" and chart:
-        return chart.rstrip("/").rsplit("/", 1)[-1], f"chart {chart} of {source}"  # a chart's name holds no `/`
-    return None, f"chart ./{normalize_path(chart)} of {source}" if chart else f"a chart of {source}"
+    ref_ns = str(ref.get("namespace") or namespace)
+    source = f"{kind or 'a source'} {ref_ns}/{ref.get('name') or ''}"
+    if kind != "HelmRepository" or not chart:
+        where = f"chart ./{normalize_path(chart)} of {source}" if chart else f"a chart of {source}"
+        return Chart(None, where, where)
+    applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
+    repo: dict[str, Any] = applied[1]["spec"] if applied and isinstance(applied[1].get("spec"), dict) else {}
+    url = str(repo.get("url") or "").rstrip("/")
+    if not url:
+        where = f"chart {chart} of {source} (not applied by this cluster's builds)"
+        return Chart(None, where, where)
+    said = f"chart {chart} of {source} ({url})"
+    if url.startswith("oci://") or repo.get("type") == "oci":  # source-controller pulls <url>/<chart>
+        return Chart(None, f"{url}/{chart.strip('/')}", said)
+    return Chart(chart.rstrip("/").rsplit("/", 1)[-1], f"{url}#{chart}", said)
 
 
 def check(change: Change) -> Iterator[Finding]:
@@ -134,15 +153,14 @@ def check(change: Change) -> Iterator[Finding]:
 
 def _unjudged_chart(key: ObjKey, old: dict[str, Any], new: dict[str, Any], before: ClusterObjects,
                     after: ClusterObjects) -> str | None:
-    """Why a chart whose name is not known at base or head may have changed it (its source moved),
-    or None when its source is the same at both revisions."""
-    name_was, came = chart_of(key, old, before)
-    name_now, comes = chart_of(key, new, after)
-    if came == comes:
+    """Why a chart whose name is not known at base or head may have changed it (it comes from
+    another artifact), or None when it comes from the same artifact at both revisions."""
+    came, comes = chart_of(key, old, before), chart_of(key, new, after)
+    if came.artifact == comes.artifact:
         return None
-    sides = [label for label, name in (("base", name_was), ("head", name_now)) if name is None]
-    return (f"its chart moves ({came} -> {comes}) and the chart's name at {' and '.join(sides)} is in the "
-            "chart's own files, which the guard does not read")
+    sides = [label for label, chart in (("base", came), ("head", comes)) if chart.name is None]
+    return (f"its chart moves ({came.said} -> {comes.said}) and the chart's name at {' and '.join(sides)} is in "
+            "the chart's own files, which the guard does not read")
 
 
 def _finding(change: Change, cluster: str, ks: KsRef, key: ObjKey, obj: dict[str, Any], was: dict[str, str],
