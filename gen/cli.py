@@ -436,7 +436,7 @@ def guard(
     inventory: Annotated[Optional[str], typer.Option("--inventory", metavar="FILE", help="`kubectl get kustomizations.kustomize.toolkit.fluxcd.io -A -o json` output: judge against what is really in place.", show_default=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the guard's cache of builds, resolutions and parsed manifests (~/.cache/coredns-gen/guard).")] = False,
     strict: StrictOption = False,
-    shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only the clusters of shard K of N (stable by root file); merge the shards' --result files with guard-merge.", show_default=False)] = None,
+    shard: Annotated[Optional[str], typer.Option("--shard", metavar="K/N", help="Judge only shard K of N equal shares of the clusters (by the hash of their root files); merge the shards' --result files with guard-merge.", show_default=False)] = None,
     result_file: Annotated[Optional[str], typer.Option("--result", metavar="FILE", help="Also write the whole result (findings, stats, commits, shard) as a versioned JSON envelope, for guard-merge.", show_default=False)] = None,
     discover: Annotated[bool, typer.Option("--discover", help="Judge nothing: print what the guard believes about the repository at --head (clusters, bootstrap forms, sources, what is not judged, files no cluster reaches), each with its evidence; --format text or json.")] = False,
     write: Annotated[bool, typer.Option("--write", help="With --discover: record the clusters (and OCI sources recognised from CI) in .coredns-gen.yaml guard.clusters/guard.sources, keeping the file's comments.")] = False,

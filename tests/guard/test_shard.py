@@ -81,12 +81,26 @@ def test_every_shard_merged_is_the_unsharded_verdict(flux_repo, guard, tmp_path,
 def test_a_shard_is_stable_and_an_empty_one_says_it_judged_nothing(flux_repo, guard):
     root = flux_repo(BASE, HEAD, standard=False)
     shards = [Shard(k, 8) for k in range(1, 9)]
-    owner = {c: [s.index for s in shards if s.holds(f"clusters/{c}/flux-system/gotk-sync.yaml")] for c in CLUSTERS}
+    fleet = {f"clusters/{c}/flux-system/gotk-sync.yaml" for c in CLUSTERS}
+    owner = {c: [s.index for s in shards if f"clusters/{c}/flux-system/gotk-sync.yaml" in s.mine(fleet)] for c in CLUSTERS}
     assert all(len(v) == 1 for v in owner.values())  # every cluster in exactly one shard
     empty = next(s for s in shards if s.index not in {v[0] for v in owner.values()})
     result = guard(root, shard=empty)
     assert result.findings == [] or all(f.rule == "unreached" for f in result.findings)
     assert f"shard {empty.index}/8 judged nothing: none of the fleet's 6 clusters falls in it" in result.summary()
+
+
+def test_shards_share_a_fleet_evenly_and_an_added_cluster_moves_few():
+    """Equal shares (a hash mod N gave 200 clusters in 4 shards 60/47/53/40: the slowest machine a
+    fifth over), each cluster in one shard, and one cluster more moves at most N-1 others."""
+    fleet = {f"clusters/c{i:03d}/flux-system/gotk-sync.yaml" for i in range(200)}
+    for count in (3, 4, 8):
+        parts = [Shard(k, count).mine(fleet) for k in range(1, count + 1)]
+        assert sorted(len(p) for p in parts)[-1] - sorted(len(p) for p in parts)[0] <= 1
+        assert frozenset().union(*parts) == fleet and sum(len(p) for p in parts) == len(fleet)
+        grown = [Shard(k, count).mine(fleet | {"clusters/new/flux-system/gotk-sync.yaml"}) for k in range(1, count + 1)]
+        moved = sum(len(old - new) for old, new in zip(parts, grown, strict=True))
+        assert moved <= count - 1
 
 
 def test_cli_shards_and_merge_exit_and_print_like_one_run(flux_repo, tmp_path):
@@ -132,9 +146,9 @@ def test_bad_shard_is_bad_input(text):
 
 
 def _apart(clusters: list[str]) -> int:
-    """A shard count that puts each of these clusters (root files) in a shard of its own."""
+    """A shard count that puts each of these clusters (root files, the whole fleet) in a shard of its own."""
     def owner(cluster: str, n: int) -> int:
-        return next(k for k in range(1, n + 1) if Shard(k, n).holds(cluster))
+        return next(k for k in range(1, n + 1) if cluster in Shard(k, n).mine(set(clusters)))
 
     return next(n for n in range(2, 64) if len({owner(c, n) for c in clusters}) == len(clusters))
 
