@@ -7,6 +7,9 @@ another cluster's folder, a PatchTransformer's patch file, a configMapGenerator 
 Flux generates the kustomization of). Its base is judged once against another change (which
 leaves the index of base), then the case's change is judged with that index and again with no
 cache at all; both must give the same findings, the same Corefile views and the same summary.
+The same holds with the cache put in an adversarial state first (bits flipped, files cut short
+or swapped, another repository's cache laid over it, a lying list of recent commits, the folder
+a symlink, a folder replaced by a file) and after guard processes fill one cache side by side.
 """
 
 from __future__ import annotations
@@ -388,3 +391,159 @@ def test_a_chart_kept_here_keeps_its_cluster_out_of_the_index(tmp_path: Path, ba
     assert _said(with_index) == _said(whole)
     assert any(f.rule == "helm-chart-not-judged" for f in whole.findings) == any(
         (app == "dns") for app, _ in shapes), [f.rule for f in whole.findings]
+
+
+# -- adversarial cache states: whatever the cache holds, the verdict is the one of no cache ----------
+
+def _files(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _flip(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    path = rng.choice(_files(cache))
+    data = bytearray(path.read_bytes())
+    if data:
+        bit = rng.randrange(len(data) * 8)
+        data[bit // 8] ^= 1 << (bit % 8)
+    path.write_bytes(bytes(data))
+
+
+def _truncate(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    path = rng.choice(_files(cache))
+    data = path.read_bytes()
+    path.write_bytes(data[:rng.randrange(len(data) + 1)])
+
+
+def _swap(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """Two entries' files swapped: the same folder's when it has two (base's and other's index)."""
+    files = _files(cache)
+    folders = [f for f in {p.parent for p in files} if len([p for p in files if p.parent == f]) >= 2]
+    pool = [p for p in files if p.parent == rng.choice(sorted(folders))] if folders else files
+    a, b = rng.sample(pool, 2) if len(pool) >= 2 else (pool[0], pool[0])
+    data_a, data_b = a.read_bytes(), b.read_bytes()
+    a.write_bytes(data_b)
+    b.write_bytes(data_a)
+
+
+def _foreign(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """Another repository's cache laid over this one's: its packs, parsed manifests and answers
+    beside ours, its indexes under our indexes' names, its recent commits first."""
+    assert foreign is not None
+    import shutil
+
+    ours = sorted((cache / "index-2").glob("*.idx"))
+    theirs = sorted((foreign / "index-2").glob("*.idx"))
+    for path in _files(foreign):
+        rel = path.relative_to(foreign)
+        target = cache / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if rel.parts[0] == "index-2" and path.suffix == ".idx" and ours:
+            continue
+        if rel.name == "recent.json" and target.exists():
+            import json
+
+            merged = json.loads(path.read_bytes()) + json.loads(target.read_bytes())
+            target.write_text(json.dumps(merged))
+            continue
+        shutil.copyfile(path, target)  # theirs replaces ours where the names meet (parsed manifests)
+    for mine, other in zip(ours, theirs * len(ours)):
+        shutil.copyfile(other, mine)
+
+
+def _recent_lies(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """recent.json (a hint, not sealed) naming commits that are not in this clone, or base twice."""
+    import json
+
+    path = cache / "index-2" / "recent.json"
+    found = json.loads(path.read_bytes()) if path.exists() else []
+    scope = found[0][0] if found else "0" * 64
+    lies = [[scope, "f" * 40], [scope, "0" * 40], *found, *found, [scope, "not a commit"]]
+    rng.shuffle(lies)
+    path.write_text(json.dumps(lies))
+
+
+def _elsewhere(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """The cache folder a symlink to where the cache really is."""
+    real = cache.with_name(cache.name + "-real")
+    cache.rename(real)
+    cache.symlink_to(real)
+
+
+def _folder_is_file(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """One of the cache's folders replaced by a file: nothing can be read or written there."""
+    import shutil
+
+    folder = rng.choice(sorted(p for p in cache.iterdir() if p.is_dir()))
+    shutil.rmtree(folder)
+    folder.write_text("not a folder\n")
+
+
+SPOILS = {"flip": _flip, "truncate": _truncate, "swap": _swap, "recent-lies": _recent_lies,
+          "elsewhere": _elsewhere, "folder-is-file": _folder_is_file}
+
+
+def _spoiled(seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, how: str, foreign: Path | None = None) -> Path:
+    """A random case whose cache is then put in an adversarial state `how`; judged with it (twice:
+    what the first run repairs must serve too) and with none: the same. Returns the cache."""
+    rng = random.Random(seed)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    root = tmp / f"repo-{how}-{seed}"
+    _repo(root, files, change, {"README.md": "another change\n"})
+    cache = tmp / f"cache-{how}-{seed}"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    if how != "none":
+        (SPOILS | {"foreign": _foreign})[how](rng, cache, foreign)
+    what = f"seed {seed}, cache {how}: change {sorted(change)}"
+    _both_ways(root, cache, [], monkeypatch, what)
+    again = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(again) == _said(whole), what
+    return cache
+
+
+@pytest.mark.parametrize("how", sorted(SPOILS))
+def test_an_adversarial_cache_gives_the_verdict_of_no_cache(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            batch_bin: Path) -> None:
+    _spoiled(sorted(SPOILS).index(how), tmp_path, monkeypatch, how)
+
+
+def test_another_repositorys_cache_gives_the_verdict_of_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 batch_bin: Path) -> None:
+    foreign = _spoiled(11, tmp_path, monkeypatch, "none")
+    _spoiled(12, tmp_path, monkeypatch, "foreign", foreign)
+
+
+@pytest.mark.slow
+def test_adversarial_caches_agree_on_many_random_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         batch_bin: Path) -> None:
+    foreign = None
+    for seed in range(50, 74):
+        how = [*sorted(SPOILS), "foreign"][seed % (len(SPOILS) + 1)]
+        foreign = _spoiled(seed, tmp_path, monkeypatch, how, foreign if how == "foreign" else None) \
+            if how != "foreign" or foreign is not None else _spoiled(seed, tmp_path, monkeypatch, "none")
+
+
+def test_runs_writing_one_cache_at_once_leave_one_that_gives_the_verdict_of_no_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_bin: Path) -> None:
+    """Two guard processes fill one cold cache side by side (each writes its packs, both write
+    base's index and the parsed manifests): what they leave serves a third run as no cache would."""
+    import os
+    import subprocess
+    import sys
+
+    rng = random.Random(5)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    root = tmp_path / "repo"
+    _repo(root, files, change, _change(rng, files, shapes, clusters))
+    cache = tmp_path / "cache"
+    env = {**os.environ, "COREDNS_GEN_CACHE_DIR": str(cache), "GITHUB_ACTIONS": ""}
+    for _ in range(2):
+        procs = [subprocess.Popen([sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base",
+                                   "--head", head, "--format", "json"], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE) for head in ("other", "head", "other")]
+        for proc in procs:
+            _, err = proc.communicate(timeout=600)
+            assert proc.returncode in (0, 1), err.decode()
+    _both_ways(root, cache, [], monkeypatch, "after runs side by side")
