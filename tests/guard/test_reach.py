@@ -446,8 +446,8 @@ def _foreign(rng: random.Random, cache: Path, foreign: Path | None) -> None:
             target.write_text(json.dumps(merged))
             continue
         shutil.copyfile(path, target)  # theirs replaces ours where the names meet (parsed manifests)
-    for mine, other in zip(ours, theirs * len(ours)):
-        shutil.copyfile(other, mine)
+    for i, mine in enumerate(ours if theirs else []):
+        shutil.copyfile(theirs[i % len(theirs)], mine)
 
 
 def _recent_lies(rng: random.Random, cache: Path, foreign: Path | None) -> None:
