@@ -547,3 +547,18 @@ def test_runs_writing_one_cache_at_once_leave_one_that_gives_the_verdict_of_no_c
             _, err = proc.communicate(timeout=600)
             assert proc.returncode in (0, 1), err.decode()
     _both_ways(root, cache, [], monkeypatch, "after runs side by side")
+
+
+def test_an_index_made_by_other_code_outside_the_guard_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """How the config is read (gen/config.py) decides what is explored: a change there, with the
+    same version number (a dev install), keys another index."""
+    before = reach._code()
+    real = Path.read_bytes
+    config = Path(reach.__file__).resolve().parent.parent / "config.py"
+
+    def edited(path: Path) -> bytes:
+        return real(path) + (b"\n# changed\n" if path == config else b"")
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    monkeypatch.setattr(reach, "_code_digest", None)
+    assert reach._code() != before
