@@ -180,7 +180,7 @@ def _holds_topology(path: str, text: bytes) -> bool:
 
 def _blob_at(repo: Path, commit: str, path: str) -> bytes:
     """The file at `path` in `commit` (b"" when it has none)."""
-    proc = subprocess.run([git_binary(), "-C", str(repo), "cat-file", "blob", f"{commit}:{path}"],
+    proc = subprocess.run([git_binary(), "-C", str(repo), "cat-file", "blob", "--end-of-options", f"{commit}:{path}"],
                           capture_output=True, check=False)
     return proc.stdout if proc.returncode == 0 else b""
 

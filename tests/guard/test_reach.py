@@ -562,3 +562,25 @@ def test_an_index_made_by_other_code_outside_the_guard_is_not_used(monkeypatch: 
     monkeypatch.setattr(Path, "read_bytes", edited)
     monkeypatch.setattr(reach, "_code_digest", None)
     assert reach._code() != before
+
+
+def test_a_recent_list_naming_an_option_is_never_passed_to_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               batch_bin: Path) -> None:
+    """recent.json is a hint, unsealed, restored with the cache: a "commit" there that git would
+    read as an option (`--output=FILE` writes a file anywhere) is no commit, and never asked about."""
+    import json
+
+    rng = random.Random(2)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    for idx in (cache / "index-2").glob("*.idx"):
+        idx.unlink()  # no index of base: the recent commits are tried
+    recent = cache / "index-2" / "recent.json"
+    scope = json.loads(recent.read_bytes())[0][0]
+    written = tmp_path / "written-by-git"
+    recent.write_text(json.dumps([[scope, f"--output={written}"], [scope, "--no-index"]]))
+    _both_ways(root, cache, [], monkeypatch, "a lying recent list")
+    assert not written.exists()
