@@ -584,3 +584,38 @@ def test_a_recent_list_naming_an_option_is_never_passed_to_git(tmp_path: Path, m
     recent.write_text(json.dumps([[scope, f"--output={written}"], [scope, "--no-index"]]))
     _both_ways(root, cache, [], monkeypatch, "a lying recent list")
     assert not written.exists()
+
+
+def test_cache_files_that_are_no_files_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    batch_bin: Path) -> None:
+    """A restored cache whose entries are a FIFO or a symlink to /dev/zero (reading either never
+    ends) or to a file of the user's: each is a miss, said, and the verdict is the one of no cache."""
+    import os
+    import signal
+
+    rng = random.Random(4)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    mine = tmp_path / "users-file"
+    mine.write_text("the user's own\n")
+    for i, path in enumerate(_files(cache)):
+        path.unlink()
+        if i % 3 == 0:
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero" if i % 3 == 1 else mine)
+
+    def hung(*_: Any) -> None:
+        raise TimeoutError("a cache file was read that never ends")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(300)
+    try:
+        _both_ways(root, cache, [], monkeypatch, "cache files that are no files")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert mine.read_text() == "the user's own\n"

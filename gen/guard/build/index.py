@@ -37,7 +37,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from gen.cachefile import Sealed, seal, write_entry
+from gen.cachefile import Sealed, read_entry, seal, write_entry
 
 FOLDER = "index-2"  # the number is the format's
 _RECENT = "recent.json"  # the commits indexed lately, newest first: a hint only (each index is sealed)
@@ -238,7 +238,7 @@ class FleetIndex:
         if self.directory is None:
             return []
         try:
-            found = json.loads((self.directory / FOLDER / _RECENT).read_bytes())
+            found = json.loads(read_entry(self.directory / FOLDER / _RECENT))
         except (OSError, ValueError):
             return []
         if not isinstance(found, list):
