@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 MAGIC = b"coredns-gen sealed 1\n"
+MAX_FILE = 1 << 30  # no cache file is near this (a 200-cluster fleet's builds are ~6 MiB): a larger one is not read
 _LENGTHS = struct.Struct("<II")
 _DIGEST = 32
 _HEAD = _DIGEST + _LENGTHS.size
@@ -42,9 +43,10 @@ def read_entry(path: Path) -> bytes:
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return f.read()
+        found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_FILE:
+            raise OSError(f"{path} is not a regular file of at most {MAX_FILE} bytes")
+        return f.read(MAX_FILE + 1)
 
 
 def write_entry(entry: Path, data: bytes) -> None:
