@@ -619,3 +619,59 @@ def test_cache_files_that_are_no_files_are_not_read(tmp_path: Path, monkeypatch:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     assert mine.read_text() == "the user's own\n"
+
+
+_FULL_DISK = """
+import json, os, subprocess, sys
+mnt, repo, mode, warm = sys.argv[1:5]
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
+subprocess.run(["cp", "-a", warm + "/.", mnt], check=False)  # as much of a warm cache as fits
+if mode == "full":
+    try:
+        with open(os.path.join(mnt, "fill"), "wb") as f:
+            while True:
+                f.write(b"x" * 4096)
+                f.flush()
+    except OSError:
+        pass
+else:
+    subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
+def run(cache):
+    env = {**os.environ, "GITHUB_ACTIONS": "", "COREDNS_GEN_CACHE_DIR": cache}
+    proc = subprocess.run([sys.executable, "-m", "gen", "guard", "--repo", repo, "--base", "base", "--head", "head",
+                           "--format", "json"] + ([] if cache else ["--no-cache"]), capture_output=True, text=True, env=env)
+    return proc.returncode, proc.stdout
+cached, plain = run(mnt), run("")
+left = sorted(n for _, _, names in os.walk(mnt) for n in names if n.startswith(".tmp-"))
+print(json.dumps({"same": cached == plain, "code": cached[0], "left": left}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["full", "ro"])
+def test_a_cache_on_a_full_or_read_only_disk_gives_the_verdict_of_no_cache(mode: str, tmp_path: Path,
+                                                                          batch_bin: Path) -> None:
+    """A real tiny tmpfs in a private mount namespace (`unshare -m`, root), holding part of a warm
+    cache: the kernel refuses every write (ENOSPC / EROFS); the run says what a run with no cache says."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT, missing_tool
+
+    rng = random.Random(6)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    warm = tmp_path / "warm"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=warm))
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    proc = subprocess.run(["unshare", "-m", sys.executable, "-c", _FULL_DISK, str(mnt), str(root), mode, str(warm)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    if proc.returncode != 0:
+        missing_tool("a private mount namespace (unshare -m, mount -t tmpfs)", RuntimeError(proc.stderr.strip()))
+    result = json.loads(proc.stdout)
+    assert result == {"same": True, "code": result["code"], "left": []}, result
+    assert result["code"] in (0, 1)
