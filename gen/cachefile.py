@@ -21,15 +21,32 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import struct
 import tempfile
 from pathlib import Path
 from typing import Iterable
 
 MAGIC = b"coredns-gen sealed 1\n"
+MAX_FILE = 1 << 30  # no cache file is near this (a 200-cluster fleet's builds are ~6 MiB): a larger one is not read
 _LENGTHS = struct.Struct("<II")
 _DIGEST = 32
 _HEAD = _DIGEST + _LENGTHS.size
+
+
+def read_entry(path: Path) -> bytes:
+    """The bytes of a cache file that is a regular file of its own: what this module writes. A
+    symlink (to /dev/zero, to a FIFO, to a file of the user's) or anything else is not read.
+
+    Raises:
+        OSError: absent, unreadable, or not a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_FILE:
+            raise OSError(f"{path} is not a regular file of at most {MAX_FILE} bytes")
+        return f.read(MAX_FILE + 1)
 
 
 def write_entry(entry: Path, data: bytes) -> None:
@@ -95,11 +112,16 @@ class Sealed:
 
     @classmethod
     def read(cls, path: Path) -> Sealed:
-        """The sealed file at `path`; empty, with nothing rejected, when it cannot be read."""
+        """The sealed file at `path`; empty, with nothing rejected, when it is absent or cannot be
+        read; one rejected when it is there but no regular file (a symlink, a FIFO, a device)."""
         try:
-            return cls(path.read_bytes())
-        except OSError:
+            return cls(read_entry(path))
+        except FileNotFoundError:
             return cls(MAGIC + _END)
+        except OSError:
+            empty = cls(MAGIC + _END)
+            empty.rejected = 1 if path.is_symlink() or path.exists() else 0
+            return empty
 
     @staticmethod
     def drop(path: Path) -> None:

@@ -8,7 +8,11 @@ platforms (for their facts) and so this module, and never render (jinja2 is ~35 
 start-up; fastjsonschema costs a few ms and stays).
 Entries are keyed by everything that shapes the code (schema or template text, library
 version, the interpreter's bytecode tag), so a stale entry is never read; a missing,
-unreadable or unwritable cache only costs the compile.
+unreadable or unwritable cache only costs the compile. Each entry is sealed (gen/cachefile.py)
+over its key and its code, and unmarshalled only when it verifies: a flipped bit in a kept
+validator could make it pass what the schema refuses, and another key's code would check
+another schema. Templates are kept the same way, not in Jinja's own format (which unpickles
+what it reads and checks only the source's checksum, never the code).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import fastjsonschema
 
-from gen.cachefile import write_entry
+from gen.cachefile import Sealed, seal, write_entry
 
 if TYPE_CHECKING:
     import jinja2
@@ -34,7 +38,7 @@ if TYPE_CHECKING:
 # Kubernetes kind 3-7x larger and 3x slower to build. It must never fill schema defaults into
 # the document it checks (that would change what we write).
 _OPTIONS = {"use_default": False, "detailed_exceptions": False}
-_FORM = 3  # bump when _fast_form or _fast_code changes
+_FORM = 4  # bump when _fast_form or _fast_code changes (4: sealed entries)
 
 
 def cache_dir() -> Path:
@@ -47,9 +51,20 @@ def identity_of(schema: dict[str, Any]) -> str:
     return json.dumps(schema, sort_keys=True, separators=(",", ":"))
 
 
-def _entry(identity: str) -> Path:
+def _key(identity: str) -> str:
     text = json.dumps([identity, fastjsonschema.VERSION, sys.implementation.cache_tag, sys.version, _OPTIONS, _FORM])
-    return cache_dir() / "validators" / f"{hashlib.sha256(text.encode()).hexdigest()}.marshal"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _entry(key: str) -> Path:
+    return cache_dir() / "validators" / f"{key}.marshal"
+
+
+def _opened(path: Path, key: str) -> bytes | None:
+    """The content sealed under `key` in the file at `path`, if it verifies (else None)."""
+    sealed = Sealed.read(path)
+    content = sealed.open(key)
+    return None if content is None or sealed.rejected else content
 
 
 def _function(code: Any) -> Callable[[Any], Any]:
@@ -60,9 +75,13 @@ def _function(code: Any) -> Callable[[Any], Any]:
 
 def cached(identity: str) -> Callable[[Any], Any] | None:
     """The validator for the schema `identity` names, from the disk cache; None if absent or bad."""
+    key = _key(identity)
+    content = _opened(_entry(key), key)
+    if content is None:  # absent, torn, flipped, another key's: the caller compiles instead
+        return None
     try:
-        return _function(marshal.loads(_entry(identity).read_bytes()))
-    except Exception:  # absent, truncated, from another build: the caller compiles instead
+        return _function(marshal.loads(content))
+    except Exception:  # verified, so written by another build of Python: compiled instead
         return None
 
 
@@ -92,28 +111,39 @@ def compile_validator(schema: dict[str, Any], identity: str) -> Callable[[Any], 
     under `identity`, which must change whenever the schema does."""
     source = _fast_code(fastjsonschema.compile_to_code(_fast_form(schema), **_OPTIONS))  # type: ignore[arg-type]
     code = compile(source, "<coredns-gen validator>", "exec")
-    write_entry(_entry(identity), marshal.dumps(code))
+    key = _key(identity)
+    write_entry(_entry(key), seal([(key, marshal.dumps(code))]))
     return _function(code)
 
 
 def template_cache() -> jinja2.BytecodeCache:
-    """Jinja's own bytecode cache (keyed by template name and source checksum) in our cache
-    folder; a cache that cannot be written is skipped, never an error. The class is made here,
-    at the first render, because its base class is Jinja's (see the module docstring)."""
+    """A bytecode cache for Jinja (keyed by template name and source checksum, Jinja's bucket
+    key) in our cache folder, each entry sealed over that key and the code; one that does not
+    verify is compiled again, and a cache that cannot be written is skipped, never an error. The
+    class is made here, at the first render, because its base class is Jinja's (see the module
+    docstring)."""
     import jinja2
 
-    class TemplateCache(jinja2.FileSystemBytecodeCache):
+    folder = cache_dir() / "templates"
+
+    class TemplateCache(jinja2.BytecodeCache):
+        @staticmethod
+        def _where(bucket: jinja2.bccache.Bucket) -> tuple[Path, str]:
+            key = json.dumps([bucket.key, bucket.checksum, sys.implementation.cache_tag, sys.version, _FORM])
+            return folder / f"{bucket.key}.sealed", key
+
         def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            path, key = self._where(bucket)
+            content = _opened(path, key)
+            if content is None:
+                return
             try:
-                super().load_bytecode(bucket)
-            except OSError:  # Jinja itself only forgives a missing file
-                pass
+                bucket.code = marshal.loads(content)
+            except (EOFError, ValueError, TypeError):  # verified, so another Python's: compiled again
+                bucket.reset()
 
         def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-            try:
-                os.makedirs(self.directory, exist_ok=True)
-                super().dump_bytecode(bucket)
-            except OSError:
-                pass
+            path, key = self._where(bucket)
+            write_entry(path, seal([(key, marshal.dumps(bucket.code))]))
 
-    return TemplateCache(str(cache_dir() / "templates"))
+    return TemplateCache()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 from pathlib import Path
 
@@ -123,3 +124,71 @@ def test_a_validator_inside_arrays_says_the_same_without_formatting_names() -> N
     for bad in ({"zones": [{"to": ["10.0.0.1"]}, {"to": ["x y"]}]}, {"zones": [{"to": ["1"], "x": 1}]}, {"zones": [{}]}):
         with pytest.raises(fastjsonschema.JsonSchemaException):
             validate(bad)
+
+
+PERMISSIVE = "def validate(data):\n    return data\n"  # a validator that passes anything
+
+
+def test_a_kept_validator_that_is_not_sealed_is_never_run(cache: Path) -> None:
+    """An entry a foreign writer left (a bare marshalled validator that passes anything, as an
+    older coredns-gen or a tampered shared cache holds) is compiled again, never believed."""
+    Checker(dict(SCHEMA)).compile()
+    (entry,) = (cache / "validators").glob("*.marshal")
+    entry.write_bytes(marshal.dumps(compile(PERMISSIVE, "<foreign>", "exec")))
+    checker = Checker(dict(SCHEMA))
+    assert not checker.is_valid({"port": 0}) and not checker.is_valid({"name": "x"})
+
+
+def test_a_validator_kept_under_another_schema_is_never_used(cache: Path) -> None:
+    """Two entries swapped (each verifies as the other's): both schemas are checked as written."""
+    loose = {"type": "object"}
+    Checker(dict(SCHEMA)).compile()
+    Checker(dict(loose)).compile()
+    first, second = sorted((cache / "validators").glob("*.marshal"))
+    a, b = first.read_bytes(), second.read_bytes()
+    first.write_bytes(b)
+    second.write_bytes(a)
+    assert not Checker(dict(SCHEMA)).is_valid({"port": 0})
+    assert Checker(dict(loose)).is_valid({"port": 0})
+
+
+def test_every_bit_of_a_kept_validator_flipped_is_that_validator_or_compiled_again(cache: Path) -> None:
+    Checker(dict(SCHEMA)).compile()
+    (entry,) = (cache / "validators").glob("*.marshal")
+    kept = entry.read_bytes()
+    for bit in range(0, len(kept) * 8, len(kept) * 8 // 97 or 1):  # ~100 bits over the whole entry
+        entry.write_bytes(kept[:bit // 8] + bytes([kept[bit // 8] ^ (1 << (bit % 8))]) + kept[bit // 8 + 1:])
+        checker = Checker(dict(SCHEMA))
+        assert checker.is_valid({"port": 53}) and not checker.is_valid({"port": 0}), bit
+
+
+def _tampered_template(cache: Path, body: str) -> None:
+    """Every kept template replaced by code compiled from `body` under the real source's
+    checksum, in Jinja's own bytecode format (what a cache written by Jinja's FileSystemBytecodeCache holds)."""
+    env = templating.environment()
+    source = (templating.templates_dir() / "common" / "override.j2").read_text()
+    bucket = jinja2.bccache.Bucket(env, "k", env.bytecode_cache.get_source_checksum(source))  # type: ignore[union-attr]
+    bucket.code = env.compile(body, "common/override.j2", None)  # type: ignore[assignment]
+    for kept in (cache / "templates").iterdir():
+        kept.write_bytes(bucket.bytecode_to_string())
+    templating.environment.cache_clear()
+    templating.template.cache_clear()
+
+
+def test_a_kept_template_whose_code_is_not_its_source_is_compiled_again(cache: Path) -> None:
+    override = type("O", (), {"lines": ["log"]})
+    assert templating.render_macro("common/override.j2", "override_lines", override=override) == "log\n"
+    _tampered_template(cache, "{% macro override_lines(override) %}tampered\n{% endmacro %}")
+    assert templating.render_macro("common/override.j2", "override_lines", override=override) == "log\n"
+
+
+def test_every_bit_of_a_kept_template_flipped_renders_the_template_or_compiles_it_again(cache: Path) -> None:
+    override = type("O", (), {"lines": ["log"]})
+    first = templating.render_macro("common/override.j2", "override_lines", override=override)
+    (entry,) = (cache / "templates").iterdir()
+    kept = entry.read_bytes()
+    for bit in range(0, len(kept) * 8, len(kept) * 8 // 97 or 1):
+        entry.write_bytes(kept[:bit // 8] + bytes([kept[bit // 8] ^ (1 << (bit % 8))]) + kept[bit // 8 + 1:])
+        templating.environment.cache_clear()
+        templating.template.cache_clear()
+        assert templating.render_macro("common/override.j2", "override_lines", override=override) == first, bit

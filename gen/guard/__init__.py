@@ -9,13 +9,15 @@ run every rule in RULES -> apply the allow list. Rules yield findings; only cli.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator, Protocol, cast
+from typing import Any, Iterator, Protocol, cast
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
@@ -129,6 +131,9 @@ class GuardResult:
     # the reviewer's view: one `corefile-diff` info per touched cluster whose Corefile changes
     # (gen/guard/corefile_view.py); shown by text, markdown and json, never a verdict
     views: list[Finding] = field(default_factory=list)
+    # what else the findings depend on besides the commits (the shards of one verdict must agree):
+    # --path, --allow, the inventory, the helper (gen/guard/report/merge.py)
+    judged_as: dict[str, Any] = field(default_factory=dict)
 
     def shown(self) -> list[Finding]:
         """The findings and the Corefile views, in (file, line, rule) order: what the formats print."""
@@ -273,7 +278,15 @@ def _judge(opts: GuardOptions) -> GuardResult:
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
     notes = [n for n in (cache.note(), exact_note(blind)) if n]
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views)
+    judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
+                 "inventory": _digest_of(inventory) if inventory is not None else None}
+    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
+
+
+def _digest_of(inventory: dict[Any, Any]) -> str:
+    """One id of what an inventory holds (its Kustomizations and their objects), however written."""
+    text = json.dumps(sorted([repr(ref), sorted(repr(o) for o in objs)] for ref, objs in inventory.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _quiet(what: str, done: int, total: int) -> None:

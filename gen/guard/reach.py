@@ -180,18 +180,23 @@ def _holds_topology(path: str, text: bytes) -> bool:
 
 def _blob_at(repo: Path, commit: str, path: str) -> bytes:
     """The file at `path` in `commit` (b"" when it has none)."""
-    proc = subprocess.run([git_binary(), "-C", str(repo), "cat-file", "blob", f"{commit}:{path}"],
+    proc = subprocess.run([git_binary(), "-C", str(repo), "cat-file", "blob", "--end-of-options", f"{commit}:{path}"],
                           capture_output=True, check=False)
     return proc.stdout if proc.returncode == 0 else b""
 
 
 def _code() -> str:
-    """One id of the guard's own code: an index is what this code made of a revision."""
+    """One id of the code that made an index: every module of the package, not the guard's
+    alone (how the config is read, gen/config.py, decides which sources are this repository and
+    so what is explored; a dev install keeps its version number across such changes)."""
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
-        here = Path(__file__).resolve().parent
+        here = _PACKAGE
         for path in sorted(here.rglob("*.py")):
             digest.update(path.relative_to(here).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         _code_digest = digest.hexdigest()
     return _code_digest
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # gen/

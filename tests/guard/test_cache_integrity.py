@@ -242,3 +242,44 @@ def test_the_run_says_once_on_stderr_that_entries_did_not_verify(refused: tuple[
                     "key's) and were built, parsed or resolved again")
     assert [line for line in err.splitlines() if not line.startswith("note:")] == truth[2].splitlines()
     assert "note:" not in cli(root, cache.directory)[2]  # the run after finds the cache healed
+
+
+_WRONG_HELPER = '''#!{python}
+"""A helper that says the same versions as the real one but builds otherwise: it drops {name}."""
+import json, subprocess, sys
+real = {real!r}
+if sys.argv[1:2] != ["build"] or "-version" in sys.argv:
+    sys.exit(subprocess.run([real, *sys.argv[1:]]).returncode)
+proc = subprocess.Popen([real, *sys.argv[1:]], stdout=subprocess.PIPE)
+for line in proc.stdout:
+    data = json.loads(line)
+    if isinstance(data.get("objects"), list):
+        data["objects"] = [o for o in data["objects"] if (o.get("metadata") or {{}}).get("name") != {name!r}]
+    sys.stdout.write(json.dumps(data) + "\\n")
+    sys.stdout.flush()
+sys.exit(proc.wait())
+'''
+
+
+@pytest.mark.slow
+def test_a_build_kept_by_another_helper_binary_is_not_believed(flux_repo: Callable[..., Path], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another helper binary (rebuilt from changed code) that says the same protocol and library
+    versions: what it built, indexed or answered is not reused by this one."""
+    import sys
+
+    from gen.tools import helper_binary
+
+    real = helper_binary()
+    assert real is not None
+    root = flux_repo(BASE, HEAD)
+    truth = judge(root, None)
+    assert truth[1]
+    wrong = tmp_path / "other-helper"
+    wrong.write_text(_WRONG_HELPER.format(python=sys.executable, real=str(real), name="coredns-custom"))
+    wrong.chmod(0o755)
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(wrong))
+    cache = tmp_path / "cache"
+    assert not judge(root, cache)[1]  # what that helper builds passes (it never sees coredns-custom)
+    monkeypatch.setenv("COREDNS_GEN_HELPER", str(real))
+    assert judge(root, cache)[:2] == truth[:2]

@@ -7,6 +7,9 @@ another cluster's folder, a PatchTransformer's patch file, a configMapGenerator 
 Flux generates the kustomization of). Its base is judged once against another change (which
 leaves the index of base), then the case's change is judged with that index and again with no
 cache at all; both must give the same findings, the same Corefile views and the same summary.
+The same holds with the cache put in an adversarial state first (bits flipped, files cut short
+or swapped, another repository's cache laid over it, a lying list of recent commits, the folder
+a symlink, a folder replaced by a file) and after guard processes fill one cache side by side.
 """
 
 from __future__ import annotations
@@ -388,3 +391,287 @@ def test_a_chart_kept_here_keeps_its_cluster_out_of_the_index(tmp_path: Path, ba
     assert _said(with_index) == _said(whole)
     assert any(f.rule == "helm-chart-not-judged" for f in whole.findings) == any(
         (app == "dns") for app, _ in shapes), [f.rule for f in whole.findings]
+
+
+# -- adversarial cache states: whatever the cache holds, the verdict is the one of no cache ----------
+
+def _files(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _flip(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    path = rng.choice(_files(cache))
+    data = bytearray(path.read_bytes())
+    if data:
+        bit = rng.randrange(len(data) * 8)
+        data[bit // 8] ^= 1 << (bit % 8)
+    path.write_bytes(bytes(data))
+
+
+def _truncate(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    path = rng.choice(_files(cache))
+    data = path.read_bytes()
+    path.write_bytes(data[:rng.randrange(len(data) + 1)])
+
+
+def _swap(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """Two entries' files swapped: the same folder's when it has two (base's and other's index)."""
+    files = _files(cache)
+    folders = [f for f in {p.parent for p in files} if len([p for p in files if p.parent == f]) >= 2]
+    pool = [p for p in files if p.parent == rng.choice(sorted(folders))] if folders else files
+    a, b = rng.sample(pool, 2) if len(pool) >= 2 else (pool[0], pool[0])
+    data_a, data_b = a.read_bytes(), b.read_bytes()
+    a.write_bytes(data_b)
+    b.write_bytes(data_a)
+
+
+def _foreign(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """Another repository's cache laid over this one's: its packs, parsed manifests and answers
+    beside ours, its indexes under our indexes' names, its recent commits first."""
+    assert foreign is not None
+    import shutil
+
+    ours = sorted((cache / "index-2").glob("*.idx"))
+    theirs = sorted((foreign / "index-2").glob("*.idx"))
+    for path in _files(foreign):
+        rel = path.relative_to(foreign)
+        target = cache / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if rel.parts[0] == "index-2" and path.suffix == ".idx" and ours:
+            continue
+        if rel.name == "recent.json" and target.exists():
+            import json
+
+            merged = json.loads(path.read_bytes()) + json.loads(target.read_bytes())
+            target.write_text(json.dumps(merged))
+            continue
+        shutil.copyfile(path, target)  # theirs replaces ours where the names meet (parsed manifests)
+    for i, mine in enumerate(ours if theirs else []):
+        shutil.copyfile(theirs[i % len(theirs)], mine)
+
+
+def _recent_lies(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """recent.json (a hint, not sealed) naming commits that are not in this clone, or base twice."""
+    import json
+
+    path = cache / "index-2" / "recent.json"
+    found = json.loads(path.read_bytes()) if path.exists() else []
+    scope = found[0][0] if found else "0" * 64
+    lies = [[scope, "f" * 40], [scope, "0" * 40], *found, *found, [scope, "not a commit"]]
+    rng.shuffle(lies)
+    path.write_text(json.dumps(lies))
+
+
+def _elsewhere(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """The cache folder a symlink to where the cache really is."""
+    real = cache.with_name(cache.name + "-real")
+    cache.rename(real)
+    cache.symlink_to(real)
+
+
+def _folder_is_file(rng: random.Random, cache: Path, foreign: Path | None) -> None:
+    """One of the cache's folders replaced by a file: nothing can be read or written there."""
+    import shutil
+
+    folder = rng.choice(sorted(p for p in cache.iterdir() if p.is_dir()))
+    shutil.rmtree(folder)
+    folder.write_text("not a folder\n")
+
+
+SPOILS = {"flip": _flip, "truncate": _truncate, "swap": _swap, "recent-lies": _recent_lies,
+          "elsewhere": _elsewhere, "folder-is-file": _folder_is_file}
+
+
+def _spoiled(seed: int, tmp: Path, monkeypatch: pytest.MonkeyPatch, how: str, foreign: Path | None = None) -> Path:
+    """A random case whose cache is then put in an adversarial state `how`; judged with it (twice:
+    what the first run repairs must serve too) and with none: the same. Returns the cache."""
+    rng = random.Random(seed)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    root = tmp / f"repo-{how}-{seed}"
+    _repo(root, files, change, {"README.md": "another change\n"})
+    cache = tmp / f"cache-{how}-{seed}"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    if how != "none":
+        (SPOILS | {"foreign": _foreign})[how](rng, cache, foreign)
+    what = f"seed {seed}, cache {how}: change {sorted(change)}"
+    _both_ways(root, cache, [], monkeypatch, what)
+    again = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert _said(again) == _said(whole), what
+    return cache
+
+
+@pytest.mark.parametrize("how", sorted(SPOILS))
+def test_an_adversarial_cache_gives_the_verdict_of_no_cache(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            batch_bin: Path) -> None:
+    _spoiled(sorted(SPOILS).index(how), tmp_path, monkeypatch, how)
+
+
+def test_another_repositorys_cache_gives_the_verdict_of_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 batch_bin: Path) -> None:
+    foreign = _spoiled(11, tmp_path, monkeypatch, "none")
+    _spoiled(12, tmp_path, monkeypatch, "foreign", foreign)
+
+
+@pytest.mark.slow
+def test_adversarial_caches_agree_on_many_random_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         batch_bin: Path) -> None:
+    foreign = None
+    for seed in range(50, 74):
+        how = [*sorted(SPOILS), "foreign"][seed % (len(SPOILS) + 1)]
+        foreign = _spoiled(seed, tmp_path, monkeypatch, how, foreign if how == "foreign" else None) \
+            if how != "foreign" or foreign is not None else _spoiled(seed, tmp_path, monkeypatch, "none")
+
+
+def test_runs_writing_one_cache_at_once_leave_one_that_gives_the_verdict_of_no_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_bin: Path) -> None:
+    """Two guard processes fill one cold cache side by side (each writes its packs, both write
+    base's index and the parsed manifests): what they leave serves a third run as no cache would."""
+    import os
+    import subprocess
+    import sys
+
+    rng = random.Random(5)
+    files, shapes, clusters = _fleet(rng)
+    change = _change(rng, files, shapes, clusters)
+    root = tmp_path / "repo"
+    _repo(root, files, change, _change(rng, files, shapes, clusters))
+    cache = tmp_path / "cache"
+    env = {**os.environ, "COREDNS_GEN_CACHE_DIR": str(cache), "GITHUB_ACTIONS": ""}
+    for _ in range(2):
+        procs = [subprocess.Popen([sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base",
+                                   "--head", head, "--format", "json"], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE) for head in ("other", "head", "other")]
+        for proc in procs:
+            _, err = proc.communicate(timeout=600)
+            assert proc.returncode in (0, 1), err.decode()
+    _both_ways(root, cache, [], monkeypatch, "after runs side by side")
+
+
+def test_an_index_made_by_other_code_outside_the_guard_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """How the config is read (gen/config.py) decides what is explored: a change there, with the
+    same version number (a dev install), keys another index."""
+    before = reach._code()
+    real = Path.read_bytes
+    config = Path(reach.__file__).resolve().parent.parent / "config.py"
+
+    def edited(path: Path) -> bytes:
+        return real(path) + (b"\n# changed\n" if path == config else b"")
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    monkeypatch.setattr(reach, "_code_digest", None)
+    assert reach._code() != before
+
+
+def test_a_recent_list_naming_an_option_is_never_passed_to_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               batch_bin: Path) -> None:
+    """recent.json is a hint, unsealed, restored with the cache: a "commit" there that git would
+    read as an option (`--output=FILE` writes a file anywhere) is no commit, and never asked about."""
+    import json
+
+    rng = random.Random(2)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    for idx in (cache / "index-2").glob("*.idx"):
+        idx.unlink()  # no index of base: the recent commits are tried
+    recent = cache / "index-2" / "recent.json"
+    scope = json.loads(recent.read_bytes())[0][0]
+    written = tmp_path / "written-by-git"
+    recent.write_text(json.dumps([[scope, f"--output={written}"], [scope, "--no-index"]]))
+    _both_ways(root, cache, [], monkeypatch, "a lying recent list")
+    assert not written.exists()
+
+
+def test_cache_files_that_are_no_files_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    batch_bin: Path) -> None:
+    """A restored cache whose entries are a FIFO or a symlink to /dev/zero (reading either never
+    ends) or to a file of the user's: each is a miss, said, and the verdict is the one of no cache."""
+    import os
+    import signal
+
+    rng = random.Random(4)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    mine = tmp_path / "users-file"
+    mine.write_text("the user's own\n")
+    for i, path in enumerate(_files(cache)):
+        path.unlink()
+        if i % 3 == 0:
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero" if i % 3 == 1 else mine)
+
+    def hung(*_: Any) -> None:
+        raise TimeoutError("a cache file was read that never ends")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(300)
+    try:
+        _both_ways(root, cache, [], monkeypatch, "cache files that are no files")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert mine.read_text() == "the user's own\n"
+
+
+_FULL_DISK = """
+import json, os, subprocess, sys
+mnt, repo, mode, warm = sys.argv[1:5]
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt], check=True)
+subprocess.run(["cp", "-a", warm + "/.", mnt], check=False)  # as much of a warm cache as fits
+if mode == "full":
+    try:
+        with open(os.path.join(mnt, "fill"), "wb") as f:
+            while True:
+                f.write(b"x" * 4096)
+                f.flush()
+    except OSError:
+        pass
+else:
+    subprocess.run(["mount", "-o", "remount,ro", mnt], check=True)
+def run(cache):
+    env = {**os.environ, "GITHUB_ACTIONS": "", "COREDNS_GEN_CACHE_DIR": cache}
+    proc = subprocess.run([sys.executable, "-m", "gen", "guard", "--repo", repo, "--base", "base", "--head", "head",
+                           "--format", "json"] + ([] if cache else ["--no-cache"]), capture_output=True, text=True, env=env)
+    return proc.returncode, proc.stdout
+cached, plain = run(mnt), run("")
+left = sorted(n for _, _, names in os.walk(mnt) for n in names if n.startswith(".tmp-"))
+print(json.dumps({"same": cached == plain, "code": cached[0], "left": left}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["full", "ro"])
+def test_a_cache_on_a_full_or_read_only_disk_gives_the_verdict_of_no_cache(mode: str, tmp_path: Path,
+                                                                          batch_bin: Path) -> None:
+    """A real tiny tmpfs in a private mount namespace (`unshare -m`, root), holding part of a warm
+    cache: the kernel refuses every write (ENOSPC / EROFS); the run says what a run with no cache says."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT, missing_tool
+
+    rng = random.Random(6)
+    files, shapes, clusters = _fleet(rng)
+    root = tmp_path / "repo"
+    _repo(root, files, _change(rng, files, shapes, clusters), {"README.md": "x\n"})
+    warm = tmp_path / "warm"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=warm))
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    proc = subprocess.run(["unshare", "-m", sys.executable, "-c", _FULL_DISK, str(mnt), str(root), mode, str(warm)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    if proc.returncode != 0:
+        missing_tool("a private mount namespace (unshare -m, mount -t tmpfs)", RuntimeError(proc.stderr.strip()))
+    result = json.loads(proc.stdout)
+    assert result == {"same": True, "code": result["code"], "left": []}, result
+    assert result["code"] in (0, 1)

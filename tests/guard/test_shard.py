@@ -134,9 +134,37 @@ def test_merge_refuses_what_is_not_every_shard_of_one_run(tmp_path, flux_repo, g
     with pytest.raises(UsageError, match="not a guard result"):
         merge_results([plain])
     newer = tmp_path / "newer.json"
-    newer.write_text(one.read_text().replace('"version": 2', '"version": 3'))
-    with pytest.raises(UsageError, match="version 3"):
+    newer.write_text(one.read_text().replace('"version": 3', '"version": 4'))
+    with pytest.raises(UsageError, match="version 4"):
         merge_results([newer])
+
+
+def test_merge_refuses_shards_judged_otherwise_or_edited_by_hand(tmp_path, flux_repo, guard):
+    """A shard run with another --allow or --path, or its file edited after it was written: the
+    merge would judge what no shard judged (or judged otherwise) and pass where one run refuses."""
+    root = flux_repo(BASE, HEAD, standard=False)
+    gotk = {c: f"clusters/{c}/flux-system/gotk-sync.yaml" for c in CLUSTERS}
+    k = Shard(1, 2) if Shard(1, 2).holds(gotk["c0"]) else Shard(2, 2)  # the shard of c0, refused
+    other = Shard(3 - k.index, 2)
+    plain = {s.index: tmp_path / f"plain-{s.index}.json" for s in (k, other)}
+    for s, path in ((k, plain[k.index]), (other, plain[other.index])):
+        path.write_text(dump_result(guard(root, shard=s, cache_dir=tmp_path / f"c{s.index}")))
+    assert any(f.rule == "configmap-pruned" and "c0" in f.message + json.dumps(f.details)
+               for f in merge_results(list(plain.values())).findings)
+    allowed = tmp_path / "allowed.json"
+    allowed.write_text(dump_result(guard(root, shard=k, cache_dir=tmp_path / f"c{k.index}", allow=(f"cluster:{gotk['c0']}",))))
+    with pytest.raises(UsageError, match="judged with another allow"):
+        merge_results([allowed, plain[other.index]])
+    narrow = tmp_path / "narrow.json"
+    narrow.write_text(dump_result(guard(root, shard=k, cache_dir=tmp_path / f"c{k.index}", paths=("clusters/c1",))))
+    with pytest.raises(UsageError, match="judged with another paths"):
+        merge_results([narrow, plain[other.index]])
+    edited = json.loads(plain[k.index].read_text())
+    edited["findings"] = [f for f in edited["findings"] if f["severity"] != "error"]  # a refusal deleted by hand
+    hand = tmp_path / "hand.json"
+    hand.write_text(json.dumps(edited, indent=2))
+    with pytest.raises(UsageError, match="changed after the guard wrote it"):
+        merge_results([hand, plain[other.index]])
 
 
 @pytest.mark.parametrize("text", ["0/4", "5/4", "2", "a/b", "1/0"])

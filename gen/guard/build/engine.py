@@ -10,8 +10,10 @@ guard that cannot build as Flux builds says so (exit 3) instead of guessing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -27,7 +29,31 @@ from gen.tools import HELPER_BUILD_HINT, helper_binary
 PROTOCOL = 4  # tools/helper/build/batch.go Protocol
 BUILD_HINT = HELPER_BUILD_HINT
 Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
-_IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said
+_IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said, and which binary
+# the ELF note Go writes its build ID in (namesz 4, descsz, type 4, "Go"), near the start of the file
+_GO_NOTE = re.compile(rb"\x04\x00\x00\x00(.{4})\x04\x00\x00\x00Go\x00\x00", re.DOTALL)
+
+
+def binary_id(path: Path) -> str:
+    """One id of a program's bytes: the build ID Go writes into its ELF note (a digest of what the
+    binary was built from, read from its first 64 KiB), else a sha256 of the whole file.
+
+    Raises:
+        ToolError: the file cannot be read.
+    """
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 16)
+            found = _GO_NOTE.search(head)
+            if found is not None:
+                size = int.from_bytes(found.group(1), "little")
+                start = found.end()
+                if 0 < size <= 256 and start + size <= len(head):
+                    return "go:" + head[start:start + size].rstrip(b"\0").decode("ascii", "replace")
+            f.seek(0)
+            return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as err:
+        raise ToolError(f"cannot read {path}: {err}", hint=BUILD_HINT) from err
 
 
 @dataclass(frozen=True)
@@ -57,9 +83,11 @@ class Engine:
         self.identity = self._identity()
 
     def _identity(self) -> str:
-        """What built: the helper's protocol and the Flux and kustomize library versions it links
-        (a cached build made by another version is never reused); asked once per binary and
-        process. With no helper installed, a run with nothing to build needs none."""
+        """What built: the helper's protocol and the Flux and kustomize library versions it links,
+        and which binary it is (a helper rebuilt from changed code says the same versions, but
+        may read, report or build otherwise): a cached build, index or artifact answer made by
+        another helper is never reused. Asked once per binary and process. With no helper
+        installed, a run with nothing to build needs none."""
         if self.helper is None:
             return "no-helper"
         try:
@@ -68,7 +96,7 @@ class Engine:
             raise ToolError(f"cannot run {self.helper}: {err}", hint=BUILD_HINT) from err
         known = (str(self.helper), stat.st_size, stat.st_mtime_ns)
         if known not in _IDENTITIES:
-            _IDENTITIES[known] = self._ask_identity()
+            _IDENTITIES[known] = f"{self._ask_identity()} {binary_id(self.helper)}"
         return _IDENTITIES[known]
 
     def _ask_identity(self) -> str:

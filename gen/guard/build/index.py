@@ -30,17 +30,19 @@ import array
 import hashlib
 import json
 import posixpath
+import re
 import struct
 import sys
 import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from gen.cachefile import Sealed, seal, write_entry
+from gen.cachefile import Sealed, read_entry, seal, write_entry
 
 FOLDER = "index-2"  # the number is the format's
 _RECENT = "recent.json"  # the commits indexed lately, newest first: a hint only (each index is sealed)
 _RECENT_KEEP = 32
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a commit id (SHA-1 or SHA-256): never an option to git
 _HELM_GROUP = "helm.toolkit.fluxcd.io"
 # Flux Operator objects: a ResourceSet is rendered from inputs a build does not read (its input
 # providers, gen/guard/flux/resourcesets.py), and what is not rendered is listed per run
@@ -226,7 +228,9 @@ class FleetIndex:
             pass  # a cache only costs time
 
     def recent(self, context: str) -> list[str]:
-        """Commits indexed lately in this context, newest first (a hint: each index verifies itself)."""
+        """Commits indexed lately in this context, newest first (a hint: each index verifies itself;
+        the list is not sealed, so what is not a commit id is left out: git would read
+        `--output=FILE` as an option and write that file)."""
         scope = hashlib.sha256(context.encode()).hexdigest()
         return [commit for kept_scope, commit in self._recent() if kept_scope == scope]
 
@@ -234,12 +238,13 @@ class FleetIndex:
         if self.directory is None:
             return []
         try:
-            found = json.loads((self.directory / FOLDER / _RECENT).read_bytes())
+            found = json.loads(read_entry(self.directory / FOLDER / _RECENT))
         except (OSError, ValueError):
             return []
         if not isinstance(found, list):
             return []
-        return [e for e in found if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)]
+        return [e for e in found if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)
+                and _COMMIT.fullmatch(e[1])]
 
 
 _SIZES = struct.Struct("<III")

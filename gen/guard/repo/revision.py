@@ -205,7 +205,8 @@ def changed_paths(repo: Path, base: str, head: str) -> frozenset[str]:
     Raises:
         ToolError: git failed.
     """
-    proc = subprocess.run([git_binary(), "-C", str(repo), "diff", "--name-only", "--no-renames", "-z", base, head, "--"],
+    proc = subprocess.run([git_binary(), "-C", str(repo), "diff", "--name-only", "--no-renames", "-z", "--end-of-options",
+                           base, head, "--"],
                           capture_output=True, check=False)
     if proc.returncode != 0:
         raise ToolError(f"git diff --name-only {base[:12]} {head[:12]} failed", stderr=proc.stderr.decode(errors="replace"))

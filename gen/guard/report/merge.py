@@ -7,11 +7,16 @@ shard's clusters do not read) and which shard it is. The not-judged findings are
 rebuilt from the merged coverage (one `vars-unresolved` finding counts its Kustomizations over
 every shard), so every shard's file merged gives what one unsharded run gives. Merging refuses
 files of different commits, a missing or repeated shard, and an unknown envelope version: a
-merged verdict must never pass because a shard's file went missing.
+merged verdict must never pass because a shard's file went missing. It refuses as well shards
+judged otherwise (another coredns-gen or helper, another --path, --allow or inventory: a
+cluster one shard skipped or allowed is judged by none), and a file changed after the guard
+wrote it (its sha256 over the rest does not verify: a finding deleted by hand, a bit flipped on
+the way). The digest has no secret: it catches edits and damage, not a forger (docs/guard.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +33,7 @@ from gen.guard.model import KsRef
 from gen.guard.rules import sourceignore_hides
 
 FORMAT = "coredns-gen/guard-result"
-VERSION = 2  # 2: coverage.unread/holding (what a shard's clusters do not read) decide `unreached` in the merge
+VERSION = 3  # 2: coverage.unread/holding decide `unreached` in the merge; 3: judged_as, sha256
 COVERAGE_RULES = ("not-judged", "unreached", "vars-unresolved", "operator-not-judged")
 
 
@@ -65,8 +70,16 @@ def dump_result(result: GuardResult) -> str:
         # the Corefile views travel as the findings they are (rule corefile-diff) and are split off again
         "findings": [f.as_dict() for f in sorted([*result.findings, *result.views], key=Finding.sort_key)
                      if f.rule not in COVERAGE_RULES],
+        "judged_as": dict(sorted(result.judged_as.items())),
     }
+    doc["sha256"] = _digest(doc)
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _digest(doc: dict[str, Any]) -> str:
+    """The sha256 of an envelope without its own digest, over its canonical JSON."""
+    rest = {k: v for k, v in doc.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 @dataclass
@@ -78,6 +91,8 @@ class _Part:
     stats: dict[str, int]
     coverage: Coverage
     findings: list[Finding]
+    generator: str
+    judged_as: dict[str, Any]
 
 
 def merge_results(paths: list[Path]) -> GuardResult:
@@ -99,6 +114,13 @@ def merge_results(paths: list[Path]) -> GuardResult:
         if part.count != first.count:
             raise UsageError(f"{part.name} is shard {part.index}/{part.count}, {first.name} one of {first.count}",
                              file=part.name, hint="merge the shards of one run only (same --shard N)")
+        if (part.generator, part.judged_as) != (first.generator, first.judged_as):
+            differs = "the coredns-gen" if part.generator != first.generator else \
+                ", ".join(k for k in sorted(set(part.judged_as) | set(first.judged_as))
+                          if part.judged_as.get(k) != first.judged_as.get(k))
+            raise UsageError(f"{part.name} was judged with another {differs} than {first.name}: a cluster one shard "
+                             "skipped or judged otherwise would be judged by none", file=part.name,
+                             hint="run every shard with the same coredns-gen, helper, --path, --allow and --inventory")
         if part.index in seen:
             raise UsageError(f"shard {part.index}/{part.count} is given twice: {seen[part.index]} and {part.name}",
                              file=part.name, hint="pass each shard's file once")
@@ -174,6 +196,9 @@ def _load(path: Path) -> _Part:
     if doc.get("version") != VERSION:
         raise UsageError(f"{name} is guard result version {doc.get('version')!r}; this coredns-gen reads version {VERSION}",
                          file=name, hint="run the shards and the merge with the same coredns-gen")
+    if doc.get("sha256") != _digest(doc):
+        raise UsageError(f"{name} was changed after the guard wrote it (its sha256 does not verify)", file=name,
+                         hint="merge the files `guard --result FILE` wrote, unedited; write a damaged one again")
     try:
         shard = doc["shard"]
         c = doc["coverage"]
@@ -191,7 +216,8 @@ def _load(path: Path) -> _Part:
             nothing=_nothing(c["nothing"]))
         return _Part(name, {"base": str(doc["commits"]["base"]), "head": str(doc["commits"]["head"])},
                      int(shard["index"]) if shard else 1, int(shard["count"]) if shard else 1,
-                     {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]])
+                     {str(k): int(v) for k, v in doc["stats"].items()}, cov, [_finding(f) for f in doc["findings"]],
+                     str(doc["generator"]), dict(doc["judged_as"]))
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise UsageError(f"{name} is a damaged guard result ({type(err).__name__}: {err})", file=name,
                          hint="write it again with `guard --result FILE`") from None
