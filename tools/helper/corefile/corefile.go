@@ -35,6 +35,7 @@ import (
 
 	"github.com/coredns/caddy/caddyfile"
 
+	"github.com/coredns-gen/coredns-gen/tools/helper/setup"
 	"github.com/coredns-gen/coredns-gen/tools/helper/upstream"
 )
 
@@ -48,8 +49,9 @@ type text struct {
 }
 
 type request struct {
-	Texts     []text    `json:"texts"`
-	Upstreams *[]string `json:"upstreams"`
+	Texts     []text           `json:"texts"`
+	Upstreams *[]string        `json:"upstreams"`
+	Setups    *[]setup.Request `json:"setups"`
 }
 
 type token [2]any // [text, line]
@@ -68,6 +70,7 @@ type result struct {
 type answer struct {
 	Results   []result           `json:"results"`
 	Upstreams *[]upstream.Result `json:"upstreams,omitempty"`
+	Setups    *[]setup.Result    `json:"setups,omitempty"`
 }
 
 var errLine = regexp.MustCompile(`^(.*?):(\d+) - `)
@@ -162,6 +165,13 @@ func Main(args []string) {
 					judged[i] = upstream.Judge(to)
 				}
 				ans.Upstreams = &judged
+			}
+			if req.Setups != nil {
+				judged := make([]setup.Result, len(*req.Setups))
+				for i, r := range *req.Setups {
+					judged[i] = setup.Judge(r)
+				}
+				ans.Setups = &judged
 			}
 			if eerr := enc.Encode(ans); eerr != nil {
 				fmt.Fprintln(os.Stderr, eerr)
