@@ -18,7 +18,9 @@
 // The same process answers what forward makes of its TOs, so a lint run asks it with no second
 // process: {"texts": [], "upstreams": ["tls://1.1.1.1", ...]} -> {"results": [], "upstreams":
 // [{"verdict": "ok"}, ...]}, each by CoreDNS's own HostPortOrFile (tools/helper/upstream, whose
-// removed working directory this process runs in).
+// removed working directory this process runs in). And what each plugin's own setup makes of its
+// options: {"texts": [], "setups": [{"plugin": "cache", "text": "cache 30 {\n bogus\n}", "keys": ["."]}]}
+// -> {"results": [], "setups": [{"verdict": "refused", "error": "plugin/cache: ..."}]} (tools/helper/setup).
 package corefile
 
 import (
@@ -128,7 +130,7 @@ func Parse(t text, dir string) result {
 // Main serves requests until stdin closes.
 func Main(args []string) {
 	if len(args) == 1 && args[0] == "-version" {
-		fmt.Printf("corefile 2 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495; upstreams: %s %s)\n",
+		fmt.Printf("corefile 3 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495; upstreams and setups: %s %s)\n",
 			upstream.Module, upstream.Release())
 		return
 	}
