@@ -10,9 +10,24 @@ run in parallel threads never race each other either.
 from __future__ import annotations
 
 import random
+import re
 import socket
 import threading
 from pathlib import Path
+
+# What health, ready and prometheus listen on when their setup takes the address: Go's
+# net.SplitHostPort form (a bracketed host or one without `:`, then `:` and the port) with a
+# port Go's listener takes (digits, at most 65535). Anything else CoreDNS refuses, in the pod as
+# here: at setup ("missing port in address") or when it listens ("unknown port").
+_LISTEN_ADDRESS = re.compile(r"^(\[[^\[\]]*\]|[^:\[\]]*):(\d{1,5})$")
+
+
+def movable_listener(address: str) -> bool:
+    """Whether a sandbox may move a listener written `address` to a loopback port: only an
+    address CoreDNS would listen on (none written counts). One it refuses stays as written, so
+    the sandboxed CoreDNS refuses it too (moved, it would start, and lint --load pass it)."""
+    m = _LISTEN_ADDRESS.match(address)
+    return address == "" or (m is not None and int(m[2]) <= 65535)
 
 _handed_out: set[tuple[str, int]] = set()
 _lock = threading.Lock()

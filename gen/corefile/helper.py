@@ -52,6 +52,7 @@ class _Client:
         self.lock = threading.Lock()
         self.cache: dict[tuple[str, str, bool], Reading] = {}
         self.judged: dict[str, dict[str, str]] = {}
+        self.setups: dict[tuple[str, str, tuple[str, ...]], dict[str, str]] = {}
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None:
@@ -95,6 +96,23 @@ class _Client:
                     self.judged.clear()
                 self.judged.update(fresh)
             return {t: known[t] for t in tos}
+
+    def setup(self, asks: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[dict[str, str]]:
+        """The helper's raw answer ({"verdict", "error"}) for each (plugin, text, keys), one round trip."""
+        with self.lock:
+            todo = [a for a in dict.fromkeys(asks) if a not in self.setups]
+            if todo:
+                results = self._send({"texts": [], "setups": [{"plugin": p, "text": t, "keys": list(k)}
+                                                              for p, t, k in todo]}).get("setups")
+                if not isinstance(results, list) or len(results) != len(todo):
+                    raise ToolError("coredns-gen-helper corefile did not run the plugins' setup",
+                                    hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
+                if len(self.setups) + len(todo) > _CACHE_LIMIT:
+                    self.setups.clear()
+                fresh = dict(zip(todo, results, strict=True))
+                self.setups.update(fresh)
+                return [fresh[a] if a in fresh else self.setups[a] for a in asks]
+            return [self.setups[a] for a in asks]
 
     def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         proc = self._start()
@@ -171,3 +189,9 @@ def read(text: str, *, name: str = "Corefile", inside: bool = False) -> Reading:
 def judge_upstreams(tos: Sequence[str]) -> dict[str, dict[str, str]]:
     """The helper's HostPortOrFile answer for each forward TO (gen.corefile.upstreams types it)."""
     return _CLIENT.upstreams(tos)
+
+
+def judge_setups(asks: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[dict[str, str]]:
+    """The helper's answer for each (plugin, directive text, server block keys): CoreDNS's own setup
+    function run on the text (gen.corefile.setups types it)."""
+    return _CLIENT.setup(asks)

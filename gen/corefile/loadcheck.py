@@ -18,6 +18,7 @@ from typing import Mapping
 from gen.corefile.model import Corefile, Directive, ServerBlock
 from gen.launcher import CoreDNS, LoadError
 from gen.loopback import free_port as free_port  # re-exported for the real-binary lint tests
+from gen.loopback import movable_listener
 
 DROP = frozenset({"kubernetes", "loop"})  # need a cluster API / send probes upstream
 RESOLV_CONF = "/etc/resolv.conf"
@@ -50,8 +51,8 @@ def _adapt_block(block: ServerBlock, ports: dict[str, int], resolv: str, api: st
             d.args = ["127.0.0.1"]
         if d.name in DROP:
             continue
-        if d.name in ("health", "ready", "prometheus"):
-            d.args = [f"127.0.0.1:{free_port()}"]
+        if d.name in ("health", "ready", "prometheus") and movable_listener(d.args[0] if d.args else ""):
+            d.args = [f"127.0.0.1:{free_port()}", *d.args[1:]]
         if d.name == "forward":
             d.args = [resolv if a == RESOLV_CONF else a for a in d.args]
         kept.append(d)

@@ -5,7 +5,8 @@ would reach beyond this machine or collide with it, and keeps the shape of each 
 (a port stays a port, no port stays no port, a scheme stays):
 - server keys move to free loopback ports (one per original port) and every block binds
   127.0.0.1 (a `bind` as written names interfaces of the cluster's node);
-- `health`, `ready`, `prometheus`, `pprof` listen on free loopback ports, options kept;
+- `health`, `ready`, `prometheus`, `pprof` listen on free loopback ports, options kept (an
+  address CoreDNS refuses, `health bogus`, stays as written: moved, it would pass);
 - upstream addresses of `forward` and `grpc` become loopback (IPv4 127.0.0.1, IPv6 ::1, the
   written port kept); a host name stays a host name so CoreDNS refuses it ("not an IP address
   or file"); a path (resolv.conf style) becomes a file in the sandbox naming 127.0.0.1;
@@ -31,7 +32,7 @@ from typing import Mapping
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
 from gen.corefile.model import Snippet
 from gen.kubeapi import FakeKubeAPI
-from gen.loopback import free_port
+from gen.loopback import free_port, movable_listener
 
 LOOPBACK = "127.0.0.1"
 LISTENERS = frozenset({"health", "ready", "prometheus", "pprof"})
@@ -128,7 +129,8 @@ class _Writer:
         elif d.name in LISTENERS:
             if d.name != "pprof" or not d.args or not d.args[0].isdigit():
                 original = d.args[0] if d.args else ""
-                d.args = [self.listener(d.name, original), *d.args[1:]]
+                if d.name == "pprof" or movable_listener(original):
+                    d.args = [self.listener(d.name, original), *d.args[1:]]
         elif d.name == "kubernetes":
             self.kubernetes(d)
         elif d.name == "import" and d.args:

@@ -35,6 +35,7 @@ from gen.lint import (
     override_context_unknown,
     override_root_forward,
     plugin_once_per_block,
+    plugin_setup_refused,
     rewrite_arguments,
     server_block_unclosed,
     unknown_plugin,
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     forward_next_ignored,
     plugin_once_per_block,
     rewrite_arguments,
+    plugin_setup_refused,
     forward_unreachable,
     import_server_in_block,
     import_not_found,
@@ -194,6 +196,7 @@ def lint(paths: Sequence[Path | str], coredns_version: str | None = None, platfo
     ctx = LintContext(build_units(inputs, stock), inputs, version, platform, release, source, frozenset(plugins))
     refusing = {r.ID for r in RULES if r.REFUSES}
     findings = {f for rule in RULES for f in rule.check(ctx) if stock is None or f.file != stock.filename}
+    findings = plugin_setup_refused.unexplained(findings, refusing)
     loaded_by = None
     if load is not None:
         loaded = load(inputs, stock, sorted(findings, key=Finding.sort_key))

@@ -45,6 +45,9 @@ FAILOVER_LOOP_FIXED = Version(1, 14, 7)  # failover's counter reset loop, coredn
 # strips `[]` off an address without a port before net.ParseIP.
 HOSTPORT_LINKED = Version(1, 13, 1)
 HOSTPORT_TRIMS_BRACKETS = Version(1, 14, 2)
+# The same module gives the helper the setup functions of the plugins it runs on a directive's
+# tokens (tools/helper/setup): their verdicts are that release's, not another's.
+SETUP_LINKED = HOSTPORT_LINKED
 
 # Plugins whose setup returns plugin.ErrOnce ("this plugin can only be used once per Server
 # Block"): every plugin/*/setup.go of the coredns/coredns v1.13.1 module source that does

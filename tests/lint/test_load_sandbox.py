@@ -98,3 +98,27 @@ def test_only_what_leaves_the_machine_is_replaced(tmp_path: Path) -> None:
     assert f"forward . 127.0.0.1:5353 tls://[::1] dns.google {resolv} {{\n        max_fails 3\n" in text
     assert "        upstream\n" in text and "10.0.0" not in text and "2001:db8" not in text
     assert resolv.read_text().endswith("nameserver 127.0.0.1\n")
+
+
+@pytest.mark.coredns
+@pytest.mark.parametrize("listener", ["health bogus", "ready bogus", "prometheus localhost", "health :99999"])
+def test_a_listener_address_coredns_refuses_stays_refused(tmp_path: Path, coredns_bin: Path, listener: str) -> None:
+    """The sandbox moved every listener to a loopback port, so `health bogus` started there and
+    `lint --load` passed what CoreDNS refuses in the pod (and dropped static lint's refusal)."""
+    text = f".:53 {{\n    {listener}\n    forward . 10.0.0.1\n}}\n"
+    path = tmp_path / "Corefile"
+    path.write_text(text)
+    found = run_lint([path], coredns_version="1.13.1", load=load_check(coredns_bin))
+    assert [f.line for f in found if f.rule == "coredns-refused"] != [], found
+    fine = _load(tmp_path, "Corefile", text.replace(listener, listener.split()[0] + " :8080"), coredns_bin)
+    assert fine == []
+
+
+@pytest.mark.parametrize(("address", "movable"), [
+    ("", True), (":8080", True), ("localhost:9153", True), ("[::1]:8181", True), ("0.0.0.0:65535", True),
+    ("bogus", False), (":bogus", False), ("localhost", False), (":99999", False), ("::1:8080", False), (":", False),
+])
+def test_only_an_address_coredns_listens_on_is_moved(address: str, movable: bool) -> None:
+    from gen.loopback import movable_listener
+
+    assert movable_listener(address) is movable

@@ -18,7 +18,9 @@
 // The same process answers what forward makes of its TOs, so a lint run asks it with no second
 // process: {"texts": [], "upstreams": ["tls://1.1.1.1", ...]} -> {"results": [], "upstreams":
 // [{"verdict": "ok"}, ...]}, each by CoreDNS's own HostPortOrFile (tools/helper/upstream, whose
-// removed working directory this process runs in).
+// removed working directory this process runs in). And what each plugin's own setup makes of its
+// options: {"texts": [], "setups": [{"plugin": "cache", "text": "cache 30 {\n bogus\n}", "keys": ["."]}]}
+// -> {"results": [], "setups": [{"verdict": "refused", "error": "plugin/cache: ..."}]} (tools/helper/setup).
 package corefile
 
 import (
@@ -35,6 +37,7 @@ import (
 
 	"github.com/coredns/caddy/caddyfile"
 
+	"github.com/coredns-gen/coredns-gen/tools/helper/setup"
 	"github.com/coredns-gen/coredns-gen/tools/helper/upstream"
 )
 
@@ -48,8 +51,9 @@ type text struct {
 }
 
 type request struct {
-	Texts     []text    `json:"texts"`
-	Upstreams *[]string `json:"upstreams"`
+	Texts     []text           `json:"texts"`
+	Upstreams *[]string        `json:"upstreams"`
+	Setups    *[]setup.Request `json:"setups"`
 }
 
 type token [2]any // [text, line]
@@ -68,6 +72,7 @@ type result struct {
 type answer struct {
 	Results   []result           `json:"results"`
 	Upstreams *[]upstream.Result `json:"upstreams,omitempty"`
+	Setups    *[]setup.Result    `json:"setups,omitempty"`
 }
 
 var errLine = regexp.MustCompile(`^(.*?):(\d+) - `)
@@ -125,7 +130,7 @@ func Parse(t text, dir string) result {
 // Main serves requests until stdin closes.
 func Main(args []string) {
 	if len(args) == 1 && args[0] == "-version" {
-		fmt.Printf("corefile 2 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495; upstreams: %s %s)\n",
+		fmt.Printf("corefile 3 (github.com/coredns/caddy v1.1.4-0.20250930002214-15135a999495; upstreams and setups: %s %s)\n",
 			upstream.Module, upstream.Release())
 		return
 	}
@@ -162,6 +167,13 @@ func Main(args []string) {
 					judged[i] = upstream.Judge(to)
 				}
 				ans.Upstreams = &judged
+			}
+			if req.Setups != nil {
+				judged := make([]setup.Result, len(*req.Setups))
+				for i, r := range *req.Setups {
+					judged[i] = setup.Judge(r)
+				}
+				ans.Setups = &judged
 			}
 			if eerr := enc.Encode(ans); eerr != nil {
 				fmt.Fprintln(os.Stderr, eerr)
