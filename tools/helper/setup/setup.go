@@ -6,12 +6,16 @@
 // Only plugins whose setup reads nothing but its tokens are linked (Judged): no file, network
 // interface, cloud credential or cluster API decides their verdict, so the answer here is the
 // answer in the pod. Any other plugin is "unjudged". Hooks a setup registers (listeners, health
-// checks, reload) belong to a test instance that never starts, so nothing listens or dials.
+// checks, reload) belong to a test instance that never starts, so nothing listens or dials; what a
+// setup starts at once (hosts' reload ticker, which reads its file every 5 s) is stopped by the
+// instance's shutdown hooks, run after each judgment: a long lint run reads no file on a timer.
 package setup
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/coredns/caddy"
 	"github.com/coredns/caddy/caddyfile"
@@ -92,8 +96,23 @@ func Judge(r Request) (res Result) {
 			res = Result{Verdict: "unjudged", Error: fmt.Sprint("setup panicked: ", p)}
 		}
 	}()
+	defer shutDown(c)
 	if err := action(c); err != nil {
 		return Result{Verdict: "refused", Error: err.Error()}
 	}
 	return Result{Verdict: "ok"}
+}
+
+// shutDown runs the shutdown hooks the setup registered on the controller's test instance, as
+// CoreDNS does when an instance stops. caddy keeps the instance unexported, so it is read by
+// reflection; without it (another caddy) nothing runs, and a ticker a setup started stays.
+func shutDown(c *caddy.Controller) {
+	field := reflect.ValueOf(c).Elem().FieldByName("instance")
+	if !field.IsValid() || field.Type() != reflect.TypeOf((*caddy.Instance)(nil)) {
+		return
+	}
+	instance := reflect.NewAt(field.Type(), unsafe.Pointer(field.UnsafeAddr())).Elem().Interface().(*caddy.Instance)
+	if instance != nil {
+		instance.ShutdownCallbacks()
+	}
 }

@@ -1,8 +1,10 @@
 package setup
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestJudge(t *testing.T) {
@@ -22,5 +24,22 @@ func TestJudge(t *testing.T) {
 		if got.Verdict != c.verdict || !strings.Contains(got.Error, c.error) {
 			t.Errorf("%s %q: got %+v, want %s with %q", c.plugin, c.text, got, c.verdict, c.error)
 		}
+	}
+}
+
+// A judged hosts directive leaves no reload ticker behind (it would read the file every 5 s for
+// as long as a lint run's helper lives).
+func TestJudgeLeavesNoGoroutine(t *testing.T) {
+	Judge(Request{Plugin: "hosts", Text: "hosts /nonexistent/hosts", Keys: []string{"."}})
+	time.Sleep(50 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		if got := Judge(Request{Plugin: "hosts", Text: "hosts /nonexistent/hosts", Keys: []string{"."}}); got.Verdict != "ok" {
+			t.Fatalf("hosts: %+v", got)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("20 hosts judgments left %d goroutines running", after-before)
 	}
 }
