@@ -375,6 +375,14 @@ class Discovery:
                 chosen[label] = self._unproduced(label, picked.roots, refs)
             self.chosen[label] = chosen[label]
         if "base" in chosen and "head" in chosen:
+            # A cluster whose bootstrap head writes another way keeps its identity: named as at head.
+            renamed = rootsmod.same_clusters(chosen["base"], chosen["head"])
+            if renamed:
+                def named(cands: list[Candidate]) -> list[Candidate]:
+                    return [rootsmod.in_cluster(c, renamed[c.ks.ref.cluster]) if c.ks.ref.cluster in renamed else c
+                            for c in cands]
+                chosen["base"] = self.chosen["base"] = named(chosen["base"])
+                self.candidates["base"] = named(self.candidates["base"])
             # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
             # in the cluster, still reconciling its path with the spec it had.
             head_refs = {c.ks.ref for c in self.candidates["head"]}

@@ -502,3 +502,68 @@ def test_a_pruned_namespace_holding_a_suspended_helmrelease_counts_only_its_rele
     root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
     pruned = [f.details["object"] for f in by_rule(guard(root).findings, "namespace-pruned")]
     assert pruned == (["_media__Namespace"] if refused else [])
+
+
+SCRIPT_BOOTSTRAP = """
+    name: e2e
+    on: push
+    jobs:
+      kubernetes:
+        runs-on: ubuntu-latest
+        steps:
+          - run: |
+              flux create source git flux-system --url=${{ github.event.repository.html_url }} --branch=main
+              flux create kustomization flux-system --source=flux-system --path=./clusters/staging
+"""
+GOTK_SYNC = "clusters/staging/flux-system/gotk-sync.yaml"
+
+
+@pytest.mark.parametrize("written", [
+    "# This file will be generated automatically by flux bootstrap.\n",
+    FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("./clusters/prod", "./clusters/staging"),
+])
+def test_a_cluster_whose_bootstrap_comes_into_git_is_judged_as_the_same_cluster(flux_repo, guard, written):
+    """A cluster bootstrapped by a script at base, whose `flux-system` Kustomization head writes in
+    git (a gotk-sync.yaml, or bootstrap's placeholder for one) syncing the same folder, is the
+    same cluster: the same Kustomization reconciles head, and prunes what head drops.
+
+    Reduced from fluxcd/flux2-kustomize-helm-example eb17b57 ("Refactor: Add Flux UI", 8cee664 on
+    its branch): the e2e workflow's `flux create kustomization flux-system --path=./clusters/staging`
+    was the root at base; the change commits clusters/staging/flux-system/gotk-sync.yaml
+    placeholders and replaces the Kustomization `infrastructure` (nginx and redis HelmReleases)
+    with `infra-controllers`/`infra-configs`. The guard named the cluster by the script's folder
+    at base and by the placeholder at head, took the base cluster for gone ("root Kustomization
+    flux-system/flux-system was applied outside git": orphaned, warnings) and the head one for
+    new: exit 0, while flux-system prunes `infrastructure` and its finalizer uninstalls both
+    releases. Here `infra` applies kube-system/coredns-custom.
+    """
+    base = {
+        ".github/workflows/e2e.yaml": SCRIPT_BOOTSTRAP,
+        "clusters/staging/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    head = {GOTK_SYNC: written, "clusters/staging/infra.yaml": flux_ks("infra-configs", "./configs"),
+            "configs/kustomization.yaml": kustomization()}
+    root = flux_repo(base, head, standard=False)
+    git(root, "remote", "add", "origin", "ssh://git@example.invalid/fleet")
+    findings = guard(root).findings
+    pruned = by_rule(findings, "configmap-pruned")
+    assert [f.details["object"] for f in pruned] == [CUSTOM_ID]
+    assert pruned[0].details["cluster"] == GOTK_SYNC
+    assert blocking(findings)
+
+
+def test_a_script_bootstrap_moved_into_git_keeping_what_it_applies_passes(flux_repo, guard):
+    """The same move with nothing dropped: the cluster is judged once, and nothing is lost."""
+    base = {
+        ".github/workflows/e2e.yaml": SCRIPT_BOOTSTRAP,
+        "clusters/staging/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    root = flux_repo(base, {GOTK_SYNC: "# This file will be generated automatically by flux bootstrap.\n"},
+                     standard=False)
+    result = guard(root)
+    assert not [f for f in result.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    assert result.stats["clusters"] == 1

@@ -20,6 +20,7 @@ builds reach is in no cluster: it is listed as unreached and never built.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -251,6 +252,37 @@ def _already(ev: Candidate, boot: list[Candidate]) -> bool:
                 (not ev.evidence.path or b.file.startswith(ev.evidence.path + "/")):
             return True
     return False
+
+
+def same_clusters(base: list[Candidate], head: list[Candidate]) -> dict[str, str]:
+    """Base cluster -> head cluster, for a cluster whose bootstrap is written another way at head
+    (a script's `flux create kustomization` becomes a gotk-sync.yaml, a gotk-sync.yaml a
+    FluxInstance, a bootstrap file moves): its roots are the same Kustomizations (namespace, name)
+    syncing the same folders, so the same objects in the cluster reconcile head and prune what it
+    drops. A cluster's name is its root's file (or a script's folder), so without this the base
+    cluster would look gone (its objects orphaned) and the head one new (nothing compared). Only
+    a one-to-one match counts: a cluster gone whose roots match no new cluster, or several, keeps
+    its name."""
+    def roots_of(cands: list[Candidate]) -> dict[str, frozenset[tuple[str, str, str]]]:
+        out: dict[str, set[tuple[str, str, str]]] = {}
+        for c in cands:
+            out.setdefault(c.ks.ref.cluster, set()).add((c.ks.ref.namespace, c.ks.ref.name, c.ks.path))
+        return {cluster: frozenset(roots) for cluster, roots in out.items()}
+
+    before, after = roots_of(base), roots_of(head)
+    gone = {cluster: roots for cluster, roots in before.items() if cluster not in after}
+    new = {cluster: roots for cluster, roots in after.items() if cluster not in before}
+    out: dict[str, str] = {}
+    for cluster, roots in gone.items():
+        hits = [other for other, theirs in new.items() if theirs == roots]
+        if len(hits) == 1 and sum(1 for theirs in gone.values() if theirs == roots) == 1:
+            out[cluster] = hits[0]
+    return out
+
+
+def in_cluster(c: Candidate, cluster: str) -> Candidate:
+    """The same candidate, named as a root of `cluster`."""
+    return dataclasses.replace(c, ks=dataclasses.replace(c.ks, ref=c.ks.ref.in_cluster(cluster)))
 
 
 # folder names that keep manifests out of use (`_archive/`, `deprecated/`): never a guessed root
