@@ -354,7 +354,7 @@ class Discovery:
             first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
             candidates, instances = rootsmod.find_candidates(view, first, self.remotes)
             self.evidence[label] = bootstraps.scan(self.trees[label])  # scripts are often sourceignored
-            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files)
+            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files, view)
             picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under, scripted)
             if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
                 candidates, instances = rootsmod.find_candidates(view, files, self.remotes)

@@ -567,3 +567,47 @@ def test_a_script_bootstrap_moved_into_git_keeping_what_it_applies_passes(flux_r
     result = guard(root)
     assert not [f for f in result.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
     assert result.stats["clusters"] == 1
+
+
+@pytest.mark.parametrize("applied", [
+    "clusters/$CLUSTER_NAME/infra.yaml",   # microsoft/multicluster-gitops utils/add-cluster.sh
+    "./clusters/edge/infra.yaml",
+    "clusters/edge/",                      # a folder: its manifests
+    "clusters -R",                         # every level
+])
+def test_a_kustomization_a_script_applies_with_kubectl_apply_f_is_a_root(flux_repo, guard, applied):
+    """`kubectl apply -f FILE` applies the Flux Kustomizations written in FILE once, outside
+    git: they reconcile their paths and prune like any other.
+
+    Reduced from microsoft/multicluster-gitops, whose clusters are bootstrapped with `flux
+    bootstrap --path=clusters/base` and then `kubectl apply -f clusters/$CLUSTER_NAME/infra.yaml`
+    (utils/add-cluster.sh): the Kustomization `infrastructure` of ./infra/k3d-america (an nginx
+    HelmRelease) was listed as unreached, so every change under infra/k3d-america passed with "0
+    of 1 clusters touched". Here it applies kube-system/coredns-custom.
+    """
+    base = {
+        "utils/add-cluster.sh": f"#!/bin/bash\nCLUSTER_NAME=$1\nkubectl apply -f {applied}\n",
+        "clusters/edge/infra.yaml": flux_ks("infrastructure", "./infra/edge"),
+        "infra/edge/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/edge/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
+    pruned = by_rule(result.findings, "configmap-pruned")
+    assert [(f.details["object"], f.details["cluster"]) for f in pruned] == [(CUSTOM_ID, "clusters/edge/infra.yaml")]
+    assert blocking(result.findings)
+
+
+@pytest.mark.parametrize("applied", ["https://example.invalid/ks.yaml", "-", "utils/role.yaml"])
+def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(flux_repo, guard, applied):
+    """A URL, stdin or a file without a Flux Kustomization starts no cluster: the file the
+    script does not apply stays unreached, as before."""
+    base = {
+        "utils/add-cluster.sh": f"#!/bin/bash\nkubectl apply -f {applied}\n",
+        "utils/role.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: x\n  namespace: default\n",
+        "clusters/edge/infra.yaml": flux_ks("infrastructure", "./infra/edge"),
+        "infra/edge/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/edge/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
+    assert not blocking(result.findings)
+    assert result.coverage.unreached == ["clusters/edge/infra.yaml"]

@@ -174,13 +174,21 @@ def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tre
                      identity=identity)
 
 
-def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str]) -> list[Candidate]:
+def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str],
+                   tree: Tree | None = None) -> list[Candidate]:
     """The roots the repository's scripts and tools apply; each cluster named by the folder it
-    syncs (no file holds its root). A folder applied with `kubectl apply -k` that holds no Flux
-    Kustomization (Flux's own install) starts no cluster."""
+    syncs (no file holds its root), or by the file `kubectl apply -f` applies, whose Flux
+    Kustomizations are its roots as written. A folder applied with `kubectl apply -k` that holds
+    no Flux Kustomization (Flux's own install) starts no cluster."""
     out: list[Candidate] = []
     for ev in evidence:
         cluster = ev.path or "."
+        if ev.form == "kubectl-apply-file":
+            for doc in (file_docs(tree, ev.path) or []) if tree is not None and tree.is_file(ev.path) else []:
+                if is_flux_kustomization(doc):
+                    given = bool((doc.get("metadata") or {}).get("namespace"))
+                    out.append(Candidate(parse_ks(doc, ev.namespace, cluster=ev.path), ev.path, given, evidence=ev))
+            continue
         if ev.form == "flux-instance-chart":
             doc = {"apiVersion": f"{INSTANCE_GROUP}/v1", "kind": "FluxInstance",
                    "metadata": {"name": "flux", "namespace": "flux-system"}, "spec": {"sync": dict(ev.sync)}}
@@ -246,6 +254,10 @@ def _already(ev: Candidate, boot: list[Candidate]) -> bool:
     folder it applies that holds that bootstrap's file (`kubectl apply -k clusters/x/flux-system`)."""
     assert ev.evidence is not None
     for b in boot:
+        if ev.evidence.form == "kubectl-apply-file":
+            if b.file == ev.file:  # `kubectl apply -f clusters/x/flux-system/gotk-sync.yaml`
+                return True
+            continue
         if b.ks.path == ev.ks.path and ev.evidence.form != "kubectl-apply":
             return True
         if ev.evidence.form == "kubectl-apply" and b.file and \
