@@ -611,3 +611,40 @@ def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(f
     result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
     assert not blocking(result.findings)
     assert result.coverage.unreached == ["clusters/edge/infra.yaml"]
+
+
+FLUX_INSTANCE = """
+    apiVersion: fluxcd.controlplane.io/v1
+    kind: FluxInstance
+    metadata:
+      name: flux
+      namespace: flux-system
+    spec:
+      distribution:
+        version: "2.x"
+        registry: ghcr.io/fluxcd
+      sync:
+        kind: GitRepository
+        url: ssh://git@example.invalid/fleet
+        ref: refs/heads/main
+        path: clusters/prod
+"""
+
+
+def test_a_gotk_sync_replaced_by_a_flux_instance_is_one_cluster(flux_repo, guard):
+    """Moving a cluster from `flux bootstrap` to the Flux Operator (its FluxInstance makes the same
+    `flux-system` Kustomization of the same folder) keeps the cluster: judged once, base against
+    head, what head drops refused (it was judged twice: the gotk-sync root carried over as gone
+    from git beside a new FluxInstance cluster)."""
+    base = {"clusters/prod/infra.yaml": flux_ks("infra", "./infra"),
+            "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+            "infra/coredns-custom.yaml": configmap("coredns-custom")}
+    head = {"clusters/prod/flux-system/gotk-sync.yaml": None,
+            "clusters/prod/flux-system/kustomization.yaml": kustomization("flux-instance.yaml"),
+            "clusters/prod/flux-system/flux-instance.yaml": FLUX_INSTANCE,
+            "infra/kustomization.yaml": kustomization()}
+    root = flux_repo(base, head)
+    git(root, "remote", "add", "origin", "ssh://git@example.invalid/fleet")
+    result = guard(root)
+    assert [f.details["object"] for f in by_rule(result.findings, "configmap-pruned")] == [CUSTOM_ID]
+    assert result.stats["clusters"] == 1
