@@ -597,7 +597,8 @@ def test_a_kustomization_a_script_applies_with_kubectl_apply_f_is_a_root(flux_re
     assert blocking(result.findings)
 
 
-@pytest.mark.parametrize("applied", ["https://example.invalid/ks.yaml", "-", "utils/role.yaml"])
+@pytest.mark.parametrize("applied", ["https://example.invalid/ks.yaml", "-", "/dev/stdin", "/clusters/edge/infra.yaml",
+                                     "utils/role.yaml"])
 def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(flux_repo, guard, applied):
     """A URL, stdin or a file without a Flux Kustomization starts no cluster: the file the
     script does not apply stays unreached, as before."""

@@ -197,10 +197,10 @@ def _applied_files(tree: Tree, script: str, line: int, raw_path: str, recursive:
     name); a folder is its manifests (every level with `-R`). `path` is the file; `namespace` the
     one `-n` names ("": kubectl's context namespace, `default` unless the kubeconfig says)."""
     text = raw_path.strip()
-    if "://" in text or text.startswith("-") or not text:
+    if "://" in text or text.startswith(("-", "/")) or not text:  # a URL, stdin, a path outside the repository
         return []
     text = text.rstrip("/")
-    bases = [text] if text.startswith("/") else [text, posixpath.join(posixpath.dirname(script), text)]
+    bases = [text, posixpath.join(posixpath.dirname(script), text)]
     for base in bases:
         if _TEMPLATE.search(base):
             regex = _folder_pattern(_TEMPLATE.sub("\0", base))
