@@ -649,3 +649,44 @@ def test_a_gotk_sync_replaced_by_a_flux_instance_is_one_cluster(flux_repo, guard
     result = guard(root)
     assert [f.details["object"] for f in by_rule(result.findings, "configmap-pruned")] == [CUSTOM_ID]
     assert result.stats["clusters"] == 1
+
+
+APPS_NAMESPACE = """
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: apps
+"""
+
+
+@pytest.mark.parametrize(("held", "refused"), [(configmap("app-config", namespace="apps"), True),
+                                               ("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: app\n"
+                                                "  namespace: apps\n", False)])
+def test_a_namespace_moving_away_from_a_deleted_kustomization_takes_what_it_holds(flux_repo, guard, held, refused):
+    """A Namespace that moves to another Kustomization while its old one is deleted (renamed) is
+    deleted by the old one's finalizer unless the new one has taken it over first, which nothing
+    orders (as for a ConfigMap or HelmRelease: object-moved-deleted), and Kubernetes then deletes
+    every object in it, including ConfigMaps and HelmReleases that other Kustomizations apply and
+    that stay in git.
+
+    Found replaying controlplaneio-fluxcd/d1-fleet 58997c0 ("Set branch var for tenants": the
+    Kustomization `tenants` becomes `flux-tenants`, with a new dependsOn that delays its first
+    apply; Namespace frontend moves, an object-moved warning). There the Namespace held only a
+    ServiceAccount and a RoleBinding (a warning, as here with a ServiceAccount); here Kustomization
+    `apps` applies ConfigMap apps/app-config in it, and the rename passed with a warning.
+    """
+    base = {"clusters/prod/namespaces.yaml": flux_ks("namespaces", "./namespaces"),
+            "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "namespaces/kustomization.yaml": kustomization("apps.yaml"),
+            "namespaces/apps.yaml": APPS_NAMESPACE,
+            "apps/kustomization.yaml": kustomization("held.yaml"),
+            "apps/held.yaml": held}
+    root = flux_repo(base, {"clusters/prod/namespaces.yaml": flux_ks("cluster-namespaces", "./namespaces")})
+    findings = guard(root).findings
+    moved = by_rule(findings, "object-moved-deleted")
+    assert [f.details["object"] for f in moved] == (["_apps__Namespace"] if refused else [])
+    assert bool(blocking(findings)) is refused
+    if refused:
+        assert "ConfigMap apps/app-config" in moved[0].message
+    else:
+        assert [f.details["object"] for f in by_rule(findings, "object-moved")] == ["_apps__Namespace"]
