@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from gen.finding import Finding, Severity
-from gen.guard.diff import BuildIssue, Removal
+from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
 from gen.guard.locate import Locator
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
@@ -98,6 +98,18 @@ class Change:
                     if name in (key.namespace, release_ns, spec.get("storageNamespace")):
                         held.add(key)
         return sorted(held, key=lambda k: (k.kind != "ConfigMap", k))  # the ConfigMaps first
+
+    def deleted_on_move(self, removal: Removal) -> list[ObjKey] | None:
+        """Whether an object that moves away from a Kustomization deleted with prune is lost with
+        it (its finalizer deletes what is still labelled as its own, before or after the new owner
+        takes it over: nothing orders it): None when not; else what is lost besides it, for a
+        Namespace what Kubernetes deletes with it (held_in: ConfigMaps, HelmReleases), [] for a
+        ConfigMap or HelmRelease itself (gen/guard/diff.py move_deletes)."""
+        if move_deletes(removal):
+            return []
+        if removal.fate == MOVED and removal.ks_gone:
+            return self.held_in(removal) or None
+        return None
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:
         details = {

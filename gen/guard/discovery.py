@@ -354,7 +354,7 @@ class Discovery:
             first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
             candidates, instances = rootsmod.find_candidates(view, first, self.remotes)
             self.evidence[label] = bootstraps.scan(self.trees[label])  # scripts are often sourceignored
-            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files)
+            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files, view)
             picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under, scripted)
             if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
                 candidates, instances = rootsmod.find_candidates(view, files, self.remotes)
@@ -375,6 +375,14 @@ class Discovery:
                 chosen[label] = self._unproduced(label, picked.roots, refs)
             self.chosen[label] = chosen[label]
         if "base" in chosen and "head" in chosen:
+            # A cluster whose bootstrap head writes another way keeps its identity: named as at head.
+            renamed = rootsmod.same_clusters(chosen["base"], chosen["head"])
+            if renamed:
+                def named(cands: list[Candidate]) -> list[Candidate]:
+                    return [rootsmod.in_cluster(c, renamed[c.ks.ref.cluster]) if c.ks.ref.cluster in renamed else c
+                            for c in cands]
+                chosen["base"] = self.chosen["base"] = named(chosen["base"])
+                self.candidates["base"] = named(self.candidates["base"])
             # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
             # in the cluster, still reconciling its path with the spec it had.
             head_refs = {c.ks.ref for c in self.candidates["head"]}

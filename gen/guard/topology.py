@@ -195,7 +195,7 @@ def _form(c: Candidate, how: str) -> tuple[str, str]:
         return f"Azure fluxConfiguration ({TOOL_LABEL[c.evidence.tool]})", c.evidence.describe()
     if c.evidence is not None:
         return {"flux-bootstrap": "flux bootstrap (a script)", "flux-create": "flux create kustomization (a script)",
-                "kubectl-apply": "kubectl apply -k (a script)",
+                "kubectl-apply": "kubectl apply -k (a script)", "kubectl-apply-file": "kubectl apply -f (a script)",
                 "flux-instance-chart": "flux-instance chart values (a tool)",
                 "flux-configuration": "Azure fluxConfiguration"}[c.evidence.form], c.evidence.describe()
     if how == "config":

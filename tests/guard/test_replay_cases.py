@@ -608,3 +608,191 @@ def test_a_pruned_namespace_holding_a_suspended_helmrelease_counts_only_its_rele
     root = flux_repo(base, {"apps/kustomization.yaml": kustomization("sonarr-4k.yaml"), "apps/namespace.yaml": None})
     pruned = [f.details["object"] for f in by_rule(guard(root).findings, "namespace-pruned")]
     assert pruned == (["_media__Namespace"] if refused else [])
+
+
+SCRIPT_BOOTSTRAP = """
+    name: e2e
+    on: push
+    jobs:
+      kubernetes:
+        runs-on: ubuntu-latest
+        steps:
+          - run: |
+              flux create source git flux-system --url=${{ github.event.repository.html_url }} --branch=main
+              flux create kustomization flux-system --source=flux-system --path=./clusters/staging
+"""
+GOTK_SYNC = "clusters/staging/flux-system/gotk-sync.yaml"
+
+
+@pytest.mark.parametrize("written", [
+    "# This file will be generated automatically by flux bootstrap.\n",
+    FLUX_SYSTEM["clusters/prod/flux-system/gotk-sync.yaml"].replace("./clusters/prod", "./clusters/staging"),
+])
+def test_a_cluster_whose_bootstrap_comes_into_git_is_judged_as_the_same_cluster(flux_repo, guard, written):
+    """A cluster bootstrapped by a script at base, whose `flux-system` Kustomization head writes in
+    git (a gotk-sync.yaml, or bootstrap's placeholder for one) syncing the same folder, is the
+    same cluster: the same Kustomization reconciles head, and prunes what head drops.
+
+    Reduced from fluxcd/flux2-kustomize-helm-example eb17b57 ("Refactor: Add Flux UI", 8cee664 on
+    its branch): the e2e workflow's `flux create kustomization flux-system --path=./clusters/staging`
+    was the root at base; the change commits clusters/staging/flux-system/gotk-sync.yaml
+    placeholders and replaces the Kustomization `infrastructure` (nginx and redis HelmReleases)
+    with `infra-controllers`/`infra-configs`. The guard named the cluster by the script's folder
+    at base and by the placeholder at head, took the base cluster for gone ("root Kustomization
+    flux-system/flux-system was applied outside git": orphaned, warnings) and the head one for
+    new: exit 0, while flux-system prunes `infrastructure` and its finalizer uninstalls both
+    releases. Here `infra` applies kube-system/coredns-custom.
+    """
+    base = {
+        ".github/workflows/e2e.yaml": SCRIPT_BOOTSTRAP,
+        "clusters/staging/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    head = {GOTK_SYNC: written, "clusters/staging/infra.yaml": flux_ks("infra-configs", "./configs"),
+            "configs/kustomization.yaml": kustomization()}
+    root = flux_repo(base, head, standard=False)
+    git(root, "remote", "add", "origin", "ssh://git@example.invalid/fleet")
+    findings = guard(root).findings
+    pruned = by_rule(findings, "configmap-pruned")
+    assert [f.details["object"] for f in pruned] == [CUSTOM_ID]
+    assert pruned[0].details["cluster"] == GOTK_SYNC
+    assert blocking(findings)
+
+
+def test_a_script_bootstrap_moved_into_git_keeping_what_it_applies_passes(flux_repo, guard):
+    """The same move with nothing dropped: the cluster is judged once, and nothing is lost."""
+    base = {
+        ".github/workflows/e2e.yaml": SCRIPT_BOOTSTRAP,
+        "clusters/staging/infra.yaml": flux_ks("infra", "./infra"),
+        "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    root = flux_repo(base, {GOTK_SYNC: "# This file will be generated automatically by flux bootstrap.\n"},
+                     standard=False)
+    result = guard(root)
+    assert not [f for f in result.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    assert result.stats["clusters"] == 1
+
+
+@pytest.mark.parametrize("applied", [
+    "clusters/$CLUSTER_NAME/infra.yaml",   # microsoft/multicluster-gitops utils/add-cluster.sh
+    "./clusters/edge/infra.yaml",
+    "clusters/edge/",                      # a folder: its manifests
+    "clusters -R",                         # every level
+])
+def test_a_kustomization_a_script_applies_with_kubectl_apply_f_is_a_root(flux_repo, guard, applied):
+    """`kubectl apply -f FILE` applies the Flux Kustomizations written in FILE once, outside
+    git: they reconcile their paths and prune like any other.
+
+    Reduced from microsoft/multicluster-gitops, whose clusters are bootstrapped with `flux
+    bootstrap --path=clusters/base` and then `kubectl apply -f clusters/$CLUSTER_NAME/infra.yaml`
+    (utils/add-cluster.sh): the Kustomization `infrastructure` of ./infra/k3d-america (an nginx
+    HelmRelease) was listed as unreached, so every change under infra/k3d-america passed with "0
+    of 1 clusters touched". Here it applies kube-system/coredns-custom.
+    """
+    base = {
+        "utils/add-cluster.sh": f"#!/bin/bash\nCLUSTER_NAME=$1\nkubectl apply -f {applied}\n",
+        "clusters/edge/infra.yaml": flux_ks("infrastructure", "./infra/edge"),
+        "infra/edge/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/edge/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
+    pruned = by_rule(result.findings, "configmap-pruned")
+    assert [(f.details["object"], f.details["cluster"]) for f in pruned] == [(CUSTOM_ID, "clusters/edge/infra.yaml")]
+    assert blocking(result.findings)
+
+
+@pytest.mark.parametrize("applied", ["https://example.invalid/ks.yaml", "-", "/dev/stdin", "/clusters/edge/infra.yaml",
+                                     "utils/role.yaml"])
+def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(flux_repo, guard, applied):
+    """A URL, stdin or a file without a Flux Kustomization starts no cluster: the file the
+    script does not apply stays unreached, as before."""
+    base = {
+        "utils/add-cluster.sh": f"#!/bin/bash\nkubectl apply -f {applied}\n",
+        "utils/role.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: x\n  namespace: default\n",
+        "clusters/edge/infra.yaml": flux_ks("infrastructure", "./infra/edge"),
+        "infra/edge/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "infra/edge/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
+    assert not blocking(result.findings)
+    assert result.coverage.unreached == ["clusters/edge/infra.yaml"]
+
+
+FLUX_INSTANCE = """
+    apiVersion: fluxcd.controlplane.io/v1
+    kind: FluxInstance
+    metadata:
+      name: flux
+      namespace: flux-system
+    spec:
+      distribution:
+        version: "2.x"
+        registry: ghcr.io/fluxcd
+      sync:
+        kind: GitRepository
+        url: ssh://git@example.invalid/fleet
+        ref: refs/heads/main
+        path: clusters/prod
+"""
+
+
+def test_a_gotk_sync_replaced_by_a_flux_instance_is_one_cluster(flux_repo, guard):
+    """Moving a cluster from `flux bootstrap` to the Flux Operator (its FluxInstance makes the same
+    `flux-system` Kustomization of the same folder) keeps the cluster: judged once, base against
+    head, what head drops refused (it was judged twice: the gotk-sync root carried over as gone
+    from git beside a new FluxInstance cluster)."""
+    base = {"clusters/prod/infra.yaml": flux_ks("infra", "./infra"),
+            "infra/kustomization.yaml": kustomization("coredns-custom.yaml"),
+            "infra/coredns-custom.yaml": configmap("coredns-custom")}
+    head = {"clusters/prod/flux-system/gotk-sync.yaml": None,
+            "clusters/prod/flux-system/kustomization.yaml": kustomization("flux-instance.yaml"),
+            "clusters/prod/flux-system/flux-instance.yaml": FLUX_INSTANCE,
+            "infra/kustomization.yaml": kustomization()}
+    root = flux_repo(base, head)
+    git(root, "remote", "add", "origin", "ssh://git@example.invalid/fleet")
+    result = guard(root)
+    assert [f.details["object"] for f in by_rule(result.findings, "configmap-pruned")] == [CUSTOM_ID]
+    assert result.stats["clusters"] == 1
+
+
+APPS_NAMESPACE = """
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: apps
+"""
+
+
+@pytest.mark.parametrize(("held", "refused"), [(configmap("app-config", namespace="apps"), True),
+                                               ("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: app\n"
+                                                "  namespace: apps\n", False)])
+def test_a_namespace_moving_away_from_a_deleted_kustomization_takes_what_it_holds(flux_repo, guard, held, refused):
+    """A Namespace that moves to another Kustomization while its old one is deleted (renamed) is
+    deleted by the old one's finalizer unless the new one has taken it over first, which nothing
+    orders (as for a ConfigMap or HelmRelease: object-moved-deleted), and Kubernetes then deletes
+    every object in it, including ConfigMaps and HelmReleases that other Kustomizations apply and
+    that stay in git.
+
+    Found replaying controlplaneio-fluxcd/d1-fleet 58997c0 ("Set branch var for tenants": the
+    Kustomization `tenants` becomes `flux-tenants`, with a new dependsOn that delays its first
+    apply; Namespace frontend moves, an object-moved warning). There the Namespace held only a
+    ServiceAccount and a RoleBinding (a warning, as here with a ServiceAccount); here Kustomization
+    `apps` applies ConfigMap apps/app-config in it, and the rename passed with a warning.
+    """
+    base = {"clusters/prod/namespaces.yaml": flux_ks("namespaces", "./namespaces"),
+            "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+            "namespaces/kustomization.yaml": kustomization("apps.yaml"),
+            "namespaces/apps.yaml": APPS_NAMESPACE,
+            "apps/kustomization.yaml": kustomization("held.yaml"),
+            "apps/held.yaml": held}
+    root = flux_repo(base, {"clusters/prod/namespaces.yaml": flux_ks("cluster-namespaces", "./namespaces")})
+    findings = guard(root).findings
+    moved = by_rule(findings, "object-moved-deleted")
+    assert [f.details["object"] for f in moved] == (["_apps__Namespace"] if refused else [])
+    assert bool(blocking(findings)) is refused
+    if refused:
+        assert "ConfigMap apps/app-config" in moved[0].message
+    else:
+        assert [f.details["object"] for f in by_rule(findings, "object-moved")] == ["_apps__Namespace"]

@@ -9,6 +9,9 @@ cluster starts, and the guard reads it instead of guessing a root per file:
 - `kubectl apply -k DIR` / `--kustomize DIR` / `kustomize build DIR | kubectl apply -f -`: the
   objects of DIR's build, applied once without pruning; the Flux Kustomizations among them are
   the cluster's roots;
+- `kubectl apply -f FILE` (or a folder of such files): the Flux Kustomizations written in the
+  file, applied once as they are written, are the cluster's roots (a repository that bootstraps
+  with `flux bootstrap --path=clusters/base` and then `kubectl apply -f clusters/$NAME/infra.yaml`);
 - a `flux-instance` chart release in a helmfile, or in OpenTofu (`.tf`), whose values carry
   `instance.sync`: a FluxInstance, read as if it were written as one;
 - an Azure Flux extension configuration (AKS, Azure Arc) in Bicep, an ARM template, Terraform's
@@ -33,7 +36,8 @@ from gen.guard.flux.fluxconfigs import FluxConfig
 from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
 
-Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "flux-instance-chart", "flux-configuration"]
+Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "kubectl-apply-file", "flux-instance-chart",
+               "flux-configuration"]
 
 SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|[Tt]askfile[^/]*\.ya?ml|"
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
@@ -47,6 +51,11 @@ _CREATE = re.compile(r"\bflux\s+create\s+(?:kustomization|ks)\s+(?P<name>[A-Za-z
 _PATH_FLAG = re.compile(r"--path[=\s]+[\"']?(?P<path>[^\s\"']+)")
 _SOURCE_FLAG = re.compile(r"--source[=\s]+[\"']?(?P<source>[^\s\"']+)")
 _APPLY_K = re.compile(r"\bkubectl\s+apply\b[^\n;&|]*?(?:-k|--kustomize)(?:=|\s+)[\"']?(?P<path>[^\s\"']+)")
+_APPLY_F = re.compile(r"\bkubectl\s+apply\b(?P<flags>[^\n;&|]*?)(?:-f|--filename)(?:=|\s+)[\"']?(?P<path>[^\s\"']+)"
+                      r"(?P<rest>[^\n;&|]*)")
+_NAMESPACE_FLAG = re.compile(r"(?:^|\s)(?:-n|--namespace)(?:=|\s+)[\"']?(?P<namespace>[A-Za-z0-9.-]+)")
+_RECURSIVE_FLAG = re.compile(r"(?:^|\s)(?:-R|--recursive(?:=true)?)(?=\s|$)")
+_MANIFEST = (".yaml", ".yml", ".json")  # what kubectl apply -f reads of a folder
 _BUILD_APPLY = re.compile(r"\bkustomize\s+build\s+[\"']?(?P<path>[^\s\"'|]+)[\"']?[^\n|]*\|\s*kubectl\s+apply\b")
 _TF_SYNC = re.compile(r"\bsync\s*=\s*\{(?P<body>[^{}]*)\}")
 _TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\"]*)\"")
@@ -85,7 +94,8 @@ class Evidence:
                     f"{self.namespace}/{self.source}, Kustomization {self.name} of {self.path or './'}"
                     f"{'' if self.prune else ' (prune false)'}")
         what = {"flux-bootstrap": "flux bootstrap --path", "flux-create": "flux create kustomization --path",
-                "kubectl-apply": "kubectl apply -k", "flux-instance-chart": "flux-instance chart values",
+                "kubectl-apply": "kubectl apply -k", "kubectl-apply-file": "kubectl apply -f",
+                "flux-instance-chart": "flux-instance chart values",
                 "flux-configuration": "fluxConfiguration"}[self.form]
         return f"{self.file}:{self.line}: {what} {self.path or './'}"
 
@@ -122,6 +132,11 @@ def scan(tree: Tree) -> list[Evidence]:
             for match in pattern.finditer(text):
                 found += _at(path, raw.count("\n", 0, match.start()) + 1, "kubectl-apply", match["path"], folders,
                              relative_to=posixpath.dirname(path))
+        for match in _APPLY_F.finditer(text):
+            flags = f"{match['flags']} {match['rest']}"
+            namespace = _NAMESPACE_FLAG.search(flags)
+            found += _applied_files(tree, path, raw.count("\n", 0, match.start()) + 1, match["path"],
+                                    bool(_RECURSIVE_FLAG.search(flags)), namespace["namespace"] if namespace else "")
         if "flux-instance" in raw:
             found += _instance_chart(tree, path, raw)
         if "k8s-configuration" in raw:
@@ -172,6 +187,37 @@ def _at(file: str, line: int, form: Form, raw_path: str, folders: _Folders, name
             hits = [norm] if norm in folders and not norm.startswith("..") else []
         if hits:
             return [Evidence(file, line, form, hit, name, source) for hit in hits]
+    return []
+
+
+def _applied_files(tree: Tree, script: str, line: int, raw_path: str, recursive: bool,
+                   namespace: str) -> list[Evidence]:
+    """Evidence for each file of the repository that `kubectl apply -f raw_path` applies and that
+    writes a Flux Kustomization (a templated path: every file it fits, a variable one folder
+    name); a folder is its manifests (every level with `-R`). `path` is the file; `namespace` the
+    one `-n` names ("": kubectl's context namespace, `default` unless the kubeconfig says)."""
+    text = raw_path.strip()
+    if "://" in text or text.startswith(("-", "/")) or not text:  # a URL, stdin, a path outside the repository
+        return []
+    text = text.rstrip("/")
+    bases = [text, posixpath.join(posixpath.dirname(script), text)]
+    for base in bases:
+        if _TEMPLATE.search(base):
+            regex = _folder_pattern(_TEMPLATE.sub("\0", base))
+            named = [f for f in tree.blobs if regex is not None and regex.match(f)]
+        else:
+            norm = posixpath.normpath(base.lstrip("/"))
+            norm = "" if norm == "." else norm
+            if norm.startswith(".."):
+                continue
+            named = [norm] if norm in tree.blobs else []
+            if not named and (norm == "" or tree.is_dir(norm)):
+                lead = norm + "/" if norm else ""
+                named = [f for f in tree.blobs if f.startswith(lead) and f.endswith(_MANIFEST)
+                         and (recursive or "/" not in f[len(lead):])]
+        hits = [f for f in sorted(named) if f.endswith(_MANIFEST) and b"kustomize.toolkit.fluxcd.io" in tree.read(f)]
+        if named:
+            return [Evidence(script, line, "kubectl-apply-file", f, namespace=namespace or "default") for f in hits]
     return []
 
 

@@ -20,6 +20,7 @@ builds reach is in no cluster: it is listed as unreached and never built.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -173,13 +174,21 @@ def instance_root(doc: Any, file: str, remotes: set[str], cluster: str = "", tre
                      identity=identity)
 
 
-def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str]) -> list[Candidate]:
+def evidence_roots(evidence: list[Evidence], remotes: set[str], flux_files: list[str],
+                   tree: Tree | None = None) -> list[Candidate]:
     """The roots the repository's scripts and tools apply; each cluster named by the folder it
-    syncs (no file holds its root). A folder applied with `kubectl apply -k` that holds no Flux
-    Kustomization (Flux's own install) starts no cluster."""
+    syncs (no file holds its root), or by the file `kubectl apply -f` applies, whose Flux
+    Kustomizations are its roots as written. A folder applied with `kubectl apply -k` that holds
+    no Flux Kustomization (Flux's own install) starts no cluster."""
     out: list[Candidate] = []
     for ev in evidence:
         cluster = ev.path or "."
+        if ev.form == "kubectl-apply-file":
+            for doc in (file_docs(tree, ev.path) or []) if tree is not None and tree.is_file(ev.path) else []:
+                if is_flux_kustomization(doc):
+                    given = bool((doc.get("metadata") or {}).get("namespace"))
+                    out.append(Candidate(parse_ks(doc, ev.namespace, cluster=ev.path), ev.path, given, evidence=ev))
+            continue
         if ev.form == "flux-instance-chart":
             doc = {"apiVersion": f"{INSTANCE_GROUP}/v1", "kind": "FluxInstance",
                    "metadata": {"name": "flux", "namespace": "flux-system"}, "spec": {"sync": dict(ev.sync)}}
@@ -245,12 +254,47 @@ def _already(ev: Candidate, boot: list[Candidate]) -> bool:
     folder it applies that holds that bootstrap's file (`kubectl apply -k clusters/x/flux-system`)."""
     assert ev.evidence is not None
     for b in boot:
+        if ev.evidence.form == "kubectl-apply-file":
+            if b.file == ev.file:  # `kubectl apply -f clusters/x/flux-system/gotk-sync.yaml`
+                return True
+            continue
         if b.ks.path == ev.ks.path and ev.evidence.form != "kubectl-apply":
             return True
         if ev.evidence.form == "kubectl-apply" and b.file and \
                 (not ev.evidence.path or b.file.startswith(ev.evidence.path + "/")):
             return True
     return False
+
+
+def same_clusters(base: list[Candidate], head: list[Candidate]) -> dict[str, str]:
+    """Base cluster -> head cluster, for a cluster whose bootstrap is written another way at head
+    (a script's `flux create kustomization` becomes a gotk-sync.yaml, a gotk-sync.yaml a
+    FluxInstance, a bootstrap file moves): its roots are the same Kustomizations (namespace, name)
+    syncing the same folders, so the same objects in the cluster reconcile head and prune what it
+    drops. A cluster's name is its root's file (or a script's folder), so without this the base
+    cluster would look gone (its objects orphaned) and the head one new (nothing compared). Only
+    a one-to-one match counts: a cluster gone whose roots match no new cluster, or several, keeps
+    its name."""
+    def roots_of(cands: list[Candidate]) -> dict[str, frozenset[tuple[str, str, str]]]:
+        out: dict[str, set[tuple[str, str, str]]] = {}
+        for c in cands:
+            out.setdefault(c.ks.ref.cluster, set()).add((c.ks.ref.namespace, c.ks.ref.name, c.ks.path))
+        return {cluster: frozenset(roots) for cluster, roots in out.items()}
+
+    before, after = roots_of(base), roots_of(head)
+    gone = {cluster: roots for cluster, roots in before.items() if cluster not in after}
+    new = {cluster: roots for cluster, roots in after.items() if cluster not in before}
+    out: dict[str, str] = {}
+    for cluster, roots in gone.items():
+        hits = [other for other, theirs in new.items() if theirs == roots]
+        if len(hits) == 1 and sum(1 for theirs in gone.values() if theirs == roots) == 1:
+            out[cluster] = hits[0]
+    return out
+
+
+def in_cluster(c: Candidate, cluster: str) -> Candidate:
+    """The same candidate, named as a root of `cluster`."""
+    return dataclasses.replace(c, ks=dataclasses.replace(c.ks, ref=c.ks.ref.in_cluster(cluster)))
 
 
 # folder names that keep manifests out of use (`_archive/`, `deprecated/`): never a guessed root
