@@ -305,9 +305,13 @@ def test_what_a_kustomization_not_judged_reads_outside_its_folder_counts(flux_re
     assert blocking(findings)
 
 
-def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmRepository") -> str:
-    """A HelmRelease media/sonarr-4k whose chart comes from `source`, with `extra` spec lines."""
+def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmRepository", *, ref: str = "") -> str:
+    """A HelmRelease media/sonarr-4k whose chart comes from `source` (or, with `ref`, whose
+    `spec.chartRef` is that kind, named `chart`), with `extra` spec lines."""
     lines = "".join(f"\n          {line}" for line in extra.splitlines())
+    where = (f"chartRef:\n            kind: {ref}\n            name: {chart}\n            namespace: flux-system" if ref else
+             f"chart:\n            spec:\n              chart: {chart}\n              sourceRef:\n                kind: {source}"
+             "\n                name: charts\n                namespace: flux-system")
     return f"""
         apiVersion: helm.toolkit.fluxcd.io/v2
         kind: HelmRelease
@@ -316,13 +320,7 @@ def _release(extra: str = "", chart: str = "sonarr", source: str = "HelmReposito
           namespace: media
         spec:
           interval: 1h
-          chart:
-            spec:
-              chart: {chart}
-              sourceRef:
-                kind: {source}
-                name: charts
-                namespace: flux-system{lines}
+          {where}{lines}
     """
 
 
@@ -411,20 +409,7 @@ def test_a_helmrelease_retargeted_despite_its_spelling_is_refused(flux_repo, gua
 
 def _ref_release(kind: str, name: str = "sonarr", extra: str = "") -> str:
     """HelmRelease media/sonarr-4k whose chart is `spec.chartRef` `kind` flux-system/`name`."""
-    lines = "".join(f"\n          {line}" for line in extra.splitlines())
-    return f"""
-        apiVersion: helm.toolkit.fluxcd.io/v2
-        kind: HelmRelease
-        metadata:
-          name: sonarr-4k
-          namespace: media
-        spec:
-          interval: 1h
-          chartRef:
-            kind: {kind}
-            name: {name}
-            namespace: flux-system{lines}
-    """
+    return _release(extra, name, ref=kind)
 
 
 def _oci(name: str, url: str, tag: str = "1.0.0") -> str:
