@@ -452,6 +452,25 @@ def _charted(release: str, *sources: str) -> dict[str, str]:
 OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
 
 
+def _git(url: str, branch: str = "main") -> str:
+    """GitRepository flux-system/charts of `url` at `branch`."""
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: charts
+          namespace: flux-system
+        spec:
+          interval: 1h
+          url: {url}
+          ref:
+            branch: {branch}
+    """
+
+
+GIT_SONARR = _release(chart="./charts/sonarr", source="GitRepository")
+
+
 @pytest.mark.parametrize(("base", "head"), [
     (_charted(_ref_release("OCIRepository"), OCI_SONARR),                   # a new version of the same chart
      _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/example/charts/sonarr", "2.0.0"))),
@@ -465,6 +484,9 @@ OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
      _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"))),
     (_charted(_release()),                                                  # the head upgrades in place
      _charted(_ref_release("ExternalArtifact", extra="upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"))),
+    # another branch of the same git repository: a new revision of the same source, as a new version is
+    (_charted(GIT_SONARR, _git("https://github.com/example/charts")),
+     _charted(GIT_SONARR, _git("https://github.com/example/charts", "release-2"))),
 ])
 def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, guard, base, head):
     root = flux_repo(base, head)
@@ -487,6 +509,12 @@ def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, g
      _charted(_release(chart="./charts/radarr", source="GitRepository")), "at base and head"),
     # an OCIRepository no build of the cluster applies (made out of band): its url is not known here
     (_charted(_release()), _charted(_ref_release("OCIRepository")), "not applied by this cluster's builds"),
+    # the same folder of another git repository (the GitRepository's url changes): another chart,
+    # whose Chart.yaml may name it otherwise; passed before (the artifact was kind/name/folder)
+    (_charted(GIT_SONARR, _git("https://github.com/example/charts")),
+     _charted(GIT_SONARR, _git("https://github.com/other/helm-charts")),
+     "(https://github.com/example/charts) -> chart ./charts/sonarr of GitRepository flux-system/charts "
+     "(https://github.com/other/helm-charts))"),
 ])
 def test_a_chart_whose_name_is_not_known_here_and_whose_source_moves_is_refused(flux_repo, guard, base, head, said):
     """helm-controller uninstalls the release when the chart's name changes (ReleaseTargetChanged

@@ -15,7 +15,7 @@ holds no `/`, so the last segment of `chart`). A chart of an OCI registry, git, 
 ExternalArtifact or a source no build applies has a name only its own files say (an OCI path is
 not one: home-ops charts mirrors copy chart `volsync` to `…/volsync-perfectra1n`). Such a chart
 whose source stays the same at both revisions is no change of target; when its source moves (the
-HTTP-to-OCI mirror migration, another folder, source or url), the guard cannot tell whether the
+HTTP-to-OCI mirror migration, another folder, source or url, a GitRepository's or Bucket's included), the guard cannot tell whether the
 name changes, so the change is refused as not judged, with the fix: the head's
 `spec.upgrade.chartNameChangeStrategy: InPlaceUpdate`, under which a chart's name change is no
 uninstall (the controller reads it from the object it reconciles). Release names are compared as helm-controller
@@ -113,10 +113,11 @@ def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObject
     kind, chart = str(ref.get("kind") or ""), str(spec.get("chart") or "")
     ref_ns = str(ref.get("namespace") or namespace)
     source = f"{kind or 'a source'} {ref_ns}/{ref.get('name') or ''}"
+    applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
     if kind != "HelmRepository" or not chart:
         where = f"chart ./{normalize_path(chart)} of {source}" if chart else f"a chart of {source}"
-        return Chart(None, where, where)
-    applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
+        fetched = _fetched_from(kind, applied[1] if applied else None)
+        return Chart(None, f"{where} {fetched}", f"{where} {fetched}" if applied else where)
     repo: dict[str, Any] = applied[1]["spec"] if applied and isinstance(applied[1].get("spec"), dict) else {}
     url = str(repo.get("url") or "").rstrip("/")
     if not url:
@@ -126,6 +127,20 @@ def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObject
     if url.startswith("oci://") or repo.get("type") == "oci":  # source-controller pulls <url>/<chart>
         return Chart(None, f"{url}/{chart.strip('/')}", said)
     return Chart(chart.rstrip("/").rsplit("/", 1)[-1], f"{url}#{chart}", said)
+
+
+def _fetched_from(kind: str, source: dict[str, Any] | None) -> str:
+    """Where source-controller fetches a git or Bucket source's artifact, as the cluster applies it
+    (its url; a Bucket's endpoint, bucket and prefix): another repository or bucket holds another
+    chart at the same folder. Its revision (a branch, tag or commit) is not in it: a new revision of
+    the same source is the same chart, as a new version of a registry's is."""
+    if source is None:
+        return "(not applied by this cluster's builds)"
+    spec: dict[str, Any] = source["spec"] if isinstance(source.get("spec"), dict) else {}
+    if kind == "Bucket":
+        parts = [str(spec.get(k) or "") for k in ("provider", "endpoint", "bucketName", "prefix")]
+        return "(bucket " + " ".join(parts) + ")"
+    return f"({str(spec.get('url') or '').rstrip('/')})"
 
 
 def check(change: Change) -> Iterator[Finding]:
