@@ -748,6 +748,42 @@ def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(f
     assert result.coverage.unreached == ["clusters/edge/infra.yaml"]
 
 
+def _two_clusters(script: str) -> dict[str, str]:
+    """Two clusters no bootstrap in git starts (the guard guesses their roots) and a script."""
+    files = {"scripts/setup.sh": script}
+    for c in ("a", "b"):
+        files[f"clusters/{c}/apps.yaml"] = flux_ks("apps", f"./infra/{c}")
+        files[f"infra/{c}/kustomization.yaml"] = kustomization("coredns-custom.yaml")
+        files[f"infra/{c}/coredns-custom.yaml"] = configmap("coredns-custom")
+    return files
+
+
+@pytest.mark.parametrize("line", [
+    "# kubectl apply -f clusters/a/apps.yaml",                     # commented out
+    "  #kubectl apply -f clusters/a/apps.yaml",
+    "kubectl apply --dry-run=client -f clusters/a/apps.yaml",      # dry runs apply nothing
+    "kubectl apply -f clusters/a/apps.yaml --dry-run=server",
+    "kubectl apply --server-dry-run -f clusters/a/apps.yaml",
+    "echo 'then run: kubectl apply -f clusters/a/apps.yaml'",      # text, not a command
+    "cat <<EOF\nthen run: kubectl apply -f clusters/a/apps.yaml\nEOF",
+    "kubectl apply -f clusters/a/apps.yaml",                       # applies a; says nothing of b
+    "# flux bootstrap github --owner=me --path=clusters/a",
+    "flux create kustomization apps --path=./infra/a --export > clusters/a/apps.yaml",
+])
+def test_a_script_line_that_applies_no_root_of_the_fleet_keeps_the_other_clusters_judged(flux_repo, guard, line):
+    """A `kubectl apply -f FILE` line made FILE's cluster the only one: with no bootstrap in git,
+    the guard stopped guessing roots and every other cluster was unreached, so a prune there
+    passed. A line commented out, a dry run or an `--export` applies nothing; a real `kubectl
+    apply -f` says that FILE is applied, not that nothing else is."""
+    root = flux_repo(_two_clusters(f"#!/bin/bash\n{line}\n"), {"infra/b/kustomization.yaml": kustomization()},
+                     standard=False)
+    result = guard(root)
+    pruned = by_rule(result.findings, "configmap-pruned")
+    assert [f.details["cluster"] for f in pruned] == ["clusters/b/apps.yaml"]
+    assert result.coverage.unreached == []
+    assert blocking(result.findings)
+
+
 FLUX_INSTANCE = """
     apiVersion: fluxcd.controlplane.io/v1
     kind: FluxInstance
