@@ -769,14 +769,17 @@ def _two_clusters(script: str) -> dict[str, str]:
     "kubectl apply -f clusters/a/apps.yaml",                       # applies a; says nothing of b
     "# flux bootstrap github --owner=me --path=clusters/a",
     "flux create kustomization apps --path=./infra/a --export > clusters/a/apps.yaml",
+    "vendor: flux bootstrap github --owner=me --path=clusters/a",   # another project's script
 ])
 def test_a_script_line_that_applies_no_root_of_the_fleet_keeps_the_other_clusters_judged(flux_repo, guard, line):
     """A `kubectl apply -f FILE` line made FILE's cluster the only one: with no bootstrap in git,
     the guard stopped guessing roots and every other cluster was unreached, so a prune there
     passed. A line commented out, a dry run or an `--export` applies nothing; a real `kubectl
     apply -f` says that FILE is applied, not that nothing else is."""
-    root = flux_repo(_two_clusters(f"#!/bin/bash\n{line}\n"), {"infra/b/kustomization.yaml": kustomization()},
-                     standard=False)
+    files = _two_clusters(f"#!/bin/bash\n{line}\n")
+    if line.startswith("vendor: "):
+        files["third_party/flux2/scripts/setup.sh"] = files.pop("scripts/setup.sh").replace("vendor: ", "")
+    root = flux_repo(files, {"infra/b/kustomization.yaml": kustomization()}, standard=False)
     result = guard(root)
     pruned = by_rule(result.findings, "configmap-pruned")
     assert [f.details["cluster"] for f in pruned] == ["clusters/b/apps.yaml"]

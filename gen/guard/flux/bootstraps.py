@@ -44,6 +44,9 @@ SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
                      r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf|"
                      r"[^/]+\.ps1|azure-pipelines[^/]*\.ya?ml|\.azure-pipelines/.+\.ya?ml|[^/]+\.bicep|[^/]+\.json)$")
+# another project's files kept here (its scripts bootstrap its own example clusters, whose folder
+# names, `clusters/staging`, a fleet may share)
+_VENDORED = re.compile(r"(^|/)(vendor|third[_-]party|node_modules)/")
 _VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -113,7 +116,7 @@ def scan(tree: Tree) -> list[Evidence]:
     found: list[Evidence] = []
     folders = _Folders(tree)
     for path in sorted(tree.blobs):
-        if not SCRIPTS.search(path):
+        if not SCRIPTS.search(path) or _VENDORED.search(path):
             continue
         raw = tree.read(path).decode("utf-8", "replace")
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
