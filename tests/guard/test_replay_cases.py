@@ -471,6 +471,27 @@ def _git(url: str, branch: str = "main") -> str:
 GIT_SONARR = _release(chart="./charts/sonarr", source="GitRepository")
 
 
+def _generator(folder: str) -> str:
+    """ArtifactGenerator flux-system/charts making ExternalArtifact sonarr of `folder` of GitRepository charts."""
+    return f"""
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata:
+          name: charts
+          namespace: flux-system
+        spec:
+          sources:
+            - alias: charts
+              kind: GitRepository
+              name: charts
+          artifacts:
+            - name: sonarr
+              copy:
+                - from: "@charts/{folder}/**"
+                  to: "@artifact/"
+    """
+
+
 @pytest.mark.parametrize(("base", "head"), [
     (_charted(_ref_release("OCIRepository"), OCI_SONARR),                   # a new version of the same chart
      _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/example/charts/sonarr", "2.0.0"))),
@@ -484,6 +505,9 @@ GIT_SONARR = _release(chart="./charts/sonarr", source="GitRepository")
      _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"))),
     (_charted(_release()),                                                  # the head upgrades in place
      _charted(_ref_release("ExternalArtifact", extra="upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"))),
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"), _generator("charts/sonarr"),
+              _git("https://github.com/example/charts", "release-2"))),
     # another branch of the same git repository: a new revision of the same source, as a new version is
     (_charted(GIT_SONARR, _git("https://github.com/example/charts")),
      _charted(GIT_SONARR, _git("https://github.com/example/charts", "release-2"))),
@@ -515,6 +539,17 @@ def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, g
      _charted(GIT_SONARR, _git("https://github.com/other/helm-charts")),
      "(https://github.com/example/charts) -> chart ./charts/sonarr of GitRepository flux-system/charts "
      "(https://github.com/other/helm-charts))"),
+    # an ExternalArtifact whose ArtifactGenerator copies another folder, or from another repository
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact"), _generator("charts/radarr"), _git("https://github.com/example/charts")),
+     "at base and head"),
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/other/charts")),
+     "(made by ArtifactGenerator flux-system/charts"),
+    # another layer of the same OCI artifact
+    (_charted(_ref_release("OCIRepository"), OCI_SONARR),
+     _charted(_ref_release("OCIRepository"), OCI_SONARR.rstrip(" ") + "          layerSelector:\n            mediaType: application/x-other\n"),
+     "at base and head"),
 ])
 def test_a_chart_whose_name_is_not_known_here_and_whose_source_moves_is_refused(flux_repo, guard, base, head, said):
     """helm-controller uninstalls the release when the chart's name changes (ReleaseTargetChanged
