@@ -471,6 +471,37 @@ def _git(url: str, branch: str = "main") -> str:
 GIT_SONARR = _release(chart="./charts/sonarr", source="GitRepository")
 
 
+_HELM_CHART = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: HelmChart
+    metadata:
+      name: sonarr
+      namespace: flux-system
+    spec:
+      interval: 1h
+      chart: sonarr
+      sourceRef:
+        kind: HelmRepository
+        name: mirror
+        namespace: other
+"""
+
+
+def _repository(namespace: str, url: str, kind: str = "default") -> str:
+    """HelmRepository `namespace`/mirror of `url`, of type `kind`."""
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmRepository
+        metadata:
+          name: mirror
+          namespace: {namespace}
+        spec:
+          interval: 1h
+          type: {kind}
+          url: {url}
+    """
+
+
 def _generator(folder: str) -> str:
     """ArtifactGenerator flux-system/charts making ExternalArtifact sonarr of `folder` of GitRepository charts."""
     return f"""
@@ -546,6 +577,12 @@ def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, g
     (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
      _charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/other/charts")),
      "(made by ArtifactGenerator flux-system/charts"),
+    # a HelmChart's sourceRef has no namespace (LocalHelmChartSourceReference): its HelmRepository
+    # is flux-system/mirror, an OCI one, not the HTTP other/mirror the written namespace names
+    (_charted(_release()),
+     _charted(_ref_release("HelmChart"), _HELM_CHART, _repository("flux-system", "oci://ghcr.io/example/charts", "oci"),
+              _repository("other", "https://charts.example.com")),
+     "(oci://ghcr.io/example/charts))"),
     # another layer of the same OCI artifact
     (_charted(_ref_release("OCIRepository"), OCI_SONARR),
      _charted(_ref_release("OCIRepository"), OCI_SONARR.rstrip(" ") + "          layerSelector:\n            mediaType: application/x-other\n"),

@@ -104,7 +104,7 @@ def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> Chart
         return Chart(None, where, where + " (not applied by this cluster's builds)")
     source_spec: dict[str, Any] = source[1]["spec"] if isinstance(source[1].get("spec"), dict) else {}
     if kind == "HelmChart":
-        chart = _template_chart(source_spec, namespace or key.namespace, objects)
+        chart = _template_chart(source_spec, namespace or key.namespace, objects, local=True)
         return chart._replace(said=f"{where} ({chart.said})")
     url = str(source_spec.get("url") or "").rstrip("/")
     if kind == "OCIRepository" and url:  # the artifact at url; its name is in its Chart.yaml only
@@ -113,12 +113,14 @@ def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> Chart
     return Chart(None, where, where)
 
 
-def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObjects) -> Chart:
+def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObjects, local: bool = False) -> Chart:
     """A chart template's (`spec.chart.spec`, a HelmChart's spec) chart; its name when it is an HTTP
-    HelmRepository's (the index's key: a chart's name holds no `/`)."""
+    HelmRepository's (the index's key: a chart's name holds no `/`). A HelmChart's (`local`)
+    sourceRef has no namespace (source-controller's LocalHelmChartSourceReference: one written is
+    dropped by the API server): its source is in the HelmChart's namespace."""
     ref: dict[str, Any] = spec["sourceRef"] if isinstance(spec.get("sourceRef"), dict) else {}
     kind, chart = str(ref.get("kind") or ""), str(spec.get("chart") or "")
-    ref_ns = str(ref.get("namespace") or namespace)
+    ref_ns = namespace if local else str(ref.get("namespace") or namespace)
     source = f"{kind or 'a source'} {ref_ns}/{ref.get('name') or ''}"
     applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
     if kind != "HelmRepository" or not chart:
