@@ -193,6 +193,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         reached = reach.plan(index, ctx, refs, discovery, trees, changed, root,
                              "--inventory judges every cluster" if inventory is not None else "")
         fleet = {c.ks.ref.cluster for cands in discovery.roots.values() for c in cands}
+        found_roots = _roots_digest(discovery)
         if opts.shard:  # its share only, from the roots down: the other shards build the rest
             reached = reach.within(reached, opts.shard.mine(fleet))
             discovery.owns = opts.shard.holds
@@ -279,8 +280,18 @@ def _judge(opts: GuardOptions) -> GuardResult:
     stats["unreached"] = len(coverage.unreached)
     notes = [n for n in (cache.note(), exact_note(blind)) if n]
     judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
-                 "inventory": _digest_of(inventory) if inventory is not None else None}
+                 "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
     return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
+
+
+def _roots_digest(discovery: Discovery) -> str:
+    """One id of the fleet as this run found it: every cluster's roots at both revisions, the
+    remotes and the synced branch they were judged with. Shards cut the fleet by it, so shards
+    that found it otherwise (a guessed root's parent whose build failed on one machine only, a
+    checkout with other remotes) would leave a cluster to no shard, or to two: guard-merge refuses."""
+    found = {label: discovery.root_digests(label) for label in sorted(discovery.roots)}
+    text = json.dumps([found, sorted(discovery.remotes), discovery.synced_branch], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _digest_of(inventory: dict[Any, Any]) -> str:

@@ -437,6 +437,77 @@ def _charted(release: str, *sources: str) -> dict[str, str]:
 OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
 
 
+def _git(url: str, branch: str = "main") -> str:
+    """GitRepository flux-system/charts of `url` at `branch`."""
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata:
+          name: charts
+          namespace: flux-system
+        spec:
+          interval: 1h
+          url: {url}
+          ref:
+            branch: {branch}
+    """
+
+
+GIT_SONARR = _release(chart="./charts/sonarr", source="GitRepository")
+
+
+_HELM_CHART = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: HelmChart
+    metadata:
+      name: sonarr
+      namespace: flux-system
+    spec:
+      interval: 1h
+      chart: sonarr
+      sourceRef:
+        kind: HelmRepository
+        name: mirror
+        namespace: other
+"""
+
+
+def _repository(namespace: str, url: str, kind: str = "default") -> str:
+    """HelmRepository `namespace`/mirror of `url`, of type `kind`."""
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: HelmRepository
+        metadata:
+          name: mirror
+          namespace: {namespace}
+        spec:
+          interval: 1h
+          type: {kind}
+          url: {url}
+    """
+
+
+def _generator(folder: str) -> str:
+    """ArtifactGenerator flux-system/charts making ExternalArtifact sonarr of `folder` of GitRepository charts."""
+    return f"""
+        apiVersion: source.extensions.fluxcd.io/v1beta1
+        kind: ArtifactGenerator
+        metadata:
+          name: charts
+          namespace: flux-system
+        spec:
+          sources:
+            - alias: charts
+              kind: GitRepository
+              name: charts
+          artifacts:
+            - name: sonarr
+              copy:
+                - from: "@charts/{folder}/**"
+                  to: "@artifact/"
+    """
+
+
 @pytest.mark.parametrize(("base", "head"), [
     (_charted(_ref_release("OCIRepository"), OCI_SONARR),                   # a new version of the same chart
      _charted(_ref_release("OCIRepository"), _oci("sonarr", "oci://ghcr.io/example/charts/sonarr", "2.0.0"))),
@@ -450,6 +521,12 @@ OCI_SONARR = _oci("sonarr", "oci://ghcr.io/example/charts/sonarr")
      _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"))),
     (_charted(_release()),                                                  # the head upgrades in place
      _charted(_ref_release("ExternalArtifact", extra="upgrade:\n  chartNameChangeStrategy: InPlaceUpdate"))),
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact", extra="values:\n  replicas: 2"), _generator("charts/sonarr"),
+              _git("https://github.com/example/charts", "release-2"))),
+    # another branch of the same git repository: a new revision of the same source, as a new version is
+    (_charted(GIT_SONARR, _git("https://github.com/example/charts")),
+     _charted(GIT_SONARR, _git("https://github.com/example/charts", "release-2"))),
 ])
 def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, guard, base, head):
     root = flux_repo(base, head)
@@ -472,6 +549,29 @@ def test_a_chart_whose_source_stays_or_that_updates_in_place_passes(flux_repo, g
      _charted(_release(chart="./charts/radarr", source="GitRepository")), "at base and head"),
     # an OCIRepository no build of the cluster applies (made out of band): its url is not known here
     (_charted(_release()), _charted(_ref_release("OCIRepository")), "not applied by this cluster's builds"),
+    # the same folder of another git repository (the GitRepository's url changes): another chart,
+    # whose Chart.yaml may name it otherwise; passed before (the artifact was kind/name/folder)
+    (_charted(GIT_SONARR, _git("https://github.com/example/charts")),
+     _charted(GIT_SONARR, _git("https://github.com/other/helm-charts")),
+     "(https://github.com/example/charts) -> chart ./charts/sonarr of GitRepository flux-system/charts "
+     "(https://github.com/other/helm-charts))"),
+    # an ExternalArtifact whose ArtifactGenerator copies another folder, or from another repository
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact"), _generator("charts/radarr"), _git("https://github.com/example/charts")),
+     "at base and head"),
+    (_charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/example/charts")),
+     _charted(_ref_release("ExternalArtifact"), _generator("charts/sonarr"), _git("https://github.com/other/charts")),
+     "(made by ArtifactGenerator flux-system/charts"),
+    # a HelmChart's sourceRef has no namespace (LocalHelmChartSourceReference): its HelmRepository
+    # is flux-system/mirror, an OCI one, not the HTTP other/mirror the written namespace names
+    (_charted(_release()),
+     _charted(_ref_release("HelmChart"), _HELM_CHART, _repository("flux-system", "oci://ghcr.io/example/charts", "oci"),
+              _repository("other", "https://charts.example.com")),
+     "(oci://ghcr.io/example/charts))"),
+    # another layer of the same OCI artifact
+    (_charted(_ref_release("OCIRepository"), OCI_SONARR),
+     _charted(_ref_release("OCIRepository"), OCI_SONARR.rstrip(" ") + "          layerSelector:\n            mediaType: application/x-other\n"),
+     "at base and head"),
 ])
 def test_a_chart_whose_name_is_not_known_here_and_whose_source_moves_is_refused(flux_repo, guard, base, head, said):
     """helm-controller uninstalls the release when the chart's name changes (ReleaseTargetChanged
@@ -703,6 +803,45 @@ def test_kubectl_apply_f_of_no_flux_kustomization_of_the_repository_is_no_root(f
     result = guard(flux_repo(base, {"infra/edge/kustomization.yaml": kustomization()}))
     assert not blocking(result.findings)
     assert result.coverage.unreached == ["clusters/edge/infra.yaml"]
+
+
+def _two_clusters(script: str) -> dict[str, str]:
+    """Two clusters no bootstrap in git starts (the guard guesses their roots) and a script."""
+    files = {"scripts/setup.sh": script}
+    for c in ("a", "b"):
+        files[f"clusters/{c}/apps.yaml"] = flux_ks("apps", f"./infra/{c}")
+        files[f"infra/{c}/kustomization.yaml"] = kustomization("coredns-custom.yaml")
+        files[f"infra/{c}/coredns-custom.yaml"] = configmap("coredns-custom")
+    return files
+
+
+@pytest.mark.parametrize("line", [
+    "# kubectl apply -f clusters/a/apps.yaml",                     # commented out
+    "  #kubectl apply -f clusters/a/apps.yaml",
+    "kubectl apply --dry-run=client -f clusters/a/apps.yaml",      # dry runs apply nothing
+    "kubectl apply -f clusters/a/apps.yaml --dry-run=server",
+    "kubectl apply --server-dry-run -f clusters/a/apps.yaml",
+    "echo 'then run: kubectl apply -f clusters/a/apps.yaml'",      # text, not a command
+    "cat <<EOF\nthen run: kubectl apply -f clusters/a/apps.yaml\nEOF",
+    "kubectl apply -f clusters/a/apps.yaml",                       # applies a; says nothing of b
+    "# flux bootstrap github --owner=me --path=clusters/a",
+    "flux create kustomization apps --path=./infra/a --export > clusters/a/apps.yaml",
+    "vendor: flux bootstrap github --owner=me --path=clusters/a",   # another project's script
+])
+def test_a_script_line_that_applies_no_root_of_the_fleet_keeps_the_other_clusters_judged(flux_repo, guard, line):
+    """A `kubectl apply -f FILE` line made FILE's cluster the only one: with no bootstrap in git,
+    the guard stopped guessing roots and every other cluster was unreached, so a prune there
+    passed. A line commented out, a dry run or an `--export` applies nothing; a real `kubectl
+    apply -f` says that FILE is applied, not that nothing else is."""
+    files = _two_clusters(f"#!/bin/bash\n{line}\n")
+    if line.startswith("vendor: "):
+        files["third_party/flux2/scripts/setup.sh"] = files.pop("scripts/setup.sh").replace("vendor: ", "")
+    root = flux_repo(files, {"infra/b/kustomization.yaml": kustomization()}, standard=False)
+    result = guard(root)
+    pruned = by_rule(result.findings, "configmap-pruned")
+    assert [f.details["cluster"] for f in pruned] == ["clusters/b/apps.yaml"]
+    assert result.coverage.unreached == []
+    assert blocking(result.findings)
 
 
 FLUX_INSTANCE = """

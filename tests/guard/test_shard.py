@@ -167,6 +167,32 @@ def test_merge_refuses_shards_judged_otherwise_or_edited_by_hand(tmp_path, flux_
         merge_results([hand, plain[other.index]])
 
 
+def test_merge_refuses_shards_that_found_another_fleet(tmp_path, flux_repo, guard, monkeypatch):
+    """Each shard cuts the fleet it finds: one that finds a cluster more or less (a guessed root's
+    parent whose build failed on that machine only) cuts it elsewhere, and a cluster is judged by
+    no shard (its refusal lost) or by two. The merge passed such shards."""
+    from gen.guard.discovery import Discovery
+
+    root = flux_repo(BASE, HEAD, standard=False)
+    gotk = f"clusters/{CLUSTERS[0]}/flux-system/gotk-sync.yaml"  # refused: coredns-custom pruned
+    plain = {k: tmp_path / f"plain-{k}.json" for k in (1, 2)}
+    for k, path in plain.items():
+        path.write_text(dump_result(guard(root, shard=Shard(k, 2))))
+    find_roots = Discovery.find_roots
+
+    def without_c0(self, refs):  # this machine does not find cluster c0
+        find_roots(self, refs)
+        self.roots = {label: [c for c in cands if c.ks.ref.cluster != gotk] for label, cands in self.roots.items()}
+
+    monkeypatch.setattr(Discovery, "find_roots", without_c0)
+    other = tmp_path / "other.json"
+    owner = next(k for k in (1, 2) if gotk in Shard(k, 2).mine({f"clusters/{c}/flux-system/gotk-sync.yaml" for c in CLUSTERS}))
+    other.write_text(dump_result(guard(root, shard=Shard(3 - owner, 2))))
+    with pytest.raises(UsageError, match="judged with another roots"):
+        merge_results([plain[owner], other])
+    assert merge_results(list(plain.values())).findings  # the shards of one fleet merge
+
+
 @pytest.mark.parametrize("text", ["0/4", "5/4", "2", "a/b", "1/0"])
 def test_bad_shard_is_bad_input(text):
     with pytest.raises(UsageError, match="K/N"):
@@ -252,3 +278,69 @@ def test_shards_merged_say_what_one_run_says_on_random_changes(seed: int, tmp_pa
 def test_shards_merged_agree_on_many_random_changes(tmp_path: Path, batch_bin: Path) -> None:
     for seed in range(4, 24):
         _sharded_case(seed, tmp_path)
+
+
+def _fleet_change(rng: random.Random, files: dict[str, str], clusters: list[str]) -> dict[str, str | None]:
+    """Clusters that exist at one revision only, or whose bootstrap is written another way at head:
+    a cluster gone whole, one added, one whose gotk-sync.yaml is renamed (the same cluster, named by
+    its new file), one whose folder moves (gone at its old root, new at its new one)."""
+    from tests.guard.test_reach import _root
+
+    out: dict[str, str | None] = {}
+    for kind in rng.sample(["gone", "added", "renamed", "moved"], rng.randint(1, 3)):
+        cluster = rng.choice(clusters)
+        mine = [p for p in files if f"/{cluster}/" in p and not p.startswith("shared/")]
+        if kind == "gone":
+            out.update({p: None for p in mine})
+        elif kind == "added":
+            new = f"n{rng.randint(0, 99)}"
+            out.update(_root(new))
+            out[f"clusters/{new}/dns.yaml"] = flux_ks("dns", f"./dns/{new}")
+            out[f"dns/{new}/kustomization.yaml"] = kustomization("custom.yaml")
+            out[f"dns/{new}/custom.yaml"] = configmap("coredns-custom")
+        elif kind == "renamed":
+            folder = f"clusters/{cluster}/flux-system"
+            out[f"{folder}/gotk-sync.yaml"] = None
+            out[f"{folder}/sync.yaml"] = files[f"{folder}/gotk-sync.yaml"]
+            out[f"{folder}/kustomization.yaml"] = files[f"{folder}/kustomization.yaml"].replace("gotk-sync", "sync")
+        else:
+            moved = f"{cluster}-moved"
+            for p in (p for p in mine if p.startswith(f"clusters/{cluster}/")):
+                out[p] = None
+                out[p.replace(f"clusters/{cluster}/", f"clusters/{moved}/")] = \
+                    files[p].replace(f"./clusters/{cluster}", f"./clusters/{moved}")
+    return out
+
+
+def _fleet_change_case(seed: int, tmp: Path) -> None:
+    """A random fleet whose clusters differ between base and head (gone, added, renamed, moved),
+    with or without another edit: every cluster is judged by exactly one shard, so the shards
+    merged say what one run says."""
+    from tests.guard.test_reach import _change, _fleet, _repo, _said
+
+    rng = random.Random(1000 + seed)
+    files, shapes, clusters = _fleet(rng)
+    change = {**_fleet_change(rng, files, clusters), **(_change(rng, files, shapes, clusters) if rng.random() < 0.5 else {})}
+    root = tmp / f"repo-{seed}"
+    _repo(root, files, change, {"README.md": "another change\n"})
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    for count in (2, 3):
+        paths = []
+        for k in range(1, count + 1):
+            part = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None, shard=Shard(k, count)))
+            target = tmp / f"r-{seed}-{count}-{k}.json"
+            target.write_text(dump_result(part))
+            paths.append(target)
+        merged = merge_results(paths)
+        assert _said(merged) == _said(whole), f"seed {seed}, {count} shards: change {sorted(change)}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shards_merged_say_what_one_run_says_when_clusters_come_and_go(seed: int, tmp_path: Path, batch_bin: Path) -> None:
+    _fleet_change_case(seed, tmp_path)
+
+
+@pytest.mark.slow
+def test_shards_merged_agree_on_many_fleets_that_change(tmp_path: Path, batch_bin: Path) -> None:
+    for seed in range(4, 20):
+        _fleet_change_case(seed, tmp_path)

@@ -21,7 +21,8 @@ cluster starts, and the guard reads it instead of guessing a root per file:
   written (gen/guard/flux/fluxconfigs.py).
 A variable in a path (`{{.CLUSTER}}`, `${CLUSTER}`, `$(…)`) matches every folder of the
 repository the rest of the path fits: a Taskfile that bootstraps `clusters/{{.CLUSTER}}` is
-evidence for each cluster folder.
+evidence for each cluster folder. A line commented out (`#`), a kubectl dry run and `flux create …
+--export` run nothing: no evidence.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|
                      r"\.taskfiles/.+\.ya?ml|Makefile|[^/]+\.mk|[Jj]ustfile|\.justfile|[^/]+\.just|[^/]+\.(?:sh|bash)|"
                      r"helmfile[^/]*\.ya?ml(?:\.gotmpl)?|[^/]+\.tf|"
                      r"[^/]+\.ps1|azure-pipelines[^/]*\.ya?ml|\.azure-pipelines/.+\.ya?ml|[^/]+\.bicep|[^/]+\.json)$")
+# another project's files kept here (its scripts bootstrap its own example clusters, whose folder
+# names, `clusters/staging`, a fleet may share)
+_VENDORED = re.compile(r"(^|/)(vendor|third[_-]party|node_modules)/")
 _VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
 _TEMPLATE = re.compile(r"\{\{[^}]*\}\}|\$\{\{[^}]*\}\}|\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*")
@@ -57,6 +61,13 @@ _NAMESPACE_FLAG = re.compile(r"(?:^|\s)(?:-n|--namespace)(?:=|\s+)[\"']?(?P<name
 _RECURSIVE_FLAG = re.compile(r"(?:^|\s)(?:-R|--recursive(?:=true)?)(?=\s|$)")
 _MANIFEST = (".yaml", ".yml", ".json")  # what kubectl apply -f reads of a folder
 _BUILD_APPLY = re.compile(r"\bkustomize\s+build\s+[\"']?(?P<path>[^\s\"'|]+)[\"']?[^\n|]*\|\s*kubectl\s+apply\b")
+# a comment to the end of the line (shell, Makefile, YAML, PowerShell, HCL): at a line's start or
+# after a blank, so `$#`, `${#a}` and a URL's fragment stay
+_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\n]*", re.M)
+# kubectl's dry runs (`--dry-run`, `=client`, `=server`; the old `--server-dry-run`) apply nothing;
+# `--dry-run=none` applies
+_DRY_RUN = re.compile(r"(?:^|\s)--(?:dry-run(?:=(?:client|server|true))?|server-dry-run)(?=\s|$)")
+_EXPORT_FLAG = re.compile(r"(?:^|\s)--export(?:=true)?(?=\s|$)")
 _TF_SYNC = re.compile(r"\bsync\s*=\s*\{(?P<body>[^{}]*)\}")
 _TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\"]*)\"")
 
@@ -105,7 +116,7 @@ def scan(tree: Tree) -> list[Evidence]:
     found: list[Evidence] = []
     folders = _Folders(tree)
     for path in sorted(tree.blobs):
-        if not SCRIPTS.search(path):
+        if not SCRIPTS.search(path) or _VENDORED.search(path):
             continue
         raw = tree.read(path).decode("utf-8", "replace")
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):
@@ -117,11 +128,14 @@ def scan(tree: Tree) -> list[Evidence]:
             continue
         # shell (and PowerShell) continuation lines make one command; same length, so offsets stay the file's
         text = re.sub(r"[\\`]\r?\n", lambda m: " " * len(m[0]), raw)
+        text = _COMMENT.sub(lambda m: " " * len(m[0]), text)  # a command commented out runs nothing
         for match in _BOOTSTRAP.finditer(text):
             flag = _PATH_FLAG.search(match["rest"])
             if flag is not None:
                 found += _at(path, raw.count("\n", 0, match.start()) + 1, "flux-bootstrap", flag["path"], folders)
         for match in _CREATE.finditer(text):
+            if _EXPORT_FLAG.search(match["rest"]):
+                continue  # writes the object to stdout (a file), applies nothing
             flag = _PATH_FLAG.search(match["rest"])
             source = _SOURCE_FLAG.search(match["rest"])
             if flag is not None:
@@ -130,10 +144,14 @@ def scan(tree: Tree) -> list[Evidence]:
                              name=match["name"], source=src)
         for pattern in (_APPLY_K, _BUILD_APPLY):
             for match in pattern.finditer(text):
+                if _dry_run(text, match):
+                    continue
                 found += _at(path, raw.count("\n", 0, match.start()) + 1, "kubectl-apply", match["path"], folders,
                              relative_to=posixpath.dirname(path))
         for match in _APPLY_F.finditer(text):
             flags = f"{match['flags']} {match['rest']}"
+            if _dry_run(text, match):
+                continue
             namespace = _NAMESPACE_FLAG.search(flags)
             found += _applied_files(tree, path, raw.count("\n", 0, match.start()) + 1, match["path"],
                                     bool(_RECURSIVE_FLAG.search(flags)), namespace["namespace"] if namespace else "")
@@ -147,6 +165,12 @@ def scan(tree: Tree) -> list[Evidence]:
     for ev in found:
         unique.setdefault((ev.form, ev.path, ev.name, ev.variant), ev)  # the first place that says it
     return list(unique.values())
+
+
+def _dry_run(text: str, match: re.Match[str]) -> bool:
+    """Whether the kubectl command `match` starts is a dry run: its flags up to the command's end."""
+    end = re.compile(r"[\n;&|]").search(text, match.end())
+    return bool(_DRY_RUN.search(text[match.start():end.start() if end else len(text)]))
 
 
 class _Folders:

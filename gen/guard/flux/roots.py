@@ -366,12 +366,18 @@ def choose(candidates: list[Candidate], instances: list[Candidate], configured: 
         scripted = []  # --path: the user says where the clusters are
     boot = [c for c in candidates if is_bootstrap(c)] + instances
     boot += [c for c in scripted or [] if not _already(c, boot)]
-    if boot:
+    # `kubectl apply -f FILE` says that FILE is applied, not that nothing else is: a script that
+    # applies one manifest (a test setup, a CI step) is no bootstrap of the fleet, so alone it
+    # leaves the guessing on (it once made every other cluster unreached, and passed)
+    applied = [c for c in boot if c.evidence is not None and c.evidence.form == "kubectl-apply-file"]
+    if len(applied) < len(boot):
         return Roots(boot, "path" if under else "bootstrap")
     if under:
         return Roots(list(candidates), "path", drop_produced=True)
     guesses = [Candidate(c.ks, c.file, c.namespace_given, c.source_object, c.not_ours, guessed=True)
                for c in candidates if refused is None or not refused(c)]
+    guessed = {(c.file, c.ks.ref.name, c.ks.ref.namespace) for c in guesses}
+    guesses += [c for c in applied if (c.file, c.ks.ref.name, c.ks.ref.namespace) not in guessed]
     return Roots(guesses, "fallback", drop_produced=True)
 
 

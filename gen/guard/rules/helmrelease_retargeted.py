@@ -15,7 +15,7 @@ holds no `/`, so the last segment of `chart`). A chart of an OCI registry, git, 
 ExternalArtifact or a source no build applies has a name only its own files say (an OCI path is
 not one: home-ops charts mirrors copy chart `volsync` to `…/volsync-perfectra1n`). Such a chart
 whose source stays the same at both revisions is no change of target; when its source moves (the
-HTTP-to-OCI mirror migration, another folder, source or url), the guard cannot tell whether the
+HTTP-to-OCI mirror migration, another folder, source or url, a GitRepository's or Bucket's included, an OCIRepository's layerSelector, an ExternalArtifact's ArtifactGenerator copy list or sources), the guard cannot tell whether the
 name changes, so the change is refused as not judged, with the fix: the head's
 `spec.upgrade.chartNameChangeStrategy: InPlaceUpdate`, under which a chart's name change is no
 uninstall (the controller reads it from the object it reconciles). Release names are compared as helm-controller
@@ -37,6 +37,7 @@ by a `chartRef` OCIRepository -> error (the chart's name at head is not known he
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any, Iterator, NamedTuple
 
 from gen.finding import Finding, Severity
@@ -45,6 +46,7 @@ from gen.guard.flux.charts import SOURCE_GROUP, chart_ref
 from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, apply_skipped
 
+GENERATOR_GROUP = "source.extensions.fluxcd.io"
 ID = "helmrelease-retargeted"
 SEVERITY = Severity.ERROR
 
@@ -93,30 +95,38 @@ def chart_of(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects) -> Chart
         return _template_chart(template if isinstance(template, dict) else {}, key.namespace, objects)
     kind, namespace, name = found
     where = f"chartRef {kind} {namespace or key.namespace}/{name}"
+    if kind == "ExternalArtifact":
+        made = _generated(namespace or key.namespace, name, objects)
+        return Chart(None, f"{where} {made}" if made else where,
+                     f"{where} (made by {made})" if made else where + " (not applied by this cluster's builds)")
     source = objects.get(ObjKey(namespace or key.namespace, name, SOURCE_GROUP, kind))
     if source is None:
         return Chart(None, where, where + " (not applied by this cluster's builds)")
     source_spec: dict[str, Any] = source[1]["spec"] if isinstance(source[1].get("spec"), dict) else {}
     if kind == "HelmChart":
-        chart = _template_chart(source_spec, namespace or key.namespace, objects)
+        chart = _template_chart(source_spec, namespace or key.namespace, objects, local=True)
         return chart._replace(said=f"{where} ({chart.said})")
     url = str(source_spec.get("url") or "").rstrip("/")
     if kind == "OCIRepository" and url:  # the artifact at url; its name is in its Chart.yaml only
-        return Chart(None, url, f"{where} ({url})")
-    return Chart(None, where, where)  # an ExternalArtifact: its files say the chart's name
+        layer = source_spec.get("layerSelector")  # another layer of it may be another chart
+        return Chart(None, f"{url} {json.dumps(layer, sort_keys=True)}" if layer else url, f"{where} ({url})")
+    return Chart(None, where, where)
 
 
-def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObjects) -> Chart:
+def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObjects, local: bool = False) -> Chart:
     """A chart template's (`spec.chart.spec`, a HelmChart's spec) chart; its name when it is an HTTP
-    HelmRepository's (the index's key: a chart's name holds no `/`)."""
+    HelmRepository's (the index's key: a chart's name holds no `/`). A HelmChart's (`local`)
+    sourceRef has no namespace (source-controller's LocalHelmChartSourceReference: one written is
+    dropped by the API server): its source is in the HelmChart's namespace."""
     ref: dict[str, Any] = spec["sourceRef"] if isinstance(spec.get("sourceRef"), dict) else {}
     kind, chart = str(ref.get("kind") or ""), str(spec.get("chart") or "")
-    ref_ns = str(ref.get("namespace") or namespace)
+    ref_ns = namespace if local else str(ref.get("namespace") or namespace)
     source = f"{kind or 'a source'} {ref_ns}/{ref.get('name') or ''}"
+    applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
     if kind != "HelmRepository" or not chart:
         where = f"chart ./{normalize_path(chart)} of {source}" if chart else f"a chart of {source}"
-        return Chart(None, where, where)
-    applied = objects.get(ObjKey(ref_ns, str(ref.get("name") or ""), SOURCE_GROUP, kind))
+        fetched = _fetched_from(kind, applied[1] if applied else None)
+        return Chart(None, f"{where} {fetched}", f"{where} {fetched}" if applied else where)
     repo: dict[str, Any] = applied[1]["spec"] if applied and isinstance(applied[1].get("spec"), dict) else {}
     url = str(repo.get("url") or "").rstrip("/")
     if not url:
@@ -126,6 +136,46 @@ def _template_chart(spec: dict[str, Any], namespace: str, objects: ClusterObject
     if url.startswith("oci://") or repo.get("type") == "oci":  # source-controller pulls <url>/<chart>
         return Chart(None, f"{url}/{chart.strip('/')}", said)
     return Chart(chart.rstrip("/").rsplit("/", 1)[-1], f"{url}#{chart}", said)
+
+
+def _generated(namespace: str, name: str, objects: ClusterObjects) -> str:
+    """What makes ExternalArtifact `namespace/name` when an ArtifactGenerator the cluster applies
+    does (its output's copy list and its sources, each where it is fetched from), "" when none:
+    another copy list or source is another artifact, whose chart may have another name."""
+    out = []
+    for key, (_, obj) in sorted(objects.items()):
+        spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
+        arts: list[Any] = spec["artifacts"] if isinstance(spec.get("artifacts"), list) else []
+        listed: list[Any] = spec["sources"] if isinstance(spec.get("sources"), list) else []
+        if key.kind != "ArtifactGenerator" or key.group != GENERATOR_GROUP or key.namespace != namespace:
+            continue
+        for art in (a for a in arts if isinstance(a, dict) and a.get("name") == name):
+            sources = []
+            for src in listed:
+                if isinstance(src, dict):
+                    kind, ns = str(src.get("kind") or ""), str(src.get("namespace") or namespace)
+                    applied = objects.get(ObjKey(ns, str(src.get("name") or ""), SOURCE_GROUP, kind))
+                    sources.append(f"@{src.get('alias') or ''} {kind} {ns}/{src.get('name') or ''} "
+                                   f"{_fetched_from(kind, applied[1] if applied else None)}")
+            out.append(f"ArtifactGenerator {key.namespace}/{key.name}: {json.dumps(art.get('copy'), sort_keys=True)} "
+                       f"of {', '.join(sources)}")
+    return "; ".join(out)
+
+
+def _fetched_from(kind: str, source: dict[str, Any] | None) -> str:
+    """Where source-controller fetches a git or Bucket source's artifact, as the cluster applies it
+    (its url; a Bucket's endpoint, bucket and prefix): another repository or bucket holds another
+    chart at the same folder. Its revision (a branch, tag or commit) is not in it: a new revision of
+    the same source is the same chart, as a new version of a registry's is."""
+    if source is None:
+        return "(not applied by this cluster's builds)"
+    spec: dict[str, Any] = source["spec"] if isinstance(source.get("spec"), dict) else {}
+    if kind == "OCIRepository":
+        return f"({str(spec.get('url') or '').rstrip('/')} {json.dumps(spec.get('layerSelector'), sort_keys=True)})"
+    if kind == "Bucket":
+        parts = [str(spec.get(k) or "") for k in ("provider", "endpoint", "bucketName", "prefix")]
+        return "(bucket " + " ".join(parts) + ")"
+    return f"({str(spec.get('url') or '').rstrip('/')})"
 
 
 def check(change: Change) -> Iterator[Finding]:
