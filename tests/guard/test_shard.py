@@ -246,7 +246,7 @@ def _sharded_case(seed: int, tmp: Path) -> None:
     """A random change to a random fleet (tests/guard/test_reach.py's), judged whole with no cache
     and as 2 and 3 shards, each on its own cache (left by judging another change: the index of
     base serves) or none, merged through the envelopes: the same findings, views and summary."""
-    from tests.guard.test_reach import _change, _fleet, _repo, _said
+    from tests.guard.test_reach import _change, _fleet, _repo
 
     rng = random.Random(seed)
     files, shapes, clusters = _fleet(rng)
@@ -254,11 +254,19 @@ def _sharded_case(seed: int, tmp: Path) -> None:
     other = _change(rng, files, shapes, clusters)
     root = tmp / f"repo-{seed}"
     _repo(root, files, change, other)
+    _shards_agree(root, tmp, seed, change, caches=True)
+
+
+def _shards_agree(root: Path, tmp: Path, seed: int, change: dict[str, str | None], *, caches: bool) -> None:
+    """One run with no cache against 2 and 3 shards merged through their envelopes; with
+    `caches`, every other shard on its own cache left by judging `other` (the index of base serves)."""
+    from tests.guard.test_reach import _said
+
     whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
     for count in (2, 3):
         paths = []
         for k in range(1, count + 1):
-            cache = tmp / f"cache-{seed}-{count}-{k}" if (seed + k) % 2 else None
+            cache = tmp / f"cache-{seed}-{count}-{k}" if caches and (seed + k) % 2 else None
             if cache is not None:
                 run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache, shard=Shard(k, count)))
             part = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache, shard=Shard(k, count)))
@@ -316,23 +324,14 @@ def _fleet_change_case(seed: int, tmp: Path) -> None:
     """A random fleet whose clusters differ between base and head (gone, added, renamed, moved),
     with or without another edit: every cluster is judged by exactly one shard, so the shards
     merged say what one run says."""
-    from tests.guard.test_reach import _change, _fleet, _repo, _said
+    from tests.guard.test_reach import _change, _fleet, _repo
 
     rng = random.Random(1000 + seed)
     files, shapes, clusters = _fleet(rng)
     change = {**_fleet_change(rng, files, clusters), **(_change(rng, files, shapes, clusters) if rng.random() < 0.5 else {})}
     root = tmp / f"repo-{seed}"
     _repo(root, files, change, {"README.md": "another change\n"})
-    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
-    for count in (2, 3):
-        paths = []
-        for k in range(1, count + 1):
-            part = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None, shard=Shard(k, count)))
-            target = tmp / f"r-{seed}-{count}-{k}.json"
-            target.write_text(dump_result(part))
-            paths.append(target)
-        merged = merge_results(paths)
-        assert _said(merged) == _said(whole), f"seed {seed}, {count} shards: change {sorted(change)}"
+    _shards_agree(root, tmp, seed, change, caches=False)
 
 
 @pytest.mark.parametrize("seed", range(4))
