@@ -19,13 +19,15 @@ import os
 import subprocess
 import threading
 from dataclasses import dataclass
-from typing import IO, Any, Sequence
+from typing import IO, Any, Callable, Hashable, Sequence, TypeVar
 
 from gen.errors import ToolError
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
 INSIDE_KEY = "coredns-gen-inside"  # the server block an `inside` text is spliced into (tools/helper/corefile)
 _CACHE_LIMIT = 1 << 14
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -82,37 +84,38 @@ class _Client:
 
     def upstreams(self, tos: Sequence[str]) -> dict[str, dict[str, str]]:
         """The helper's raw answer ({"verdict", "error"}) for each TO, one round trip for all not yet asked."""
-        with self.lock:
-            known = {t: self.judged[t] for t in tos if t in self.judged}
-            todo = [t for t in dict.fromkeys(tos) if t not in known]
-            if todo:
-                results = self._send({"texts": [], "upstreams": todo}).get("upstreams")
-                if not isinstance(results, list) or len(results) != len(todo):
-                    raise ToolError("coredns-gen-helper corefile did not judge the upstreams",
-                                    hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
-                fresh = dict(zip(todo, results, strict=True))
-                known.update(fresh)
-                if len(self.judged) + len(fresh) > _CACHE_LIMIT:
-                    self.judged.clear()
-                self.judged.update(fresh)
-            return {t: known[t] for t in tos}
+        known = self._memo(self.judged, tos, lambda todo: self._listed(
+            {"texts": [], "upstreams": todo}, "upstreams", len(todo), "judge the upstreams"))
+        return {t: known[t] for t in tos}
 
     def setup(self, asks: Sequence[tuple[str, str, tuple[str, ...]]]) -> list[dict[str, str]]:
         """The helper's raw answer ({"verdict", "error"}) for each (plugin, text, keys), one round trip."""
+        known = self._memo(self.setups, asks, lambda todo: self._listed(
+            {"texts": [], "setups": [{"plugin": p, "text": t, "keys": list(k)} for p, t, k in todo]},
+            "setups", len(todo), "run the plugins' setup"))
+        return [known[a] for a in asks]
+
+    def _memo(self, memo: dict[_K, _V], keys: Sequence[_K], ask: Callable[[list[_K]], list[_V]]) -> dict[_K, _V]:
+        """`memo`'s answer for each key, asking `ask` once for those it lacks; the answers are held
+        here, as a full memo is cleared before the new ones go in."""
         with self.lock:
-            todo = [a for a in dict.fromkeys(asks) if a not in self.setups]
+            known = {k: memo[k] for k in keys if k in memo}
+            todo = [k for k in dict.fromkeys(keys) if k not in known]
             if todo:
-                results = self._send({"texts": [], "setups": [{"plugin": p, "text": t, "keys": list(k)}
-                                                              for p, t, k in todo]}).get("setups")
-                if not isinstance(results, list) or len(results) != len(todo):
-                    raise ToolError("coredns-gen-helper corefile did not run the plugins' setup",
-                                    hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
-                if len(self.setups) + len(todo) > _CACHE_LIMIT:
-                    self.setups.clear()
-                fresh = dict(zip(todo, results, strict=True))
-                self.setups.update(fresh)
-                return [fresh[a] if a in fresh else self.setups[a] for a in asks]
-            return [self.setups[a] for a in asks]
+                fresh = dict(zip(todo, ask(todo), strict=True))
+                known.update(fresh)
+                if len(memo) + len(fresh) > _CACHE_LIMIT:
+                    memo.clear()
+                memo.update(fresh)
+            return known
+
+    def _listed(self, request: dict[str, Any], field: str, count: int, what: str) -> list[Any]:
+        """The `field` list of the helper's answer to `request`, one item per question."""
+        results = self._send(request).get(field)
+        if not isinstance(results, list) or len(results) != count:
+            raise ToolError(f"coredns-gen-helper corefile did not {what}",
+                            hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
+        return results
 
     def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         proc = self._start()

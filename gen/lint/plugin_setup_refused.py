@@ -49,13 +49,13 @@ def _unjudgeable(d: Directive) -> bool:
     return d.name in FILE_TLS and any(o.name == "tls" and o.args for o in d.block or [])
 
 
-def _render(d: Directive, depth: int, lines: list[Directive]) -> str:
+def _render(d: Directive, lines: list[Directive]) -> str:
     """`d` as CoreDNS's lexer reads it; lines[i] is the node written at rendered line i+1."""
     lines.append(d)
     head = " ".join(quote(t) for t in [d.name, *d.args])
     if d.block is None:
         return head + "\n"
-    body = "".join(_render(o, depth + 1, lines) for o in d.block)
+    body = "".join(_render(o, lines) for o in d.block)
     lines.append(d)
     return head + " {\n" + body + "}\n"
 
@@ -70,7 +70,7 @@ def _asks(ctx: LintContext) -> Iterator[tuple[ServerBlock, list[Directive], Setu
             if any(_unjudgeable(d) for d in found):
                 continue
             lines: list[Directive] = []
-            text = "".join(_render(d, 0, lines) for d in found)
+            text = "".join(_render(d, lines) for d in found)
             yield block, found, SetupAsk(name, text, tuple(block.keys)), lines
 
 

@@ -36,3 +36,20 @@ def test_a_read_that_fills_the_cache_past_its_limit_still_answers_every_text(mon
     client.read(first)
     again = client.read(first[:2] + [(".:99 {\n  whoami\n}\n", "Corefile", False)])
     assert [r.error for r in again] == [None, None, None]
+
+
+def test_a_full_setup_memo_still_answers_what_it_held(monkeypatch):
+    """Setups judged before, asked again with a new one when the memo is full: the memo is cleared
+    while the new one is asked, and the old ones must still be answered (was a KeyError: exit 4)."""
+    import pytest
+
+    from gen.corefile import helper
+
+    if helper.helper_binary() is None and os.environ.get("CI") != "true":
+        pytest.skip("coredns-gen-helper is not built")
+    monkeypatch.setattr(helper, "_CACHE_LIMIT", 2)
+    client = helper._Client()
+    first = [("cache", f"cache {30 + i}\n", (".",)) for i in range(2)]
+    client.setup(first)
+    again = client.setup(first + [("reload", "reload 1s\n", (".",))])
+    assert [a["verdict"] for a in again] == ["ok", "ok", "refused"]
