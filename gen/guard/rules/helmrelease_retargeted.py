@@ -71,16 +71,15 @@ class Chart(NamedTuple):
     said: str  # where it comes from, in words
 
 
-def target(key: ObjKey, obj: dict[str, Any], objects: ClusterObjects | None = None) -> dict[str, str]:
+def target(key: ObjKey, obj: dict[str, Any], chart: Chart) -> dict[str, str]:
     """What helm-controller compares with the release it last made (ReleaseTargetChanged); the
-    chart's name where it is known here (`objects`: what the cluster applies, for its source)."""
+    chart's name where it is known here (`chart`: chart_of the HelmRelease)."""
     spec = obj.get("spec") or {}
     release_ns = str(spec.get("targetNamespace") or "") or key.namespace
     name = shorten_name(str(spec.get("releaseName") or "") or (
         f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name))
     out = {"release name": name, "release namespace": release_ns,
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
-    chart = chart_of(key, obj, objects or {})
     if chart.name is not None:
         out["chart"] = chart.name
     return out
@@ -143,12 +142,12 @@ def _generated(namespace: str, name: str, objects: ClusterObjects) -> str:
     does (its output's copy list and its sources, each where it is fetched from), "" when none:
     another copy list or source is another artifact, whose chart may have another name."""
     out = []
-    for key, (_, obj) in sorted(objects.items()):
+    generators = sorted((key, obj) for key, (_, obj) in objects.items()
+                        if key.kind == "ArtifactGenerator" and key.group == GENERATOR_GROUP and key.namespace == namespace)
+    for key, obj in generators:
         spec: dict[str, Any] = obj["spec"] if isinstance(obj.get("spec"), dict) else {}
         arts: list[Any] = spec["artifacts"] if isinstance(spec.get("artifacts"), list) else []
         listed: list[Any] = spec["sources"] if isinstance(spec.get("sources"), list) else []
-        if key.kind != "ArtifactGenerator" or key.group != GENERATOR_GROUP or key.namespace != namespace:
-            continue
         for art in (a for a in arts if isinstance(a, dict) and a.get("name") == name):
             sources = []
             for src in listed:
@@ -189,23 +188,22 @@ def check(change: Change) -> Iterator[Finding]:
             _, old = before[key]
             if (root.cluster, key) in seen or apply_skipped(old, obj):
                 continue  # kustomize-controller does not apply the new spec (prune: disabled does not stop that)
-            was, now = target(key, old, before), target(key, obj, objects)
+            came, comes = chart_of(key, old, before), chart_of(key, obj, objects)
+            was, now = target(key, old, came), target(key, obj, comes)
             changed = [k for k in was if k in now and was[k] != now[k]]
             in_place = ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate"
             if in_place:
                 changed = [k for k in changed if k != "chart"]  # helm-controller upgrades the release in place
-            unknown = None if in_place or "chart" in was and "chart" in now else _unjudged_chart(key, old, obj, before, objects)
+            unknown = None if in_place or "chart" in was and "chart" in now else _unjudged_chart(came, comes)
             if not changed and unknown is None:
                 continue
             seen.add((root.cluster, key))
             yield _finding(change, root.cluster, ks, key, obj, was, now, changed, unknown)
 
 
-def _unjudged_chart(key: ObjKey, old: dict[str, Any], new: dict[str, Any], before: ClusterObjects,
-                    after: ClusterObjects) -> str | None:
+def _unjudged_chart(came: Chart, comes: Chart) -> str | None:
     """Why a chart whose name is not known at base or head may have changed it (it comes from
     another artifact), or None when it comes from the same artifact at both revisions."""
-    came, comes = chart_of(key, old, before), chart_of(key, new, after)
     if came.artifact == comes.artifact:
         return None
     sides = [label for label, chart in (("base", came), ("head", comes)) if chart.name is None]
