@@ -442,12 +442,16 @@ def guard(
     write: Annotated[bool, typer.Option("--write", help="With --discover: record the clusters (and OCI sources recognised from CI) in .coredns-gen.yaml guard.clusters/guard.sources, keeping the file's comments.")] = False,
     verify: Annotated[bool, typer.Option("--verify", help="Also load each changed head Corefile in the real CoreDNS and run its failover scenarios (clusters in parallel); one CoreDNS refuses is refused (corefile-refused).")] = False,
     coredns: Annotated[Optional[str], typer.Option("--coredns", metavar="PATH", help="CoreDNS binary for --verify (default: as verify finds it).", show_default=False)] = None,
+    chart_mirror: Annotated[Optional[list[str]], typer.Option("--chart-mirror", metavar="ORIGIN=MIRROR", help="Fetch the Helm charts of ORIGIN (a chart repository or oci:// registry url) from MIRROR instead: a url (oci+http:// for a plain-HTTP registry) or file:FOLDER holding index.yaml and the archives; repeatable, before guard.charts.", show_default=False)] = None,
 ) -> None:
-    """Refuse a change that would make Flux delete a ConfigMap in place or break a DNS invariant.
+    """Refuse a change that would make Flux or Helm delete a ConfigMap in place or break a DNS invariant.
 
     Builds every Flux Kustomization reached from the roots at --base and
     --head with Flux's own build (the coredns-gen-helper), as kustomize-controller
     would, and reports what Flux would delete, orphan or move, plus the DNS invariants on head.
+    Each HelmRelease whose inputs change is rendered at both revisions with
+    Helm's own library, as helm-controller renders it: what its upgrade
+    deletes is judged like a prune.
     text, markdown and json also show each touched cluster's Corefile diff and,
     when a cluster changes platform release, the diff of the platform's own
     stock Corefiles for the two releases.
@@ -472,7 +476,8 @@ def guard(
                              "(or --discover to see what the guard believes about the repository)")
         opts = GuardOptions(repo=Path(repo), base=base, head=head, paths=tuple(path or ()), allow=tuple(allow or ()),
                             inventory=Path(inventory) if inventory is not None else None,
-                            shard=Shard.parse(shard) if shard is not None else None)
+                            shard=Shard.parse(shard) if shard is not None else None,
+                            chart_mirrors=_chart_mirrors(chart_mirror or []))
         if no_cache:
             opts.cache_dir = None
         ticker = _Ticker() if sys.stderr.isatty() else None
@@ -493,6 +498,29 @@ def guard(
         return _verdict(result, chosen, strict)
 
     raise typer.Exit(_run(run))
+
+
+def _chart_mirrors(given: list[str]) -> tuple[tuple[str, str], ...]:
+    """--chart-mirror ORIGIN=MIRROR, each checked as guard.charts is; a file: folder made absolute
+    (it is the caller's, named relative to where they stand)."""
+    from gen.config import chart_mirrors
+    from gen.errors import Problem, UsageError
+
+    problems: list[Problem] = []
+    pairs: dict[str, str] = {}
+    for item in given:
+        origin, sep, mirror = item.partition("=")
+        if not sep:
+            problems.append(Problem(f"{item[:80]!r} is not ORIGIN=MIRROR", key="--chart-mirror",
+                                    hint="e.g. --chart-mirror oci://ghcr.io/bjw-s-labs/helm=oci+http://127.0.0.1:5000/bjw-s"))
+            continue
+        if mirror.startswith("file:") and not mirror.startswith("file:/"):
+            mirror = "file:" + str(Path(mirror[len("file:"):]).resolve())
+        pairs[origin] = mirror
+    found = chart_mirrors(pairs, "--chart-mirror", problems, file=None)
+    if problems:
+        raise UsageError(problems)
+    return tuple(sorted(found.items()))
 
 
 def _discover(repo: str, head: str, fmt: str | None, write: bool, no_cache: bool) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,6 +64,7 @@ class Config:
     guard_clusters: tuple[ClusterEntry, ...] = ()
     guard_sources: tuple[SourceEntry, ...] = ()
     guard_scope: Literal["all", "dns"] = "all"
+    guard_charts: dict[str, str] = field(default_factory=dict)  # chart origin url -> the mirror standing in for it
     lint_plugins: tuple[str, ...] = ()
     raw: Any = None  # the document with `.lc` positions, for line numbers in later checks
 
@@ -106,9 +107,10 @@ def load_config(repo: Path) -> Config:
     if not isinstance(guard, dict):
         problems.append(Problem("expected a mapping", file=CONFIG_NAME, key="guard", hint="e.g. guard: {allow: []}"))
         guard = {}
-    for key in sorted(set(guard) - {"allow", "clusters", "sources", "scope"}):
+    for key in sorted(set(guard) - {"allow", "charts", "clusters", "sources", "scope"}):
         problems.append(Problem(f"unknown key '{key}'", file=CONFIG_NAME, key=f"guard.{key}",
-                                hint="allowed keys: allow, clusters, scope, sources"))
+                                hint="allowed keys: allow, charts, clusters, scope, sources"))
+    charts = chart_mirrors(guard.get("charts") or {}, "guard.charts", problems)
     scope = guard.get("scope", "all")
     if scope not in ("all", "dns"):
         line = guard.lc.key("scope")[0] + 1 if hasattr(guard, "lc") else None
@@ -152,7 +154,33 @@ def load_config(repo: Path) -> Config:
         raise UsageError(problems)
     return Config(values=tuple(values), guard_allow=tuple(allow), guard_clusters=tuple(cluster_entries),
                   guard_sources=tuple(source_entries), guard_scope="dns" if scope == "dns" else "all",
-                  lint_plugins=tuple(plugins), raw=data)
+                  guard_charts=charts, lint_plugins=tuple(plugins), raw=data)
+
+
+ORIGINS = ("https://", "http://", "oci://")
+MIRRORS = ("https://", "http://", "oci://", "oci+http://", "file:")
+
+
+def chart_mirrors(raw: Any, key: str, problems: list[Problem], file: str | None = CONFIG_NAME) -> dict[str, str]:
+    """`guard.charts` (or --chart-mirror): chart origin url -> the mirror the guard fetches from
+    instead (a chart repository or registry url, `oci+http://` for a registry spoken to in plain
+    HTTP, `file:FOLDER` for a folder holding a repository's index.yaml and archives)."""
+    hint = ("e.g. charts: {oci://ghcr.io/bjw-s-labs/helm: oci://mirror.example.com/bjw-s, "
+            "https://charts.example.org: file:ci/charts}")
+    if not isinstance(raw, dict):
+        problems.append(Problem("expected a mapping of chart origin url to mirror", file=file, key=key, hint=hint))
+        return {}
+    out: dict[str, str] = {}
+    for origin, mirror in raw.items():
+        if not isinstance(origin, str) or not origin.startswith(ORIGINS):
+            problems.append(Problem(f"{quote(str(origin))} is not a chart repository url (https://, http:// or oci://)",
+                                    file=file, key=key, hint=hint))
+        elif not isinstance(mirror, str) or not mirror.startswith(MIRRORS) or mirror in MIRRORS:
+            problems.append(Problem(f"the mirror of {quote(origin)} is not a url (https://, http://, oci://, oci+http://) "
+                                    "or file:FOLDER", file=file, key=f"{key}.{origin}", hint=hint))
+        else:
+            out[origin.rstrip("/")] = mirror
+    return out
 
 
 def _entries(raw: Any, key: str, required: set[str], optional: set[str], problems: list[Problem]) -> list[dict[str, str]]:

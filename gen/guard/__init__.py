@@ -26,6 +26,8 @@ from gen.guard.repo import (
 )
 from gen.guard.rules import (
     helm_chart_not_judged,
+    helm_release_not_judged,
+    helm_upgrade_deletes,
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
@@ -60,6 +62,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
+from gen.guard.helm import releases as helm_releases
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.unread import blind_spots, exact_note
 from gen.guard.report.progress import Report, ReportingEngine
@@ -81,6 +84,8 @@ _MODULES: tuple[ModuleType, ...] = (
     configmap_pruned,
     helmrelease_pruned,
     helmrelease_retargeted,
+    helm_upgrade_deletes,
+    helm_release_not_judged,
     namespace_pruned,
     object_pruned,
     object_orphaned,
@@ -118,6 +123,7 @@ class GuardOptions:
     parallel: int | None = None
     report: Report | None = None  # progress for a terminal (gen.guard.report.progress)
     shard: Shard | None = None  # judge only this shard's clusters (gen.guard.report.shard)
+    chart_mirrors: tuple[tuple[str, str], ...] = ()  # --chart-mirror ORIGIN=MIRROR, before guard.charts
 
 
 @dataclass
@@ -243,15 +249,20 @@ def _judge(opts: GuardOptions) -> GuardResult:
             r.details["cause"] = cause
         unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
         facts = cluster_facts(trees["head"], config, revisions)
+        report("rendering changed HelmReleases", 0, 0)
+        helm = helm_releases.judge(revisions, trees, touched, {**_in_repo(root, config.guard_charts), **dict(opts.chart_mirrors)},
+                                   opts.cache_dir, work / "helm")
+        cache.count_rejected(helm.rejected)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed, unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
-                        ref_charts=charts)
+                        ref_charts=charts, helm=helm)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
-        views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions))
+        views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions),
+                               helm={"base": helm.base_objects, "head": helm.head_objects})
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
         # a shard cannot know what other shards' clusters read: it names what its own do not read
@@ -280,6 +291,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
     stats["unreached"] = len(coverage.unreached)
     notes = [n for n in (cache.note(), exact_note(blind)) if n]
     judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
+                 "chart_mirrors": sorted(f"{k}={v}" for k, v in opts.chart_mirrors),
                  "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
     return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
 
@@ -298,6 +310,12 @@ def _digest_of(inventory: dict[Any, Any]) -> str:
     """One id of what an inventory holds (its Kustomizations and their objects), however written."""
     text = json.dumps(sorted([repr(ref), sorted(repr(o) for o in objs)] for ref, objs in inventory.items()))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _in_repo(root: Path, mirrors: dict[str, str]) -> dict[str, str]:
+    """guard.charts with each relative `file:` folder under the repository root (where it is written)."""
+    return {origin: ("file:" + str(root / mirror[len("file:"):]) if mirror.startswith("file:")
+                     and not mirror.startswith("file:/") else mirror) for origin, mirror in mirrors.items()}
 
 
 def _quiet(what: str, done: int, total: int) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 from gen.finding import Finding, Severity
 from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
+from gen.guard.helm.releases import HelmLayer
 from gen.guard.locate import Locator
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
@@ -56,6 +57,7 @@ class Change:
     judged_reads: dict[str, set[str]] = field(default_factory=dict)  # cluster -> files judged ones read
     # "base"/"head" -> (cluster, HelmRelease) -> the charts its spec.chartRef may render (gen/guard/flux/charts.py)
     ref_charts: dict[str, dict[tuple[str, ObjKey], list[RefChart]]] = field(default_factory=dict)
+    helm: HelmLayer = field(default_factory=HelmLayer)  # what helm-controller's upgrades delete (gen/guard/helm/)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:

@@ -30,8 +30,10 @@ ID = "corefile-diff"
 _KINDS = ("ConfigMap", "HelmChartConfig", "Addon")  # what can carry a Corefile or coredns-custom
 
 
-def _dns_objects(rev: Revision, clusters: set[str]) -> dict[str, dict[ObjKey, dict[str, Any]] | None]:
-    """Per cluster, the objects that may say what CoreDNS loads (first Kustomization wins, as Flux);
+def _dns_objects(rev: Revision, clusters: set[str],
+                 helm: Mapping[str, dict[ObjKey, dict[str, Any]]]) -> dict[str, dict[ObjKey, dict[str, Any]] | None]:
+    """Per cluster, the objects that may say what CoreDNS loads (first Kustomization wins, as Flux;
+    then what the Helm releases the change upgrades render, e.g. the coredns chart's ConfigMap);
     None for a cluster with a Kustomization that does not build: what it applies is not known."""
     out: dict[str, dict[ObjKey, dict[str, Any]] | None] = {}
     for ref in sorted(rev.nodes):
@@ -47,17 +49,26 @@ def _dns_objects(rev: Revision, clusters: set[str]) -> dict[str, dict[ObjKey, di
         for key, obj in node.build.objects.items():
             if key.kind in _KINDS and key.namespace == "kube-system":
                 held.setdefault(key, obj)
+    for cluster, rendered in sorted(helm.items()):
+        held_by = out.get(cluster, {}) if cluster in clusters else None
+        if held_by is None:
+            continue
+        out[cluster] = held_by
+        for key, obj in rendered.items():
+            if key.kind in _KINDS and key.namespace == "kube-system":
+                held_by.setdefault(key, obj)
     return out
 
 
 def corefile_views(revisions: Mapping[str, Revision], touched: set[str],
-                   facts: Mapping[str, ClusterFacts], base_facts: Mapping[str, ClusterFacts] | None = None) -> list[Finding]:
+                   facts: Mapping[str, ClusterFacts], base_facts: Mapping[str, ClusterFacts] | None = None,
+                   helm: Mapping[str, Mapping[str, dict[ObjKey, dict[str, Any]]]] | None = None) -> list[Finding]:
     """One `corefile-diff` finding per touched cluster whose loaded Corefile changes, or whose
     platform release changes (`base_facts`: what the values files at base say)."""
     # a values file is read by no build: bumping only its platformVersion touches no cluster
     bumped = {c for c, f in facts.items() if base_facts is not None and c in base_facts
               and _drift(_release(base_facts[c], {}), _release(f, {})) is not None}
-    objects = {label: _dns_objects(rev, touched | bumped) for label, rev in revisions.items()}
+    objects = {label: _dns_objects(rev, touched | bumped, (helm or {}).get(label, {})) for label, rev in revisions.items()}
     recorded = {label: recorded_releases(rev, touched | bumped) for label, rev in revisions.items()}
     out = []
     built = {label: {ref.cluster for ref in rev.nodes} for label, rev in revisions.items()}

@@ -122,12 +122,10 @@ def _refused(result: object) -> list[tuple[str, str]]:
     ({**_apps(_release("OCIRepository"), OCI),
       ".coredns-gen.yaml": "guard:\n  sources:\n    - source: OCIRepository/kube-system/dns-extras\n"
                            "      path: charts/dns-extras/\n"}, "OCIRepository kube-system/dns-extras"),
-    (_apps(_release("HelmChart", namespace="flux-system"), GIT_HELMCHART),
-     "HelmChart flux-system/dns-extras (chart ./charts/dns-extras of GitRepository flux-system/flux-system)"),
     (_apps(_release("ExternalArtifact"), GENERATOR), "ExternalArtifact kube-system/dns-extras"),
     # files of another repository beside this one's: this one's are still in the chart
     (_apps(_release("ExternalArtifact"), MIXED_GENERATOR), "ExternalArtifact kube-system/dns-extras"),
-], ids=["oci-pushed-by-ci", "oci-in-guard-sources", "helmchart-of-this-git", "external-artifact",
+], ids=["oci-pushed-by-ci", "oci-in-guard-sources", "external-artifact",
         "external-artifact-with-another-source"])
 def test_a_chart_ref_whose_chart_is_this_repository_is_refused_when_touched(flux_repo, guard, files, via):
     """Before, only `spec.chart.spec.sourceRef` was read: each of these passed with 0 findings."""
@@ -136,6 +134,16 @@ def test_a_chart_ref_whose_chart_is_this_repository_is_refused_when_touched(flux
     [finding] = by_rule(result.findings, "helm-chart-not-judged")
     assert finding.severity.value == "error" and "touches 2 files of it" in finding.message
     assert "--allow kube-system_dns-extras_helm.toolkit.fluxcd.io_HelmRelease" in finding.hint
+
+
+def test_a_helmchart_of_this_repository_is_rendered_and_its_deletion_named(flux_repo, guard):
+    """A chartRef HelmChart of a folder of this repository was refused wholesale as not judged; the
+    Helm layer renders both revisions and names what the upgrade deletes."""
+    files = _apps(_release("HelmChart", namespace="flux-system"), GIT_HELMCHART)
+    result = guard(flux_repo({**CHART, **files}, DROP_TEMPLATE))
+    assert not _refused(result)
+    found = by_rule(result.findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["kube-system_coredns-custom__ConfigMap"]
 
 
 @pytest.mark.parametrize("files", [

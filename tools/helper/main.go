@@ -10,6 +10,8 @@
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
 //	vars      which variables a Flux Kustomization's postBuild would substitute in its build (build/vars.go)
 //	envsubst  strings substituted by Flux's own envsubst as postBuild runs it (build/envsubst.go)
+//	helm      HelmReleases rendered with Helm's own library as helm-controller renders them, charts
+//	          fetched as source-controller fetches them (helm/)
 //	resourceset  Flux Operator ResourceSets rendered by the Flux Operator's own CLI (resourceset/)
 package main
 
@@ -20,12 +22,13 @@ import (
 	"github.com/coredns-gen/coredns-gen/tools/helper/artifact"
 	"github.com/coredns-gen/coredns-gen/tools/helper/build"
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
+	"github.com/coredns-gen/coredns-gen/tools/helper/helm"
 	"github.com/coredns-gen/coredns-gen/tools/helper/resourceset"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|envsubst|corefile|artifact|resourceset [flags]")
+		fmt.Fprintln(os.Stderr, "usage: coredns-gen-helper build|vars|envsubst|corefile|artifact|helm|resourceset [flags]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -39,6 +42,8 @@ func main() {
 		artifact.Main(os.Args[2:])
 	case "corefile":
 		corefile.Main(os.Args[2:])
+	case "helm":
+		helm.Main(os.Args[2:])
 	case "resourceset":
 		resourceset.Main(os.Args[2:])
 	default:

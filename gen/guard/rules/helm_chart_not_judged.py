@@ -54,7 +54,10 @@ def check(change: Change) -> Iterator[Finding]:
                 for via, files in _touched(change, key, _charts(obj, key, by_ref.get((ref.cluster, key), [])),
                                            ours.get(ref.cluster, set()), theirs.get(ref.cluster, set())):
                     found.setdefault((ref.cluster, key), (ref, {}))[1].setdefault(via, set()).update(files)
-    for (_, key), (ref, charts) in sorted(found.items()):
+    rendered = change.helm.judged()  # releases the Helm layer rendered (or refused): judged there
+    for (cluster, key), (ref, charts) in sorted(found.items()):
+        if (cluster, key) in rendered:
+            continue
         via, touched = next(iter(charts.items()))
         yield _finding(change, ref, key, via, sorted(touched))
 

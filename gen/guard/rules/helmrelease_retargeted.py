@@ -36,7 +36,6 @@ by a `chartRef` OCIRepository -> error (the chart's name at head is not known he
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any, Iterator, NamedTuple
 
@@ -44,6 +43,7 @@ from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects
 from gen.guard.flux.charts import SOURCE_GROUP, chart_ref
 from gen.guard.flux.fluxspec import normalize_path
+from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, apply_skipped
 
 GENERATOR_GROUP = "source.extensions.fluxcd.io"
@@ -53,14 +53,6 @@ SEVERITY = Severity.ERROR
 # the spec keys that set each part of the target, in the order a finding points at them
 _FIELDS = {"release name": ("releaseName", "targetNamespace"), "release namespace": ("targetNamespace",),
            "storage namespace": ("storageNamespace",), "chart": ("chartRef", "chart")}
-
-
-def shorten_name(name: str) -> str:
-    """The release name helm-controller gives Helm (its internal/release ShortenName): a name of
-    more than 53 characters becomes its first 40, `-` and 12 hex digits of its SHA-256."""
-    if len(name) <= 53:
-        return name
-    return name[:40] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
 
 
 class Chart(NamedTuple):
@@ -75,10 +67,7 @@ def target(key: ObjKey, obj: dict[str, Any], chart: Chart) -> dict[str, str]:
     """What helm-controller compares with the release it last made (ReleaseTargetChanged); the
     chart's name where it is known here (`chart`: chart_of the HelmRelease)."""
     spec = obj.get("spec") or {}
-    release_ns = str(spec.get("targetNamespace") or "") or key.namespace
-    name = shorten_name(str(spec.get("releaseName") or "") or (
-        f"{spec['targetNamespace']}-{key.name}" if spec.get("targetNamespace") else key.name))
-    out = {"release name": name, "release namespace": release_ns,
+    out = {"release name": release_name(key, obj), "release namespace": release_namespace(key, obj),
            "storage namespace": str(spec.get("storageNamespace") or "") or key.namespace}
     if chart.name is not None:
         out["chart"] = chart.name

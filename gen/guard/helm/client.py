@@ -1,0 +1,108 @@
+"""coredns-gen-helper's `helm` subcommand (tools/helper/helm): Helm's own library, one JSON line each way.
+
+One helper process serves a guard run; requests are few (only HelmReleases whose inputs changed
+are rendered), so they go one at a time. A helper that dies or answers nonsense is a tool failure
+(exit 3), never a render that found nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import IO, Any
+
+from gen.errors import ToolError
+from gen.guard.build.engine import binary_id
+from gen.tools import HELPER_BUILD_HINT, helper_binary
+
+PROTOCOL = 1  # tools/helper/helm/helm.go Protocol
+
+
+class HelmHelper:
+    """A `coredns-gen-helper helm` process, started on the first request."""
+
+    def __init__(self) -> None:
+        binary = helper_binary()
+        if binary is None:
+            raise ToolError("coredns-gen-helper is not installed: the guard renders HelmReleases with it",
+                            hint=HELPER_BUILD_HINT)
+        self.binary: Path = binary
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """What the helper says it links (`helm -version`) and which binary it is: renders are
+        cached by it, so another Helm or another build of the helper never reuses them."""
+        if self._identity is None:
+            try:
+                said = subprocess.run([str(self.binary), "helm", "-version"], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, timeout=60, check=False)
+            except (OSError, subprocess.TimeoutExpired) as err:
+                raise ToolError(f"cannot run {self.binary}: {err}", hint=HELPER_BUILD_HINT) from err
+            text = said.stdout.strip()
+            if said.returncode != 0 or not text.startswith(f"helm {PROTOCOL} "):
+                raise ToolError(f"{self.binary} does not render HelmReleases (helm protocol {PROTOCOL}): "
+                                f"it said {text[:80]!r}", stderr=said.stderr, hint=HELPER_BUILD_HINT)
+            self._identity = f"{text} {binary_id(self.binary)}"
+        return self._identity
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The helper's answer to one request (its `error` key set when Helm refused it).
+
+        Raises:
+            ToolError: the helper could not be started, died or answered no JSON object.
+        """
+        proc = self._start()
+        stdin, stdout = proc.stdin, proc.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            stdin.write(json.dumps(request, sort_keys=True).encode() + b"\n")
+            stdin.flush()
+            line = stdout.readline()
+        except OSError as err:
+            raise self._died(str(err)) from err
+        if not line:
+            raise self._died("it stopped")
+        try:
+            answer = json.loads(line)
+        except ValueError as err:
+            raise self._died(f"it answered no JSON ({err})") from err
+        if not isinstance(answer, dict):
+            raise self._died("it answered no JSON object")
+        return answer
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            try:
+                self._proc = subprocess.Popen([str(self.binary), "helm"], stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            except OSError as err:
+                raise ToolError(f"cannot run {self.binary} helm: {err}", hint=HELPER_BUILD_HINT) from err
+        return self._proc
+
+    def _died(self, what: str) -> ToolError:
+        proc, self._proc = self._proc, None
+        stderr = ""
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            err: IO[bytes] | None = proc.stderr
+            stderr = err.read().decode(errors="replace")[-2000:] if err is not None else ""
+        return ToolError(f"coredns-gen-helper helm failed: {what}", stderr=stderr, hint=HELPER_BUILD_HINT)

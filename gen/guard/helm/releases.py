@@ -1,0 +1,290 @@
+"""Which HelmReleases a change upgrades, both renders, and what each upgrade deletes.
+
+A HelmRelease applied at both revisions whose inputs differ is upgraded by helm-controller: its
+spec, the chart source's spec, the chart (a folder's blobs, or the version asked for), and the
+ConfigMaps and Secrets its `valuesFrom` reads. Both revisions are rendered with Helm's own library
+(client.py); Helm's upgrade deletes each object of the old manifest the new one does not hold,
+unless the old object says `helm.sh/resource-policy: keep`. A HelmRelease whose inputs are the
+same at both is not rendered (nothing reaches helm-controller); one new at head is an install,
+which deletes nothing; one gone at head is the prune rules' (helmrelease-pruned).
+
+A value the guard cannot read (a SOPS-encrypted Secret, one made out of band) is rendered as two
+placeholders no chart holds (tools/helper/helm): when both name the same objects, the verdict
+cannot depend on it; when not, or when a whole values document is unreadable, the release is not
+judged. Renders are cached by everything they depend on, sealed (gen/cachefile.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from gen.cachefile import Sealed, seal, write_entry
+from gen.guard.helm.client import HelmHelper
+from gen.guard.helm.names import release_name, release_namespace
+from gen.guard.helm.sources import ChartLocation, locate, mirrored
+from gen.guard.helm.store import ChartStore, Unavailable
+from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
+from gen.guard.repo.revision import Tree
+
+Label = Literal["base", "head"]
+KEEP = "helm.sh/resource-policy"
+# the spec fields a render reads (tools/helper/helm): an interval, a timeout, remediation or
+# dependsOn changes no manifest, so it upgrades nothing away
+_RENDERED = frozenset({"chart", "chartRef", "values", "valuesFrom", "postRenderers", "commonMetadata", "releaseName",
+                       "targetNamespace", "install"})
+# kinds Helm applies without a namespace; every other kind lands in the release's namespace
+CLUSTER_SCOPED = frozenset({
+    "Namespace", "Node", "PersistentVolume", "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment",
+    "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService", "PriorityClass",
+    "RuntimeClass", "IngressClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding", "PodSecurityPolicy", "ClusterIssuer", "ClusterSecretStore",
+    "ClusterPolicy", "GatewayClass", "ClusterExternalSecret", "FlowSchema", "PriorityLevelConfiguration",
+})
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One revision's manifest of a release: its objects by key, and the chart it came from."""
+
+    objects: dict[ObjKey, dict[str, Any]]
+    chart: str
+    version: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """A HelmRelease whose inputs change, rendered at both revisions."""
+
+    cluster: str
+    key: ObjKey  # the HelmRelease
+    ks: KsRef  # the Kustomization applying it at head
+    base: Rendered
+    head: Rendered
+    changed: tuple[str, ...]  # which inputs differ, in words
+    values_paths: tuple[str, ...]  # the leaf paths of spec.values that differ
+
+    def deleted(self) -> list[tuple[ObjKey, dict[str, Any]]]:
+        """What Helm's upgrade deletes: each object of base's manifest that head's does not hold,
+        unless base's says `helm.sh/resource-policy: keep`."""
+        return [(k, obj) for k, obj in sorted(self.base.objects.items())
+                if k not in self.head.objects and _annotation(obj, KEEP) != "keep"]
+
+
+@dataclass(frozen=True)
+class NotRendered:
+    """A HelmRelease whose inputs change but which could not be rendered: what it deletes is unknown."""
+
+    cluster: str
+    key: ObjKey
+    ks: KsRef
+    changed: tuple[str, ...]
+    why: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class HelmLayer:
+    """What the change does through helm-controller, for the rules and the Corefile view."""
+
+    upgrades: tuple[Upgrade, ...] = ()
+    not_rendered: tuple[NotRendered, ...] = ()
+    rejected: int = 0  # cache entries that did not verify
+    # (cluster, HelmRelease) -> its head manifest, for every release rendered (Corefile view)
+    head_objects: dict[str, dict[ObjKey, dict[str, Any]]] = field(default_factory=dict)
+    base_objects: dict[str, dict[ObjKey, dict[str, Any]]] = field(default_factory=dict)
+
+    def judged(self) -> set[tuple[str, ObjKey]]:
+        """(cluster, HelmRelease) of every release this layer looked at, rendered or not."""
+        return {(u.cluster, u.key) for u in self.upgrades} | {(n.cluster, n.key) for n in self.not_rendered}
+
+
+@dataclass(frozen=True)
+class _Release:
+    ks: KsRef
+    obj: dict[str, Any]
+    location: ChartLocation
+    values: tuple[dict[str, Any], ...]  # the ConfigMaps and Secrets its valuesFrom reads, as applied
+    unreadable: tuple[tuple[str, str, str], ...]  # (kind, namespace, name) it reads but the guard cannot
+    inputs: dict[str, str]  # input name -> digest
+
+
+def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched: set[str], mirrors: Mapping[str, str],
+          cache: Path | None, scratch: Path) -> HelmLayer:
+    """Render every HelmRelease whose inputs differ between base and head, in every cluster this
+    run explored: a chart folder of this repository may change where no Kustomization reads it,
+    so `touched` (clusters whose builds changed) is not enough."""
+    found = {label: _releases(revisions[label], trees[label], touched, mirrors) for label in ("base", "head")}
+    pairs = sorted(set(found["base"]) & set(found["head"]))
+    changed = {pair: _changed(found["base"][pair], found["head"][pair]) for pair in pairs}
+    pairs = [pair for pair in pairs if changed[pair]]
+    if not pairs:
+        return HelmLayer()
+    helper = HelmHelper()
+    store = ChartStore(helper, cache, scratch)
+    renders = _Renders(helper, cache)
+    upgrades: list[Upgrade] = []
+    failed: list[NotRendered] = []
+    head_objects: dict[str, dict[ObjKey, dict[str, Any]]] = {}
+    base_objects: dict[str, dict[ObjKey, dict[str, Any]]] = {}
+    try:
+        for cluster, key in pairs:
+            base, head = found["base"][(cluster, key)], found["head"][(cluster, key)]
+            try:
+                rendered = {label: renders.render(store, rel, trees[label], key)
+                            for label, rel in (("base", base), ("head", head))}
+            except Unavailable as gone:
+                failed.append(NotRendered(cluster, key, head.ks, changed[(cluster, key)], gone.why, gone.fix))
+                continue
+            head_objects.setdefault(cluster, {}).update(rendered["head"].objects)
+            base_objects.setdefault(cluster, {}).update(rendered["base"].objects)
+            upgrades.append(Upgrade(cluster, key, head.ks, rendered["base"], rendered["head"], changed[(cluster, key)],
+                                    tuple(_value_paths(_spec(base.obj).get("values"), _spec(head.obj).get("values")))))
+    finally:
+        helper.close()
+    return HelmLayer(tuple(upgrades), tuple(failed), store.rejected + renders.rejected, head_objects, base_objects)
+
+
+def _spec(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _releases(rev: Revision, tree: Tree, touched: set[str], mirrors: Mapping[str, str]) -> dict[tuple[str, ObjKey], _Release]:
+    """(cluster, HelmRelease) -> what its render depends on, for each HelmRelease a judged build of
+    a touched cluster applies (the first Kustomization applying it wins, as in Flux)."""
+    ours = {node.ks.source for node in rev.nodes.values() if not node.external}
+    out: dict[tuple[str, ObjKey], _Release] = {}
+    for root, objects in sorted(rev.clusters().items()):
+        for key, (ks, obj) in sorted(objects.items()):
+            if key.kind != "HelmRelease" or key.group != HELM_GROUP or (root.cluster, key) in out:
+                continue
+            location = mirrored(locate(obj, key, objects), mirrors)
+            if location.kind == "git" and location.git not in ours:
+                location = ChartLocation("none", why=f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
+                                                     "another repository's")
+            values, unreadable = _values_sources(obj, key, objects)
+            inputs = {"values": _digest(_spec(obj).get("values")),
+                      "spec": _digest({k: v for k, v in _spec(obj).items() if k in _RENDERED and k != "values"}),
+                      "name": _digest([key.namespace, key.name]),
+                      "chart source": _digest(asdict(location)),
+                      "valuesFrom": _digest([values, unreadable])}
+            if location.kind == "git":
+                inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for p in tree.walk(location.folder)])
+            out[(root.cluster, key)] = _Release(ks, obj, location, tuple(values), tuple(unreadable), inputs)
+    return out
+
+
+def _values_sources(obj: dict[str, Any], key: ObjKey,
+                    objects: Mapping[ObjKey, tuple[Any, dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[tuple[str, str, str]]]:
+    """The ConfigMaps and Secrets `obj`'s valuesFrom names, as the cluster's builds apply them, and
+    those it names that the guard cannot read (a SOPS-encrypted Secret, one no build applies)."""
+    refs = _spec(obj).get("valuesFrom")
+    values: list[dict[str, Any]] = []
+    unreadable: list[tuple[str, str, str]] = []
+    for ref in refs if isinstance(refs, list) else []:
+        if not isinstance(ref, dict) or ref.get("kind") not in ("ConfigMap", "Secret"):
+            continue
+        kind, name = str(ref["kind"]), str(ref.get("name") or "")
+        found = objects.get(ObjKey(key.namespace, name, "", kind))
+        if found is None or "sops" in found[1]:
+            if (kind, key.namespace, name) not in unreadable:
+                unreadable.append((kind, key.namespace, name))
+        elif found[1] not in values:
+            values.append(found[1])
+    return values, unreadable
+
+
+def _changed(base: _Release, head: _Release) -> tuple[str, ...]:
+    return tuple(name for name in sorted(set(base.inputs) | set(head.inputs))
+                 if base.inputs.get(name) != head.inputs.get(name))
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _value_paths(base: Any, head: Any, prefix: str = "") -> list[str]:
+    """The leaf paths at which two values trees differ (`configMaps.config.enabled`), sorted."""
+    if isinstance(base, dict) and isinstance(head, dict):
+        out: list[str] = []
+        for k in sorted(set(base) | set(head), key=str):
+            out += _value_paths(base.get(k), head.get(k), f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [] if base == head else [prefix or "(all values)"]
+
+
+def _annotation(obj: dict[str, Any], name: str) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    ann = meta.get("annotations") if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict) else {}
+    return str(ann.get(name) or "") if isinstance(ann, dict) else ""
+
+
+class _Renders:
+    """The helper's renders, cached by everything a render depends on."""
+
+    def __init__(self, helper: HelmHelper, cache: Path | None) -> None:
+        self.helper = helper
+        self.folder = cache / "helm" if cache is not None else None
+        self.rejected = 0
+
+    def render(self, store: ChartStore, rel: _Release, tree: Tree, key: ObjKey) -> Rendered:
+        """Raises:
+            Unavailable: the chart cannot be had, Helm refused to render it, or an unreadable
+            value reaches what the upgrade deletes."""
+        chart = store.get(rel.location, tree if rel.location.kind == "git" else None)
+        request = {"op": "render", "chart": str(chart.path), "release": rel.obj, "upgrade": True,
+                   "release_name": release_name(key, rel.obj), "objects": list(rel.values),
+                   "unreadable": [{"kind": k, "namespace": ns, "name": n} for k, ns, n in rel.unreadable]}
+        cache_key = _digest([self.helper.identity, chart.digest, {k: v for k, v in request.items() if k != "chart"}])
+        answer = self._kept(cache_key)
+        if answer is None:
+            answer = self.helper.ask(request)
+            if not answer.get("error") and self.folder is not None:
+                write_entry(self.folder / f"{cache_key}.sealed",
+                            seal([(cache_key, json.dumps(answer, sort_keys=True).encode())]))
+        if answer.get("error"):
+            error = str(answer["error"])
+            fix = ("make the value readable to the guard (a ConfigMap in the repository), or use it through a "
+                   "valuesFrom targetPath" if error.startswith("not judged:") else
+                   "render it with `helm template` to see why; the guard renders as helm-controller will")
+            raise Unavailable(f"Helm could not render it from {rel.location.origin()}: {error[:400]}", fix)
+        if answer.get("not_judged"):
+            names = ", ".join(f"{k} {ns}/{n}" for k, ns, n in rel.unreadable)
+            raise Unavailable(f"a value read from {names}, which the guard cannot read, decides "
+                              f"{answer['not_judged']}", "make that value readable to the guard, or keep it out of "
+                                                         "object names")
+        namespace = release_namespace(key, rel.obj)
+        objects: dict[ObjKey, dict[str, Any]] = {}
+        for obj in answer.get("objects") or []:
+            if not isinstance(obj, dict):
+                continue
+            found = ObjKey.of(obj)
+            if not found.namespace and found.kind not in CLUSTER_SCOPED:
+                found = found._replace(namespace=namespace)
+            objects[found] = obj
+        return Rendered(objects, str(answer.get("chart") or ""), str(answer.get("version") or ""),
+                        rel.location.origin())
+
+    def _kept(self, key: str) -> dict[str, Any] | None:
+        if self.folder is None:
+            return None
+        entry = self.folder / f"{key}.sealed"
+        if not entry.exists() and not entry.is_symlink():
+            return None
+        sealed = Sealed.read(entry)
+        content = sealed.open(key)
+        self.rejected += sealed.rejected
+        if content is None:
+            return None
+        try:
+            answer = json.loads(content)
+        except ValueError:
+            self.rejected += 1
+            return None
+        return answer if isinstance(answer, dict) else None

@@ -1,0 +1,137 @@
+"""Charts as source-controller fetches them, kept by digest so a run needs the network once.
+
+A chart from a repository is fetched by the helper (tools/helper/helm fetch: Helm's index and
+registry client) into `<cache>/charts/<sha256>.tgz`; an exact version's answer (origin, chart,
+version -> digest) is kept sealed beside it (gen/cachefile.py), so a CI run that restored the cache
+renders offline. An archive is read only when its bytes hash to its name; one that does not is a
+miss, fetched again. A version constraint is resolved anew each run (the repository may have a
+newer match). A chart kept in this repository is written from the revision's tree into the run's
+scratch folder, keyed by the blobs it holds. Credentials are the helper's business (Helm's and
+Docker's config in the environment): nothing here writes one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gen.cachefile import Sealed, read_entry, seal, write_entry
+from gen.guard.helm.client import HelmHelper
+from gen.guard.helm.sources import ChartLocation
+from gen.guard.repo.revision import Tree
+
+_EXACT = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$")
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart on disk (a folder or an archive) and the digest of what it holds."""
+
+    path: Path
+    digest: str
+
+
+class Unavailable(Exception):
+    """The chart cannot be had here: why, and what would let the guard render it."""
+
+    def __init__(self, why: str, fix: str) -> None:
+        super().__init__(why)
+        self.why, self.fix = why, fix
+
+
+class ChartStore:
+    """Charts by location; `cache` None keeps fetched charts in the run's scratch folder only."""
+
+    def __init__(self, helper: HelmHelper, cache: Path | None, scratch: Path) -> None:
+        self.helper = helper
+        self.folder = cache / "charts" if cache is not None else scratch / "charts"
+        self.scratch = scratch
+        self.rejected = 0  # cache entries that did not verify
+        self._memo: dict[str, Chart] = {}
+
+    def get(self, location: ChartLocation, tree: Tree | None) -> Chart:
+        """The chart at `location`; `tree` is the revision's files for a chart kept in git.
+
+        Raises:
+            Unavailable: it cannot be had (no source, no network, not in the repository).
+        """
+        if location.kind == "none":
+            raise Unavailable(location.why, "")
+        if location.kind == "git":
+            if tree is None:
+                raise Unavailable(f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
+                                  "which is not this repository", "")
+            return self._from_tree(location, tree)
+        key = json.dumps([location.kind, location.url, location.name, location.version, location.tag,
+                          location.digest, location.plain_http])
+        if key in self._memo:
+            return self._memo[key]
+        exact = bool(location.digest) or bool(_EXACT.match(location.version)) and not location.tag
+        chart = self._kept(key) if exact else None
+        if chart is None:
+            chart = self._fetch(location)
+            if exact:
+                write_entry(self._ref_file(key), seal([(key, chart.digest.encode())]))
+        self._memo[key] = chart
+        return chart
+
+    def _ref_file(self, key: str) -> Path:
+        return self.folder / (hashlib.sha256(key.encode()).hexdigest() + ".ref")
+
+    def _kept(self, key: str) -> Chart | None:
+        """The archive an earlier run fetched for `key`, when its answer and its bytes verify."""
+        ref = self._ref_file(key)
+        if not ref.exists() and not ref.is_symlink():
+            return None
+        sealed = Sealed.read(ref)
+        content = sealed.open(key)
+        self.rejected += sealed.rejected
+        if content is None:
+            return None
+        digest = content.decode(errors="replace")
+        archive = self.folder / f"{digest}.tgz"
+        try:
+            data = read_entry(archive)
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != digest:
+            self.rejected += 1
+            return None
+        return Chart(archive, digest)
+
+    def _fetch(self, location: ChartLocation) -> Chart:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            self.folder = self.scratch / "charts"
+            self.folder.mkdir(parents=True, exist_ok=True)
+        answer = self.helper.ask({"op": "fetch", "url": location.url, "name": location.name,
+                                  "version": "" if location.version == "*" else location.version,
+                                  "tag": location.tag, "digest": location.digest,
+                                  "plain_http": location.plain_http, "dest": str(self.folder)})
+        if answer.get("error"):
+            raise Unavailable(f"its chart {location.origin()} could not be fetched: {str(answer['error'])[:300]}",
+                              "give the guard the network, or a mirror of that repository "
+                              "(guard.charts in .coredns-gen.yaml, or --chart-mirror ORIGIN=MIRROR)")
+        return Chart(Path(str(answer["path"])), str(answer["digest"]))
+
+    def _from_tree(self, location: ChartLocation, tree: Tree) -> Chart:
+        folder = location.folder
+        files = tree.walk(folder) if folder else tree.walk("")
+        if not tree.is_dir(folder) or not files:
+            raise Unavailable(f"its chart folder ./{folder} is not in this repository", "")
+        digest = hashlib.sha256()
+        for path in sorted(files):
+            digest.update(path.encode() + b"\0" + (tree.blobs.get(path) or "").encode() + b"\0")
+        name = digest.hexdigest()
+        dest = self.scratch / "git-charts" / name
+        if not dest.exists():
+            for path in sorted(files):
+                rel = path[len(folder) + 1:] if folder else path
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tree.read(path))
+        return Chart(dest, "git:" + name)

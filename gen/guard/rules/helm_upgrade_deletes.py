@@ -1,0 +1,67 @@
+"""helm-controller's upgrade of a changed HelmRelease deletes what the new manifest no longer holds.
+
+Helm's upgrade deletes every object of the old release's manifest that the new manifest does not
+hold, unless the old object is annotated `helm.sh/resource-policy: keep`. The guard renders both
+revisions of each HelmRelease whose inputs change (gen/guard/helm/releases.py: Helm's own library,
+values merged as helm-controller merges them, postRenderers applied) and judges what the upgrade
+deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, any other kind is a
+warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
+refused too: Helm deletes it whether kustomize-controller applied it before or not (one deletes
+what the other applies).
+
+PASS: HelmRelease media/qbittorrent's values change an image tag: both manifests hold the same objects.
+FAIL: its values drop `configMaps.config` -> error at the HelmRelease: ConfigMap media/qbittorrent-config
+      is deleted by the upgrade.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from gen.finding import Finding, Severity
+from gen.guard.change import Change
+from gen.guard.model import HELM_GROUP, ObjKey
+
+ID = "helm-upgrade-deletes"
+SEVERITY = Severity.ERROR
+_REFUSED = {("", "ConfigMap"), (HELM_GROUP, "HelmRelease")}
+_SHOWN = 3
+
+
+def check(change: Change) -> Iterator[Finding]:
+    kustomized = _kustomize_applied(change)
+    for upgrade in change.helm.upgrades:
+        deleted = upgrade.deleted()
+        if not deleted:
+            continue
+        file, line = change.locator.invariant_anchor(upgrade.ks, upgrade.key, "spec")
+        chart = (f"chart {upgrade.base.chart} {upgrade.base.version}"
+                 + (f" -> {upgrade.head.chart} {upgrade.head.version}"
+                    if (upgrade.head.chart, upgrade.head.version) != (upgrade.base.chart, upgrade.base.version) else ""))
+        paths = upgrade.values_paths
+        why = f"its {', '.join(upgrade.changed)} changed" + (
+            f" (values at {', '.join(paths[:_SHOWN])}{' …' if len(paths) > _SHOWN else ''})" if paths else "")
+        for key, _ in deleted:
+            refused = (key.group, key.kind) in _REFUSED
+            moved = key in kustomized.get(upgrade.cluster, set())
+            message = (f"helm-controller's upgrade of {upgrade.key.ref} ({chart}) deletes {key.ref}: the head "
+                       f"render no longer holds it; {why}")
+            if moved:
+                message += (". A Kustomization of this cluster applies it at head, and Helm deletes it after or "
+                            "before kustomize-controller applies it: both own it")
+            yield Finding(
+                ID, SEVERITY if refused else Severity.WARNING, file or ".", line, message + change.where(upgrade.ks),
+                (f"keep {key.ref} in the release (its values or chart), or annotate it `helm.sh/resource-policy: keep` "
+                 "in the release first (a chart value or a postRenderers patch) and move it in a later change; "
+                 f"if its loss is intended, --allow {key.id}"),
+                details={"object": key.id, "helmrelease": upgrade.key.id, "cluster": upgrade.cluster,
+                         "kustomization": str(upgrade.ks), "chart": chart, "values": ", ".join(paths),
+                         "moved_to_kustomization": "yes" if moved else ""})
+
+
+def _kustomize_applied(change: Change) -> dict[str, set[ObjKey]]:
+    """Per cluster, the ConfigMaps the head's Kustomizations apply."""
+    out: dict[str, set[ObjKey]] = {}
+    for root, objects in change.clusters("head").items():
+        out.setdefault(root.cluster, set()).update(k for k in objects if k.kind == "ConfigMap" and not k.group)
+    return out

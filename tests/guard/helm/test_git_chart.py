@@ -1,0 +1,162 @@
+"""The Helm layer on charts kept in this repository: rendered by Helm's own library at both revisions.
+
+Each test is a real git repository with a Flux bootstrap, a Kustomization applying a HelmRelease
+whose chart is a folder of the repository (spec.chart.spec of the bootstrap GitRepository), and a
+change; the guard renders the release at base and head through coredns-gen-helper.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from gen.guard import GuardResult
+from tests.guard.conftest import by_rule, flux_ks, kustomization
+
+CHART = {
+    "charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    "charts/app/values.yaml": "configMaps:\n  config:\n    enabled: true\n    data: {a: '1'}\nhost: example.org\nnameSuffix: ''\n",
+    "charts/app/templates/configmaps.yaml": """
+        {{- range $name, $cm := .Values.configMaps }}
+        {{- if $cm.enabled }}
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: {{ $.Release.Name }}-{{ $name }}
+          {{- with $cm.annotations }}
+          annotations: {{ toYaml . | nindent 4 }}
+          {{- end }}
+        data: {{ toYaml $cm.data | nindent 2 }}
+        {{- end }}
+        {{- end }}
+    """,
+    "charts/app/templates/service.yaml": """
+        apiVersion: v1
+        kind: Service
+        metadata:
+          name: {{ .Release.Name }}{{ .Values.nameSuffix }}
+          labels: {host: {{ .Values.host | quote }}}
+        spec:
+          ports: [{port: 80}]
+    """,
+}
+
+
+def release(values: str = "", extra: str = "") -> str:
+    body = "".join(f"            {line}\n" for line in values.splitlines())
+    more = "".join(f"          {line}\n" for line in extra.splitlines())
+    return f"""
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata:
+          name: qbittorrent
+          namespace: media
+        spec:
+          interval: 1h
+          chart:
+            spec:
+              chart: ./charts/app
+              sourceRef:
+                kind: GitRepository
+                name: flux-system
+                namespace: flux-system
+          values:
+{body or '            {}'}
+""" + more
+
+
+def layout(values: str = "", extra: str = "") -> dict[str, str]:
+    return {
+        "clusters/prod/kustomization.yaml": kustomization("apps.yaml"),
+        "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+        "apps/kustomization.yaml": kustomization("release.yaml"),
+        "apps/release.yaml": release(values, extra),
+        **CHART,
+    }
+
+
+def test_values_dropping_a_configmap_is_refused(flux_repo: Callable[..., Path], guard: Callable[..., GuardResult]) -> None:
+    """onedr0p/home-ops 15ed4ffaa4's shape: the values turn a chart's ConfigMap off; the upgrade deletes it."""
+    root = flux_repo(layout(), {"apps/release.yaml": release("configMaps:\n  config:\n    enabled: false")})
+    result = guard(root)
+    found = by_rule(result.findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-config__ConfigMap"], result.findings
+    assert found[0].severity.value == "error" and found[0].file == "apps/release.yaml"
+    assert "values at configMaps" in found[0].message
+
+
+def test_an_image_bump_deletes_nothing(flux_repo: Callable[..., Path], guard: Callable[..., GuardResult]) -> None:
+    root = flux_repo(layout("host: a.example.org"), {"apps/release.yaml": release("host: b.example.org")})
+    result = guard(root)
+    assert not [f for f in result.findings if f.severity.value == "error"], result.findings
+
+
+def test_a_chart_file_change_is_rendered_not_refused_wholesale(flux_repo: Callable[..., Path],
+                                                             guard: Callable[..., GuardResult]) -> None:
+    """A change to the chart's folder used to be refused as not judged (helm-chart-not-judged);
+    rendered, a harmless edit passes and a removal is named."""
+    harmless = flux_repo(layout(), {"charts/app/values.yaml": CHART["charts/app/values.yaml"].replace("example.org", "x.org")})
+    result = guard(harmless)
+    assert not [f for f in result.findings if f.severity.value == "error"], result.findings
+
+
+def test_keep_policy_spares_the_configmap(flux_repo: Callable[..., Path], guard: Callable[..., GuardResult]) -> None:
+    keep = "configMaps:\n  config:\n    annotations: {helm.sh/resource-policy: keep}"
+    root = flux_repo(layout(keep), {"apps/release.yaml": release("configMaps:\n  config:\n    enabled: false")})
+    assert not by_rule(guard(root).findings, "helm-upgrade-deletes")
+
+
+def test_a_post_renderer_deleting_a_configmap_is_refused(flux_repo: Callable[..., Path],
+                                                        guard: Callable[..., GuardResult]) -> None:
+    patch = """postRenderers:
+  - kustomize:
+      patches:
+        - target: {kind: ConfigMap}
+          patch: |
+            $patch: delete
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: any}
+"""
+    root = flux_repo(layout(), {"apps/release.yaml": release("", patch)})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-config__ConfigMap"]
+
+
+def test_a_configmap_moving_from_helm_to_a_kustomization_is_refused(flux_repo: Callable[..., Path],
+                                                                   guard: Callable[..., GuardResult]) -> None:
+    """bjw-s-labs/home-ops 6deef21d0a's shape: the ConfigMap leaves the values for a Kustomization
+    of the same folder; Helm deletes its copy whenever it upgrades."""
+    head_kustomization = kustomization("release.yaml", "cm.yaml")
+    cm = """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: qbittorrent-config
+          namespace: media
+        data: {a: '1'}
+    """
+    root = flux_repo(layout(), {"apps/release.yaml": release("configMaps:\n  config:\n    enabled: false"),
+                                "apps/kustomization.yaml": head_kustomization, "apps/cm.yaml": cm})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert len(found) == 1 and "both own it" in found[0].message
+
+
+def test_an_unreadable_value_that_feeds_only_data_is_judged(flux_repo: Callable[..., Path],
+                                                            guard: Callable[..., GuardResult]) -> None:
+    """A valuesFrom Secret the repository does not hold, used through targetPath for a label: both
+    placeholder renders name the same objects, so the change is judged (and passes)."""
+    ref = "valuesFrom:\n  - kind: Secret\n    name: app-secret\n    valuesKey: host\n    targetPath: host\n"
+    root = flux_repo(layout("", ref), {"apps/release.yaml": release("configMaps:\n  other:\n    enabled: true\n    data: {b: '2'}", ref)})
+    result = guard(root)
+    assert not by_rule(result.findings, "helm-release-not-judged"), result.findings
+    assert not by_rule(result.findings, "helm-upgrade-deletes")
+
+
+def test_an_unreadable_value_that_names_objects_is_not_judged(flux_repo: Callable[..., Path],
+                                                              guard: Callable[..., GuardResult]) -> None:
+    ref = "valuesFrom:\n  - kind: Secret\n    name: app-secret\n    valuesKey: suffix\n    targetPath: nameSuffix\n"
+    root = flux_repo(layout("", ref), {"apps/release.yaml": release("host: other.org", ref)})
+    found = by_rule(guard(root).findings, "helm-release-not-judged")
+    assert len(found) == 1 and "Secret media/app-secret" in found[0].message
