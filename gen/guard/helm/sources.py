@@ -41,9 +41,12 @@ class ChartLocation:
     folder: str = ""  # git: the chart's folder in its artifact
     why: str = ""
     source: dict[str, Any] | None = None  # the source object's spec, an input of the render
+    mirror_of: str = ""  # the origin's url, when a mirror stands in for it (the cache keeps charts by origin)
 
     def origin(self) -> str:
         """The chart as a reviewer would name it."""
+        if self.mirror_of:
+            return f"{replace(self, url=self.mirror_of, mirror_of='').origin()} (from mirror {self.url})"
         if self.kind == "git":
             return f"./{self.folder} of GitRepository {self.git[1]}/{self.git[2]}"
         at = self.digest or self.tag or self.version or "latest"
@@ -129,6 +132,7 @@ def mirrored(location: ChartLocation, mirrors: Mapping[str, str]) -> ChartLocati
     if not best:
         return location
     target = mirrors[best].rstrip("/") + location.url[len(best):]
+    location = replace(location, mirror_of=location.url)
     if target.startswith("oci+http://"):
         return _replace(location, kind="oci", url="oci://" + target[len("oci+http://"):], plain_http=True)
     if target.startswith("oci://"):

@@ -65,8 +65,8 @@ class ChartStore:
                 raise Unavailable(f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
                                   "which is not this repository", "")
             return self._from_tree(location, tree)
-        key = json.dumps([location.kind, location.url, location.name, location.version, location.tag,
-                          location.digest, location.plain_http])
+        key = json.dumps([location.mirror_of or location.url, location.name, location.version, location.tag,
+                          location.digest])  # by origin: any mirror of it serves the same chart
         if key in self._memo:
             return self._memo[key]
         exact = bool(location.digest) or bool(_EXACT.match(location.version)) and not location.tag

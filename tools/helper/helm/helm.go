@@ -13,6 +13,7 @@
 //	fetch    a chart from an HTTP chart repository (index.yaml) or an OCI registry, into a folder
 //	package  a chart folder into a .tgz (Helm's own packaging; the tests and `charts` use it)
 //	push     a packaged chart into an OCI registry (the tests' local registry)
+//	index    the index.yaml of a folder of packaged charts (a chart repository, a mirror)
 //
 // Nothing here is written but what fetch and package are asked to write; credentials are read from
 // the environment (Helm's registry config, Docker's config) and never answered.
@@ -135,6 +136,8 @@ func answer(req Request) Answer {
 		a, err = packageChart(req)
 	case "push":
 		a, err = push(req)
+	case "index":
+		a, err = index(req)
 	default:
 		err = fmt.Errorf("unknown op %q", req.Op)
 	}
@@ -186,7 +189,11 @@ func renderWith(req Request, hr *v2.HelmRelease, chrt *chart.Chart, placeholder 
 	}
 	install.Namespace = hr.GetReleaseNamespace()
 	install.DisableHooks = hr.GetInstall().DisableHooks
-	install.SkipSchemaValidation = hr.GetInstall().DisableSchemaValidation
+	// A chart's values.schema.json may $ref schemas over the network (app-template's do): the
+	// guard never reaches out while it renders, and validation only decides whether the upgrade
+	// fails (deleting nothing), never what the manifest holds, so skipping it can only make the
+	// guard refuse an upgrade helm-controller would not run, never pass one that deletes.
+	install.SkipSchemaValidation = true
 	install.Devel = true
 	install.SkipCRDs = true
 	install.Replace = true
@@ -564,6 +571,21 @@ func push(req Request) (Answer, error) {
 		return Answer{}, fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	return Answer{Chart: chrt.Name(), Version: chrt.Metadata.Version, Digest: result.Manifest.Digest}, nil
+}
+
+// index writes req.Dest/index.yaml for the archives in req.Dest, as `helm repo index` does (URL the
+// base their urls are written under, "" for names relative to the index).
+func index(req Request) (Answer, error) {
+	idx, err := repo.IndexDirectory(req.Dest, req.URL)
+	if err != nil {
+		return Answer{}, err
+	}
+	idx.SortEntries()
+	target := filepath.Join(req.Dest, "index.yaml")
+	if err := idx.WriteFile(target, 0o644); err != nil {
+		return Answer{}, err
+	}
+	return Answer{Path: target}, nil
 }
 
 // writeDigested writes data as <sha256>.tgz in dir, atomically (a rename), and answers its path.

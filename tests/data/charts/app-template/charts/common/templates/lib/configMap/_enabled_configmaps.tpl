@@ -1,0 +1,23 @@
+{{/*
+Return the enabled configMaps.
+*/}}
+{{- define "bjw-s.common.lib.configMap.enabledConfigmaps" -}}
+  {{- $rootContext := .rootContext -}}
+  {{- $enabledSecrets := dict -}}
+
+  {{- range $identifier, $secret := $rootContext.Values.configMaps -}}
+    {{- if kindIs "map" $secret -}}
+      {{- /* Enable Secret by default, but allow override */ -}}
+      {{- $secretEnabled := true -}}
+      {{- if hasKey $secret "enabled" -}}
+        {{- $secretEnabled = $secret.enabled -}}
+      {{- end -}}
+
+      {{- if $secretEnabled -}}
+        {{- $_ := set $enabledSecrets $identifier . -}}
+      {{- end -}}
+    {{- end -}}
+  {{- end -}}
+
+  {{- $enabledSecrets | toYaml -}}
+{{- end -}}
