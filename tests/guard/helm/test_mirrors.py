@@ -1,0 +1,48 @@
+"""Chart mirrors: `guard.charts` and --chart-mirror checked as bad input, and applied by origin prefix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gen.cli import app
+from gen.config import load_config
+from gen.errors import UsageError
+from gen.guard.helm.sources import ChartLocation, mirrored
+
+
+def test_config_mirrors_are_read(tmp_path: Path) -> None:
+    (tmp_path / ".coredns-gen.yaml").write_text("guard:\n  charts:\n    oci://ghcr.io/bjw-s-labs/helm/: file:ci/charts\n")
+    assert load_config(tmp_path).guard_charts == {"oci://ghcr.io/bjw-s-labs/helm": "file:ci/charts"}
+
+
+@pytest.mark.parametrize("text", ["guard:\n  charts: [a]\n", "guard:\n  charts:\n    ghcr.io/x: oci://m\n",
+                                  "guard:\n  charts:\n    oci://ghcr.io/x: ftp://m\n"])
+def test_bad_config_mirrors_are_bad_input(tmp_path: Path, text: str) -> None:
+    (tmp_path / ".coredns-gen.yaml").write_text(text)
+    with pytest.raises(UsageError) as err:
+        load_config(tmp_path)
+    assert "guard.charts" in str(err.value)
+
+
+def test_a_bad_chart_mirror_flag_exits_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["guard", "--repo", str(tmp_path), "--base", "HEAD", "--chart-mirror", "no-equals"])
+    assert result.exit_code == 2, result.output
+    assert "ORIGIN=MIRROR" in result.output
+
+
+def test_the_longest_origin_prefix_wins_and_keeps_the_chart_path() -> None:
+    loc = ChartLocation("oci", url="oci://ghcr.io/bjw-s-labs/helm", name="app-template", version="4.1.1")
+    got = mirrored(loc, {"oci://ghcr.io": "oci://wide.example", "oci://ghcr.io/bjw-s-labs": "oci+http://127.0.0.1:5000/b"})
+    assert (got.kind, got.url, got.plain_http, got.mirror_of) == ("oci", "oci://127.0.0.1:5000/b/helm", True,
+                                                                 "oci://ghcr.io/bjw-s-labs/helm")
+    # a prefix must end at a path segment
+    assert mirrored(loc, {"oci://ghcr.io/bjw": "oci://x"}) == loc
+
+
+def test_an_oci_repository_mirrored_to_a_folder_names_its_chart_last() -> None:
+    loc = ChartLocation("oci", url="oci://ghcr.io/coredns/charts/coredns", tag="1.46.2")
+    got = mirrored(loc, {"oci://ghcr.io/coredns/charts": "file:/srv/mirror"})
+    assert (got.kind, got.url, got.name, got.version) == ("http", "file:///srv/mirror", "coredns", "1.46.2")
