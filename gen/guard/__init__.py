@@ -250,7 +250,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
         unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
         facts = cluster_facts(trees["head"], config, revisions)
         report("rendering changed HelmReleases", 0, 0)
-        helm = helm_releases.judge(revisions, trees, touched, {**_in_repo(root, config.guard_charts), **dict(opts.chart_mirrors)},
+        helm = helm_releases.judge(revisions, trees, touched, changed, {**_in_repo(root, config.guard_charts), **dict(opts.chart_mirrors)},
                                    opts.cache_dir, work / "helm")
         cache.count_rejected(helm.rejected)
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,

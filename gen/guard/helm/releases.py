@@ -114,12 +114,13 @@ class _Release:
     inputs: dict[str, str]  # input name -> digest
 
 
-def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched: set[str], mirrors: Mapping[str, str],
-          cache: Path | None, scratch: Path) -> HelmLayer:
-    """Render every HelmRelease whose inputs differ between base and head, in every cluster this
-    run explored: a chart folder of this repository may change where no Kustomization reads it,
-    so `touched` (clusters whose builds changed) is not enough."""
-    found = {label: _releases(revisions[label], trees[label], touched, mirrors) for label in ("base", "head")}
+def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched: set[str], changed_files: frozenset[str],
+          mirrors: Mapping[str, str], cache: Path | None, scratch: Path) -> HelmLayer:
+    """Render every HelmRelease whose inputs differ between base and head. In a cluster the change
+    touches (one of its builds changed) any input may differ; in the others only a chart folder of
+    this repository that no build reads, so only such releases are looked at there."""
+    found = {label: _releases(revisions[label], trees[label], touched, changed_files, mirrors)
+             for label in ("base", "head")}
     pairs = sorted(set(found["base"]) & set(found["head"]))
     changed = {pair: _changed(found["base"][pair], found["head"][pair]) for pair in pairs}
     pairs = [pair for pair in pairs if changed[pair]]
@@ -155,7 +156,8 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-def _releases(rev: Revision, tree: Tree, touched: set[str], mirrors: Mapping[str, str]) -> dict[tuple[str, ObjKey], _Release]:
+def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: frozenset[str],
+              mirrors: Mapping[str, str]) -> dict[tuple[str, ObjKey], _Release]:
     """(cluster, HelmRelease) -> what its render depends on, for each HelmRelease a judged build of
     a touched cluster applies (the first Kustomization applying it wins, as in Flux)."""
     ours = {node.ks.source for node in rev.nodes.values() if not node.external}
@@ -165,6 +167,8 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], mirrors: Mapping[str
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or (root.cluster, key) in out:
                 continue
             location = mirrored(locate(obj, key, objects), mirrors)
+            if root.cluster not in touched and (location.kind != "git" or not _under(changed_files, location.folder)):
+                continue  # nothing a build reads changed here: only a chart folder can
             if location.kind == "git" and location.git not in ours:
                 location = ChartLocation("none", why=f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
                                                      "another repository's")
@@ -178,6 +182,11 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], mirrors: Mapping[str
                 inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for p in tree.walk(location.folder)])
             out[(root.cluster, key)] = _Release(ks, obj, location, tuple(values), tuple(unreadable), inputs)
     return out
+
+
+def _under(paths: frozenset[str], folder: str) -> bool:
+    prefix = folder + "/" if folder else ""
+    return any(p.startswith(prefix) for p in paths)
 
 
 def _values_sources(obj: dict[str, Any], key: ObjKey,

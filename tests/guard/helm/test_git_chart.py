@@ -160,3 +160,33 @@ def test_an_unreadable_value_that_names_objects_is_not_judged(flux_repo: Callabl
     root = flux_repo(layout("", ref), {"apps/release.yaml": release("host: other.org", ref)})
     found = by_rule(guard(root).findings, "helm-release-not-judged")
     assert len(found) == 1 and "Secret media/app-secret" in found[0].message
+
+
+def test_a_chart_folder_change_is_judged_with_an_index(tmp_path: Path, git_bin: str) -> None:
+    """With the index of an earlier run (which says what each cluster's builds read), a change to a
+    chart folder no build reads still reaches the release: the index run says what a run without
+    cache says."""
+    from gen.guard import GuardOptions, run_guard
+    from tests.guard.conftest import FLUX_SYSTEM
+    from tests.helpers import build_tree, git
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    build_tree(root, {**FLUX_SYSTEM, **layout()})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "tag", "base")
+    for name, edits in (("other", {"README.md": "x\n"}),
+                        ("head", {"charts/app/templates/configmaps.yaml": "# gone\n"})):
+        git(root, "checkout", "-q", "-b", name, "base")
+        build_tree(root, edits)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", name)
+    cache = tmp_path / "cache"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=cache))
+    with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
+    whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
+    assert [f.details["object"] for f in by_rule(whole.findings, "helm-upgrade-deletes")] == \
+        ["media_qbittorrent-config__ConfigMap"]
+    assert [(f.rule, f.message) for f in with_index.findings] == [(f.rule, f.message) for f in whole.findings]
