@@ -69,7 +69,8 @@ class ChartStore:
                           location.digest])  # by origin: any mirror of it serves the same chart
         if key in self._memo:
             return self._memo[key]
-        exact = bool(location.digest) or bool(_EXACT.match(location.version)) and not location.tag
+        # a digest, an exact version, or a tag that reads as one (a release's tag is not moved; `latest` is)
+        exact = bool(location.digest) or bool(_EXACT.match(location.tag or location.version))
         chart = self._kept(key) if exact else None
         if chart is None:
             chart = self._fetch(location)

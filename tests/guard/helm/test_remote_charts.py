@@ -137,7 +137,9 @@ def test_a_chart_bump_that_drops_a_template_is_refused(flux_repo: Callable[..., 
     holds the ConfigMap: refused. The same bump with the cache of the first run and the registry
     gone is judged the same (exact versions are kept by digest)."""
     tmp = tmp_path
-    newer = chart_copy(tmp, "coredns", "1.47.0", lambda d: (d / "templates" / "configmap.yaml").unlink())
+    # 1.47.0's configmap template renders nothing (the Deployment still includes it for its checksum)
+    newer = chart_copy(tmp, "coredns", "1.47.0",
+                       lambda d: (d / "templates" / "configmap.yaml").write_text("{{- /* dropped */ -}}\n"))
     mirror = oci_registry([chart_copy(tmp, "coredns"), newer], "coredns")
     origin = "oci://ghcr.io/coredns/charts"
     source = """
@@ -160,12 +162,12 @@ def test_a_chart_bump_that_drops_a_template_is_refused(flux_repo: Callable[..., 
     root = flux_repo(_apps(source, release), {"apps/doc-0.yaml": source.replace("1.46.2", "1.47.0")})
     cache = tmp / "own-cache"
     mirrors = ((origin, mirror.replace("oci://", "oci+http://")),)
-    first = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache, chart_mirrors=mirrors))
+    first = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache, chart_mirrors=mirrors))
     found = by_rule(first.findings, "helm-upgrade-deletes")
     assert [f.details["object"] for f in found] == ["kube-system_coredns__ConfigMap"], first.findings
     assert "1.46.2 -> coredns 1.47.0" in found[0].message
     gone = ((origin, "oci+http://127.0.0.1:9/nothing"),)
-    again = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache, chart_mirrors=gone))
+    again = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache, chart_mirrors=gone))
     assert [f.details["object"] for f in by_rule(again.findings, "helm-upgrade-deletes")] == \
         ["kube-system_coredns__ConfigMap"], again.findings
 
