@@ -350,8 +350,8 @@ def test_what_decides_the_topology_is_an_object_not_a_string() -> None:
 
 def test_a_chart_kept_here_keeps_its_cluster_out_of_the_index(tmp_path: Path, batch_bin: Path) -> None:
     """A HelmRelease whose chartRef renders a chart of this repository is judged from the change's
-    files, not from its Kustomization's reads (helm-chart-not-judged): with the index of base, a
-    change to the chart is still refused, as a run over the whole fleet refuses it."""
+    files, not from its Kustomization's reads (the Helm layer renders the chart): with the index of
+    base, a change to the chart is still refused, as a run over the whole fleet refuses it."""
     rng = random.Random(5)
     files, shapes, clusters = _fleet(rng)
     files["apps/dns/base/release.yaml"] = """
@@ -389,7 +389,7 @@ def test_a_chart_kept_here_keeps_its_cluster_out_of_the_index(tmp_path: Path, ba
     with_index = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=cache))
     whole = run_guard(GuardOptions(repo=root, base="base", head="head", cache_dir=None))
     assert _said(with_index) == _said(whole)
-    assert any(f.rule == "helm-chart-not-judged" for f in whole.findings) == any(
+    assert any(f.rule == "helm-upgrade-deletes" for f in whole.findings) == any(
         (app == "dns") for app, _ in shapes), [f.rule for f in whole.findings]
 
 
