@@ -539,6 +539,41 @@ def _discover(repo: str, head: str, fmt: str | None, write: bool, no_cache: bool
     return 0
 
 
+@app.command("charts-pull")
+def charts_pull(
+    folder: Annotated[str, typer.Argument(metavar="FOLDER", help="The mirror folder to fill (made if missing).")],
+    repo: RepoOption = ".",
+) -> None:
+    """Fill a chart mirror folder with the charts the repository's HelmReleases name.
+
+    Fetches each remote chart (HTTP chart repository or OCI registry) the
+    HelmReleases ask for, as the guard does, into FOLDER/<origin>/ with an
+    index.yaml, and prints the `guard.charts` lines for .coredns-gen.yaml so
+    that `guard` judges HelmReleases from it without the network (an
+    air-gapped CI). Exit codes: 0 every chart fetched, 1 some could not be
+    (each named), 3 coredns-gen-helper missing or broken.
+    """
+    from gen.guard.helm.pull import pull
+
+    def run() -> int:
+        mirror = Path(folder).resolve()
+        pulled = pull(Path(repo).resolve(), mirror)
+        failed = [p for p in pulled if p.error]
+        for p in pulled:
+            said = f"{p.origin} {p.chart} {p.version}: " + (f"not fetched: {p.error}" if p.error else f"{p.folder}/")
+            print(said, file=sys.stderr if p.error else sys.stdout)
+        origins = sorted({(p.origin, p.folder) for p in pulled if not p.error})
+        if origins:
+            print("\n# .coredns-gen.yaml\nguard:\n  charts:")
+            for origin, where in origins:
+                print(f"    {origin}: file:{mirror / where}")
+        if not pulled:
+            print("no remote chart is named by a HelmRelease of this repository", file=sys.stderr)
+        return 1 if failed else 0
+
+    raise typer.Exit(_run(run))
+
+
 @app.command("guard-merge")
 def guard_merge(
     results: Annotated[list[str], typer.Argument(metavar="RESULT_FILE...", help="Every shard's `guard --shard K/N --result FILE` file.", show_default=False)],

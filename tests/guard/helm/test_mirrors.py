@@ -46,3 +46,26 @@ def test_an_oci_repository_mirrored_to_a_folder_names_its_chart_last() -> None:
     loc = ChartLocation("oci", url="oci://ghcr.io/coredns/charts/coredns", tag="1.46.2")
     got = mirrored(loc, {"oci://ghcr.io/coredns/charts": "file:/srv/mirror"})
     assert (got.kind, got.url, got.name, got.version) == ("http", "file:///srv/mirror", "coredns", "1.46.2")
+
+
+def test_charts_pull_fills_a_mirror_the_guard_then_judges_from(tmp_path: Path, http_charts, flux_repo, guard) -> None:
+    """`charts-pull` fetches what the HelmReleases name into FOLDER/<origin>/ with an index; the
+    guard, given that folder as the origin's mirror, judges without the origin."""
+    from tests.guard.helm.conftest import chart_copy
+    from tests.guard.helm.test_remote_charts import COREDNS_VALUES, _apps, helm_release, helm_repository
+
+    origin = http_charts([chart_copy(tmp_path, "coredns")])
+    base = _apps(helm_repository("coredns", origin), helm_release("coredns", "kube-system", "coredns", "1.46.2",
+                                                                   "coredns", COREDNS_VALUES))
+    root = flux_repo(base, {"apps/doc-1.yaml": helm_release("coredns", "kube-system", "coredns", "1.46.2", "coredns",
+                                                            COREDNS_VALUES.replace("parameters: 30", "parameters: 60"))})
+    mirror = tmp_path / "mirror"
+    result = CliRunner().invoke(app, ["charts-pull", str(mirror), "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    folder = mirror / "http" / origin.split("://")[1].replace(":", "_")
+    assert sorted(p.name for p in folder.iterdir()) == ["coredns-1.46.2.tgz", "index.yaml"]
+    assert f"{origin}: file:{folder}" in result.output
+    judged = guard(root, chart_mirrors=((origin, f"file:{folder}"),))
+    assert not judged.findings, judged.findings
+    [view] = [v for v in judged.views if v.rule == "corefile-diff"]
+    assert "+    cache 60" in view.details["diff"]
