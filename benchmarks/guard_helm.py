@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO)]
-from gen.tools import helper_binary  # noqa: E402
+from gen.tools import helper_binary
 
 APPS = ["dns", "ingress", "monitoring", "logging", "certs", "policy", "storage", "backup", "registry", "web"]
 ORIGIN = "https://charts.example.invalid"

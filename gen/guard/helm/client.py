@@ -8,7 +8,10 @@ are rendered), so they go one at a time. A helper that dies or answers nonsense 
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import subprocess
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,6 +20,11 @@ from gen.guard.build.engine import binary_id
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
 PROTOCOL = 1  # tools/helper/helm/helm.go Protocol
+TIMEOUT_ENV = "COREDNS_GEN_HELM_TIMEOUT"  # seconds one render or fetch may take (default 300)
+
+
+class TookTooLong(Exception):
+    """The helper did not answer in time (a chart whose templates run away, a registry that stalls)."""
 
 
 class HelmHelper:
@@ -52,7 +60,7 @@ class HelmHelper:
         try:
             stdin.write(json.dumps(request, sort_keys=True).encode() + b"\n")
             stdin.flush()
-            line = stdout.readline()
+            line = self._line(stdout)
         except OSError as err:
             raise self._died(str(err)) from err
         if not line:
@@ -65,13 +73,38 @@ class HelmHelper:
             raise self._died("it answered no JSON object")
         return answer
 
-    def close(self) -> None:
+    def _line(self, stdout: IO[bytes]) -> bytes:
+        """One answer line, within the time limit; past it the helper is stopped (TookTooLong)."""
+        limit = float(os.environ.get(TIMEOUT_ENV) or 300)
+        deadline = time.monotonic() + limit
+        chunks: list[bytes] = []
+        fd = stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.close(kill=True)
+                    raise TookTooLong(f"coredns-gen-helper helm did not answer within {limit:g} s (set {TIMEOUT_ENV})")
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    return b"".join(chunks)
+
+    def close(self, kill: bool = False) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if kill:
+            proc.kill()
         for pipe in (proc.stdin, proc.stdout):
             if pipe is not None:
-                pipe.close()
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

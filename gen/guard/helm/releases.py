@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from gen.cachefile import Sealed, seal, write_entry
-from gen.guard.helm.client import HelmHelper
+from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
 from gen.guard.helm.store import ChartStore, Unavailable
@@ -228,6 +229,28 @@ def _value_paths(base: Any, head: Any, prefix: str = "") -> list[str]:
     return [] if base == head else [prefix or "(all values)"]
 
 
+def _kept_only(answer: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """What a verdict needs of a render, and nothing else: each object's identity and its resource
+    policy, and whole only the kube-system ConfigMaps a Corefile may be in (the reviewer's view). A
+    render may hold what a chart makes of Secrets' values; none of that is kept in the cache or
+    read further."""
+    objects = []
+    for obj in answer.get("objects") or []:
+        if not isinstance(obj, dict):
+            continue
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        assert isinstance(meta, dict)
+        if obj.get("kind") == "ConfigMap" and obj.get("apiVersion") == "v1" and \
+                (meta.get("namespace") or namespace) == "kube-system":
+            objects.append(obj)
+            continue
+        slim_meta: dict[str, Any] = {k: meta[k] for k in ("name", "namespace") if k in meta}
+        if _annotation(obj, KEEP):
+            slim_meta["annotations"] = {KEEP: _annotation(obj, KEEP)}
+        objects.append({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), "metadata": slim_meta})
+    return {**answer, "objects": objects}
+
+
 def _annotation(obj: dict[str, Any], name: str) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     ann = meta.get("annotations") if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict) else {}
@@ -253,7 +276,11 @@ class _Renders:
         cache_key = _digest([self.helper.identity, chart.digest, {k: v for k, v in request.items() if k != "chart"}])
         answer = self._kept(cache_key)
         if answer is None:
-            answer = self.helper.ask(request)
+            try:
+                answer = _kept_only(self.helper.ask(request), release_namespace(key, rel.obj))
+            except TookTooLong as slow:
+                raise Unavailable(f"Helm's render of it from {rel.location.origin()} ran too long: {slow}",
+                                  "render it with `helm template` to see why") from slow
             if not answer.get("error") and self.folder is not None:
                 write_entry(self.folder / f"{cache_key}.sealed",
                             seal([(cache_key, json.dumps(answer, sort_keys=True).encode())]))

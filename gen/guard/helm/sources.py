@@ -15,8 +15,9 @@ stands in for an origin: `oci+http://` names a registry spoken to in plain HTTP 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.model import ObjKey

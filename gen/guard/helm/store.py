@@ -17,9 +17,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gen.cachefile import Sealed, read_entry, seal, write_entry
-from gen.guard.helm.client import HelmHelper
+from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.sources import ChartLocation
 from gen.guard.repo.revision import Tree
 
@@ -109,15 +110,22 @@ class ChartStore:
         except OSError:
             self.folder = self.scratch / "charts"
             self.folder.mkdir(parents=True, exist_ok=True)
-        answer = self.helper.ask({"op": "fetch", "url": location.url, "name": location.name,
-                                  "version": "" if location.version == "*" else location.version,
-                                  "tag": location.tag, "digest": location.digest,
-                                  "plain_http": location.plain_http, "dest": str(self.folder)})
+        try:
+            answer = self._ask_fetch(location)
+        except TookTooLong as slow:
+            raise Unavailable(f"its chart {location.origin()} could not be fetched: {slow}",
+                              "give the guard the network, or a mirror of that repository") from slow
         if answer.get("error"):
             raise Unavailable(f"its chart {location.origin()} could not be fetched: {str(answer['error'])[:300]}",
                               "give the guard the network, or a mirror of that repository "
                               "(guard.charts in .coredns-gen.yaml, or --chart-mirror ORIGIN=MIRROR)")
         return Chart(Path(str(answer["path"])), str(answer["digest"]))
+
+    def _ask_fetch(self, location: ChartLocation) -> dict[str, Any]:
+        return self.helper.ask({"op": "fetch", "url": location.url, "name": location.name,
+                                  "version": "" if location.version == "*" else location.version,
+                                  "tag": location.tag, "digest": location.digest,
+                                  "plain_http": location.plain_http, "dest": str(self.folder)})
 
     def _from_tree(self, location: ChartLocation, tree: Tree) -> Chart:
         folder = location.folder

@@ -14,7 +14,7 @@ FAIL: its chart version moves from 3.5.1 to 3.6.0 and the registry cannot be rea
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change

@@ -16,7 +16,7 @@ FAIL: its values drop `configMaps.config` -> error at the HelmRelease: ConfigMap
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import Change

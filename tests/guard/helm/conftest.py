@@ -20,8 +20,9 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -68,7 +69,7 @@ def _free_port() -> int:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -79,7 +80,7 @@ def http_charts(tmp_path: Path) -> Iterator[Callable[[list[Path]], str]]:
         missing_tool("coredns-gen-helper", FileNotFoundError("not built"))
     folder = tmp_path / "http-repo"
     folder.mkdir()
-    handler = lambda *a, **kw: _Quiet(*a, directory=str(folder), **kw)  # noqa: E731
+    handler = lambda *a, **kw: _Quiet(*a, directory=str(folder), **kw)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

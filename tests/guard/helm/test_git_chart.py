@@ -7,8 +7,8 @@ change; the guard renders the release at base and head through coredns-gen-helpe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from gen.guard import GuardResult
 from tests.guard.conftest import by_rule, flux_ks, kustomization
@@ -190,3 +190,14 @@ def test_a_chart_folder_change_is_judged_with_an_index(tmp_path: Path, git_bin: 
     assert [f.details["object"] for f in by_rule(whole.findings, "helm-upgrade-deletes")] == \
         ["media_qbittorrent-config__ConfigMap"]
     assert [(f.rule, f.message) for f in with_index.findings] == [(f.rule, f.message) for f in whole.findings]
+
+
+def test_a_runaway_template_is_stopped_and_refused(flux_repo: Callable[..., Path], guard: Callable[..., GuardResult],
+                                                   monkeypatch) -> None:
+    """A chart in a pull request whose template loops for ever must not hang the gate: the render is
+    stopped at COREDNS_GEN_HELM_TIMEOUT and the release refused as not judged."""
+    monkeypatch.setenv("COREDNS_GEN_HELM_TIMEOUT", "3")
+    spin = "{{- range until 100000 }}{{- range until 100000 }}{{- end }}{{- end }}\n"
+    root = flux_repo(layout(), {"charts/app/templates/spin.yaml": spin})
+    [found] = by_rule(guard(root).findings, "helm-release-not-judged")
+    assert "ran too long" in found.message

@@ -52,7 +52,12 @@ def test_charts_pull_fills_a_mirror_the_guard_then_judges_from(tmp_path: Path, h
     """`charts-pull` fetches what the HelmReleases name into FOLDER/<origin>/ with an index; the
     guard, given that folder as the origin's mirror, judges without the origin."""
     from tests.guard.helm.conftest import chart_copy
-    from tests.guard.helm.test_remote_charts import COREDNS_VALUES, _apps, helm_release, helm_repository
+    from tests.guard.helm.test_remote_charts import (
+        COREDNS_VALUES,
+        _apps,
+        helm_release,
+        helm_repository,
+    )
 
     origin = http_charts([chart_copy(tmp_path, "coredns")])
     base = _apps(helm_repository("coredns", origin), helm_release("coredns", "kube-system", "coredns", "1.46.2",

@@ -5,8 +5,8 @@ public origins the HelmReleases name; the real coredns chart and app-template (t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from gen.guard import GuardOptions, GuardResult, run_guard
 from tests.guard.conftest import by_rule, flux_ks, kustomization
