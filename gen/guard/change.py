@@ -133,8 +133,10 @@ class Change:
     def platform_invariant_findings(self, rule: str, severity: Severity,
                                     violations: PlatformViolations) -> Iterator[Finding]:
         """invariant_findings for rules that depend on what the cluster runs (by fact)."""
-        for root, objects in sorted(self.clusters("head").items()):
-            previous = self.clusters("base").get(root, {})
+        helm = {label: self.helm.applied(label) for label in ("base", "head")}  # what changed releases render
+        for root, built in sorted(self.clusters("head").items()):
+            objects = {**helm["head"].get(root.cluster, {}), **built}  # a Kustomization's object wins, as in Flux
+            previous = {**helm["base"].get(root.cluster, {}), **self.clusters("base").get(root, {})}
             platform = self.platforms.get(root.cluster)
             before = {(v.key, v.message) for v in violations(previous, {}, platform)}
             seen: set[tuple[ObjKey, str]] = set()

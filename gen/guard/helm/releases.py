@@ -100,6 +100,17 @@ class HelmLayer:
     head_objects: dict[str, dict[ObjKey, dict[str, Any]]] = field(default_factory=dict)
     base_objects: dict[str, dict[ObjKey, dict[str, Any]]] = field(default_factory=dict)
 
+    def applied(self, label: Label) -> dict[str, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
+        """Per cluster, what the renders of `label` apply, each with the Kustomization applying its
+        HelmRelease (what the DNS invariants judge beside the builds' objects)."""
+        out: dict[str, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {}
+        for upgrade in self.upgrades:
+            rendered = upgrade.head if label == "head" else upgrade.base
+            held = out.setdefault(upgrade.cluster, {})
+            for key, obj in rendered.objects.items():
+                held.setdefault(key, (upgrade.ks, obj))
+        return out
+
     def judged(self) -> set[tuple[str, ObjKey]]:
         """(cluster, HelmRelease) of every release this layer looked at, rendered or not."""
         return {(u.cluster, u.key) for u in self.upgrades} | {(n.cluster, n.key) for n in self.not_rendered}
@@ -231,17 +242,16 @@ def _value_paths(base: Any, head: Any, prefix: str = "") -> list[str]:
 
 def _kept_only(answer: dict[str, Any], namespace: str) -> dict[str, Any]:
     """What a verdict needs of a render, and nothing else: each object's identity and its resource
-    policy, and whole only the kube-system ConfigMaps a Corefile may be in (the reviewer's view). A
-    render may hold what a chart makes of Secrets' values; none of that is kept in the cache or
-    read further."""
+    policy, and whole only the kube-system objects but Secrets (the Corefile a ConfigMap holds for
+    the reviewer's view, what the DNS invariants read). A render may hold what a chart makes of
+    Secrets' values; none of that is kept in the cache or read further."""
     objects = []
     for obj in answer.get("objects") or []:
         if not isinstance(obj, dict):
             continue
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         assert isinstance(meta, dict)
-        if obj.get("kind") == "ConfigMap" and obj.get("apiVersion") == "v1" and \
-                (meta.get("namespace") or namespace) == "kube-system":
+        if obj.get("kind") != "Secret" and (meta.get("namespace") or namespace) == "kube-system":
             objects.append(obj)
             continue
         slim_meta: dict[str, Any] = {k: meta[k] for k in ("name", "namespace") if k in meta}

@@ -191,3 +191,21 @@ def test_an_unchanged_release_is_not_fetched(flux_repo: Callable[..., Path], gua
     root = flux_repo(base, {"apps/doc-1.yaml": helm_release("web", "apps", "web", "1.0.0", "acme", "a: 1")
                             .replace("interval: 1h", "interval: 5m")})
     assert not guard(root).findings
+
+
+def test_a_chart_made_corefile_is_held_to_the_dns_invariants(flux_repo: Callable[..., Path],
+                                                             http_charts: Callable[..., str],
+                                                             guard: Callable[..., GuardResult], tmp_path: Path) -> None:
+    """The coredns chart's Corefile is judged like one a Kustomization applies: a `next` with no
+    forward after it (CoreDNS ignores it) is refused by next-needs-forward."""
+    mirror = http_charts([chart_copy(tmp_path, "coredns")])
+    origin = "https://coredns.github.io/helm"
+    broken = COREDNS_VALUES.replace("        parameters: . /etc/resolv.conf\n",
+                                    "        parameters: . 192.0.2.53\n        configBlock: next SERVFAIL\n")
+    base = _apps(helm_repository("coredns", origin),
+                 helm_release("coredns", "kube-system", "coredns", "1.46.2", "coredns", COREDNS_VALUES))
+    root = flux_repo(base, {"apps/doc-1.yaml": helm_release("coredns", "kube-system", "coredns", "1.46.2", "coredns",
+                                                            broken)})
+    result = guard(root, chart_mirrors=((origin, mirror),))
+    found = by_rule(result.findings, "next-needs-forward")
+    assert [f.severity.value for f in found] == ["error"], result.findings
