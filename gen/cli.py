@@ -86,8 +86,8 @@ def _run(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except GenError as err:
-        if _state["debug"]:
-            raise
+        if _state["debug"]:  # the traceback too, and still the error's own exit code (not Python's 1)
+            traceback.print_exc()
         typer.echo(str(err), err=True)
         raise typer.Exit(err.exit_code) from None
     except (typer.Exit, typer.Abort, ClickException):

@@ -222,3 +222,14 @@ def test_a_repo_that_is_not_a_folder_is_a_usage_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["render", "--repo", str(tmp_path / "nope"), str(tmp_path / "x.yaml")])
     assert result.exit_code == 2
     assert "--repo" in result.stderr and "is not a directory" in result.stderr
+
+
+def test_debug_shows_the_traceback_and_keeps_the_exit_code(tmp_path) -> None:
+    """--debug added a traceback by re-raising, which turned bad input (exit 2) into Python's exit 1."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "gen", "--debug", "render", str(tmp_path / "missing.yaml"),
+                           "--repo", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" in proc.stderr
