@@ -86,6 +86,10 @@ def _template(chart: dict[str, Any], namespace: str, objects: Objects, via: str)
     src_ns = namespace if via else str(src.get("namespace") or namespace)
     wanted = str(chart.get("chart") or "")
     version = str(chart.get("version") or "*")
+    if chart.get("valuesFiles") or chart.get("valuesFile"):
+        # source-controller packages the chart with those files merged as its values.yaml
+        return ChartLocation("none", why="its chart takes other values files (valuesFiles), which the guard "
+                                         "does not merge into the chart")
     if kind == "GitRepository":
         return ChartLocation("git", git=(kind, src_ns, name), folder=normalize_path(wanted), version=version)
     source = _source(objects, kind, src_ns, name)
