@@ -8,7 +8,8 @@ object itself stays, so no prune rule sees it. What sets each (its api/v2 `Getâ€
 release name `spec.releaseName`, else `<spec.targetNamespace>-<name>` when a targetNamespace is
 set, else the name; release namespace `spec.targetNamespace`, else the object's namespace;
 storage namespace `spec.storageNamespace`, else the object's namespace. The chart's name is its
-Chart.yaml's, as helm-controller loads the chart, and the guard knows it only where the cluster's
+Chart.yaml's, as helm-controller loads the chart: read from the chart itself when the Helm layer
+rendered the release at both revisions (gen/guard/helm/), else known only where the cluster's
 own objects say it: a chart of an HTTP HelmRepository the cluster applies (by `spec.chart.spec` or
 a `spec.chartRef` HelmChart), whose index names each chart as its Chart.yaml does (a chart's name
 holds no `/`, so the last segment of `chart`). A chart of an OCI registry, git, a Bucket, an
@@ -169,6 +170,8 @@ def _fetched_from(kind: str, source: dict[str, Any] | None) -> str:
 def check(change: Change) -> Iterator[Finding]:
     base_views = change.clusters("base")
     seen: set[tuple[str, ObjKey]] = set()
+    renders = {(u.cluster, u.key): u for u in change.helm.upgrades}
+    unrendered = {(n.cluster, n.key) for n in change.helm.not_rendered}
     for root, objects in sorted(change.clusters("head").items()):
         before = base_views.get(root, {})
         for key, (ks, obj) in sorted(objects.items()):
@@ -178,12 +181,17 @@ def check(change: Change) -> Iterator[Finding]:
             if (root.cluster, key) in seen or apply_skipped(old, obj):
                 continue  # kustomize-controller does not apply the new spec (prune: disabled does not stop that)
             came, comes = chart_of(key, old, before), chart_of(key, obj, objects)
+            rendered = renders.get((root.cluster, key))
+            if rendered is not None:  # the Helm layer loaded both charts: their Chart.yaml names are known
+                came, comes = came._replace(name=rendered.base.chart), comes._replace(name=rendered.head.chart)
             was, now = target(key, old, came), target(key, obj, comes)
             changed = [k for k in was if k in now and was[k] != now[k]]
             in_place = ((obj.get("spec") or {}).get("upgrade") or {}).get("chartNameChangeStrategy") == "InPlaceUpdate"
             if in_place:
                 changed = [k for k in changed if k != "chart"]  # helm-controller upgrades the release in place
             unknown = None if in_place or "chart" in was and "chart" in now else _unjudged_chart(came, comes)
+            if unknown is not None and (root.cluster, key) in unrendered:
+                unknown = None  # helm-release-not-judged already refuses it, naming why it could not be rendered
             if not changed and unknown is None:
                 continue
             seen.add((root.cluster, key))

@@ -209,3 +209,57 @@ def test_a_chart_made_corefile_is_held_to_the_dns_invariants(flux_repo: Callable
     result = guard(root, chart_mirrors=((origin, mirror),))
     found = by_rule(result.findings, "next-needs-forward")
     assert [f.severity.value for f in found] == ["error"], result.findings
+
+
+def _moved_to_oci(path: str) -> str:
+    return f"""
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: OCIRepository
+        metadata: {{name: coredns, namespace: kube-system}}
+        spec:
+          interval: 1h
+          url: oci://ghcr.io/acme/mirror/{path}
+          ref: {{tag: 1.46.2}}
+        ---
+        apiVersion: helm.toolkit.fluxcd.io/v2
+        kind: HelmRelease
+        metadata: {{name: coredns, namespace: kube-system}}
+        spec:
+          interval: 1h
+          chartRef: {{kind: OCIRepository, name: coredns}}
+          values:
+{_indent(COREDNS_VALUES, 12)}"""
+
+
+def _chart_move(tmp_path: Path, flux_repo: Callable[..., Path], http_charts: Callable[..., str],
+                oci_registry: Callable[..., str], renamed: bool) -> GuardResult:
+    """The HTTP-repository-to-OCI-mirror migration (onedr0p/home-ops moved 19 charts so): the chart
+    moves to another artifact; only its Chart.yaml says whether its name, and so the release, stays."""
+    http = http_charts([chart_copy(tmp_path, "coredns")])
+    chart = chart_copy(tmp_path, "coredns", edit=(lambda d: (d / "Chart.yaml").write_text(
+        (d / "Chart.yaml").read_text().replace("name: coredns", "name: coredns-fork"))) if renamed else None)
+    oci = oci_registry([chart], "mirror")
+    origin_http, origin_oci = "https://coredns.github.io/helm", "oci://ghcr.io/acme/mirror"
+    base = _apps(helm_repository("coredns", origin_http),
+                 helm_release("coredns", "kube-system", "coredns", "1.46.2", "coredns", COREDNS_VALUES))
+    root = flux_repo(base, {"apps/doc-1.yaml": _moved_to_oci("coredns-fork" if renamed else "coredns")})
+    return run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=tmp_path / "c",
+                                  chart_mirrors=((origin_http, http),
+                                                 (origin_oci, oci.replace("oci://", "oci+http://")))))
+
+
+def test_a_chart_moved_to_a_mirror_with_its_name_is_no_retarget(tmp_path: Path, flux_repo: Callable[..., Path],
+                                                                http_charts: Callable[..., str],
+                                                                oci_registry: Callable[..., str]) -> None:
+    """Refused before as not judged (the chart's name at head was unknown); both charts rendered, the
+    name is the same: helm-controller upgrades in place, and the upgrade deletes nothing."""
+    result = _chart_move(tmp_path, flux_repo, http_charts, oci_registry, renamed=False)
+    assert not [f for f in result.findings if f.severity.value == "error"], result.findings
+
+
+def test_a_chart_moved_to_another_name_is_an_uninstall(tmp_path: Path, flux_repo: Callable[..., Path],
+                                                       http_charts: Callable[..., str],
+                                                       oci_registry: Callable[..., str]) -> None:
+    result = _chart_move(tmp_path, flux_repo, http_charts, oci_registry, renamed=True)
+    [found] = by_rule(result.findings, "helmrelease-retargeted")
+    assert "chart coredns -> coredns-fork" in found.message and found.details["fate"] == "uninstalled"
