@@ -42,7 +42,8 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
         line, col = locate(data, path)
         return Problem(problem, file=shown, line=line, col=col, key=key or key_path(path), hint=hint)
 
-    version_problem = beyond_tables(values.platform, values.platform_version) or platform.check_version(values)
+    version_problem = (beyond_tables(values.platform, values.platform_version, pinned="corednsVersion" in data)
+                       or platform.check_version(values))
     if version_problem:
         problems.append(at(["platformVersion"], *version_problem))
         return problems  # everything below depends on knowing the release

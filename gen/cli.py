@@ -390,17 +390,20 @@ def _load_check(coredns: str | None) -> "LoadCheck":
 @app.command()
 def verify(
     values: Annotated[str, typer.Argument(metavar="VALUES_FILE", help="The cluster's values file.", show_default=False)],
-    coredns: Annotated[Optional[str], typer.Option("--coredns", help="CoreDNS binary (default: `coredns` on PATH, then ~/.cache/coredns-gen/bin).")] = None,
+    coredns: Annotated[Optional[str], typer.Option("--coredns", help="CoreDNS binary to run (default: the release --coredns-version names).")] = None,
+    coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", metavar="X.Y.Z", help="CoreDNS release to run (default: the one the cluster runs: `corednsVersion:`, else the platform release's); found as coredns-X.Y.Z in ~/.cache/coredns-gen/bin, or `coredns` there or on PATH when it is that release, else built there once with `go install`.", show_default=False)] = None,
     repo: RepoOption = ".",
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Load the cluster's rendered Corefile in a real CoreDNS on loopback and fail its upstreams.
 
+    Runs the CoreDNS release the cluster runs (or --coredns-version),
+    built once into the cache folder with `go install` when missing.
     Fakes every upstream; stages primary healthy, dead, silent, SERVFAIL
     and REFUSED, a negative control without the second forward stanza,
     and every upstream down; prints what each query got. Exit codes:
-    0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary,
-    or one that hangs, dies or prints no version.
+    0 passed, 1 a scenario failed, 2 bad input, 3 no CoreDNS binary
+    (or its build failed), or one that hangs, dies or prints no version.
     """
     from gen.verify.run import run_verify
     from gen.verify.output import FORMATS, format_verify
@@ -410,7 +413,7 @@ def verify(
             from gen.errors import UsageError
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
-        result = run_verify(Path.cwd() / values, repo=_repo(repo), coredns=coredns)
+        result = run_verify(Path.cwd() / values, repo=_repo(repo), coredns=coredns, coredns_version=coredns_version)
         _out(format_verify(result, fmt))
         return 0 if result.passed else 1
 

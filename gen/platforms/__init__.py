@@ -7,8 +7,9 @@ what to do instead (asked for by name, they are refused rather than called unkno
 from __future__ import annotations
 
 from gen.errors import Problem, UsageError
-from gen.platforms import aks, eks, gardener, k3s, kubeadm, newer, rke2, talos
+from gen.platforms import aks, eks, gardener, k3s, kubeadm, newer, releases, rke2, talos
 from gen.platforms.base import ObjectRef, Platform, Refused
+from gen.versions import parse_version
 
 PLATFORMS: dict[str, Platform] = {"talos": talos, "k3s": k3s, "aks": aks, "rke2": rke2, "eks": eks, "kubeadm": kubeadm,
                                  "gardener": gardener}
@@ -73,17 +74,22 @@ def assumed(platform: str, release: str, pinned: bool) -> str | None:
         return None
     try:
         stood_in = chosen.stand_in(release)
+        newest_minor = max(chosen.releases())[:2] if chosen.releases() else None
+        via = newer.carrier(release, releases.HEADS.get(platform, ())) if newest_minor and parse_version(release)[:2] > newest_minor else None
     except ValueError:  # not a version: check_version reports it
         return None
     if stood_in is None or stood_in == release:
         return None
-    return newer.assumption(platform, release, stood_in, None if pinned else chosen.coredns_for(release))
+    return newer.assumption(platform, release, stood_in, None if pinned else chosen.coredns_for(release), via)
 
 
-def beyond_tables(platform: str, release: str) -> tuple[str, str] | None:
-    """(problem, hint) for a minor newer than every one the platform's tables hold."""
+def beyond_tables(platform: str, release: str, pinned: bool = False) -> tuple[str, str] | None:
+    """(problem, hint) for a release the tables and the branch heads read beside them do not cover
+    (gen/platforms/newer.py); `pinned` when the values set `corednsVersion:`."""
     chosen = PLATFORMS[platform]
     try:
-        return newer.beyond(platform, release, chosen.releases(), chosen.newest_release())
+        stood_in = chosen.stand_in(release)
+        return newer.beyond(platform, release, chosen.releases(), chosen.newest_release(), releases.HEADS.get(platform, ()),
+                            stood_in, chosen.coredns_for(release) if stood_in else None, pinned)
     except ValueError:  # not a version: check_version reports it
         return None

@@ -31,7 +31,7 @@ from gen.versions import Version, parse_version
 
 NAME = "eks"
 SUMMARY = "the EKS CoreDNS add-on owns the Corefile; the repo renders its configurationValues (and an ACK Addon on request)"
-DEFAULT_RELEASE = "v1.13.2-eksbuild.11"  # AWS's default add-on of EKS 1.35 (gen/data/SOURCES.md)
+DEFAULT_RELEASE = "v1.14.3-eksbuild.3"  # AWS's default add-on of EKS 1.36 (gen/data/SOURCES.md)
 ADDON = ObjectRef("Addon", "kube-system", "coredns")
 OWNS: tuple[ObjectRef, ...] = (ADDON,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)

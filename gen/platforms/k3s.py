@@ -43,6 +43,7 @@ ALERT = ObjectRef("PrometheusRule", "kube-system", "coredns-replicas")  # render
 # k3s release -> (CoreDNS, the vendored manifest with its Corefile): gen/platforms/releases.py,
 # rebuilt by scripts/refresh-platform-data from manifests/coredns.yaml at each release's commit.
 RELEASES = releases_table.K3S
+HEADS = releases_table.HEADS["k3s"]
 # Where the bundled Corefile imports coredns-custom (absolute paths, FACTS.md §6 k3s details).
 SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
 OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
@@ -83,7 +84,7 @@ def stand_in(release: str) -> str | None:
     newest release of its minor below it."""
     if _v(release) in RELEASES:
         return release
-    return newer.stand_in(_v(release), RELEASES, _order)
+    return newer.stand_in(_v(release), RELEASES, _order) or newer.newer_minor_base(_v(release), RELEASES, HEADS)
 
 
 def newest_release() -> str:

@@ -50,6 +50,7 @@ NEXT_HINT = "upgrade RKE2 (every release we know ships CoreDNS ≥ 1.12.0), or s
 # CoreDNS it runs is the chart's image.tag (rancher/hardened-coredns:vX.Y.Z-buildN), read from the
 # vendored values.
 CHARTS: dict[str, str] = releases_table.RKE2
+HEADS = releases_table.HEADS["rke2"]
 EXTRA_CLUSTER_DOMAINS_FROM = (1, 46, 201)  # nodelocal.extraClusterDomains first appears in this chart
 
 
@@ -66,7 +67,7 @@ def _order(release: str) -> tuple[int, ...]:
 def stand_in(release: str) -> str | None:
     if _release(release) in CHARTS:
         return release
-    return newer.stand_in(_release(release), CHARTS, _order)
+    return newer.stand_in(_release(release), CHARTS, _order) or newer.newer_minor_base(_release(release), CHARTS, HEADS)
 
 
 def newest_release() -> str:

@@ -31,6 +31,7 @@ NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_DEPLOYMENT,)
 # Talos tag -> (CoreDNS, Corefile of its minor): gen/platforms/releases.py, rebuilt by
 # scripts/refresh-platform-data from siderolabs/talos's DefaultCoreDNSVersion at each tag.
 TAGS = releases_table.TALOS
+HEADS = releases_table.HEADS["talos"]
 
 ORDER_HINT = "forward specific domains with a `zones:` entry instead"
 SERVER_PORT = 53
@@ -64,10 +65,11 @@ def releases() -> tuple[Version, ...]:
 
 
 def stand_in(release: str) -> str | None:
-    """The tag itself when the tables hold it; a later patch takes the newest tag of its minor below it."""
+    """The tag itself when the tables hold it; a later patch takes the newest tag of its minor below
+    it; a newer minor the newest tag, where a branch head carries it with the same Corefile."""
     if _tag(release) in TAGS:
         return release
-    return newer.stand_in(_tag(release), TAGS, _order)
+    return newer.stand_in(_tag(release), TAGS, _order) or newer.newer_minor_base(_tag(release), TAGS, HEADS)
 
 
 def newest_release() -> str:
@@ -85,8 +87,7 @@ def kubernetes_version(values: Values) -> str | None:
 
 
 def check_version(values: Values) -> tuple[str, str] | None:
-    v = parse_version(values.platform_version)
-    if (v.major, v.minor) not in KNOWN:
+    if stand_in(values.platform_version) is None and parse_version(values.platform_version)[:2] not in KNOWN:
         return (f"unknown Talos version {values.platform_version}",
                 f"use one of {known_releases()} (the Corefile Talos generates is vendored per minor release)")
     return None
@@ -109,7 +110,8 @@ def stock_corefile(release: Version, cluster_domain: str) -> str | None:
 
 
 def stock_of(release: str, cluster_domain: str) -> str | None:
-    return stock_corefile(parse_version(release), cluster_domain)
+    """The Corefile of the release's minor (a newer minor: its stand-in's, gen/platforms/newer.py)."""
+    return stock_corefile(parse_version(stand_in(release) or release), cluster_domain)
 
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
@@ -136,7 +138,7 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
 def corefile(values: Values) -> str:
     """Talos's Corefile with the forward pair of seed 000 and the extra zones appended."""
     v = parse_version(values.platform_version)
-    text = stock_corefile(v, values.cluster_domain)
+    text = stock_of(values.platform_version, values.cluster_domain)
     if text is None:  # check_version refused it already
         raise RuntimeError(f"no vendored Corefile for Talos {v.major}.{v.minor}")
     return with_forward_pair(text, values, f"Talos {v.major}.{v.minor}", "   ")

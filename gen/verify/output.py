@@ -79,7 +79,7 @@ def format_text(result: VerifyResult) -> str:
                 lines.extend("  " + ln for ln in o.detail.splitlines())
     if result.coredns_version and result.binary_version and result.coredns_version != result.binary_version:
         lines.append(f"note: the cluster runs CoreDNS {result.coredns_version}; verify ran {result.binary_version} "
-                     "(pass --coredns PATH to run the same release)")
+                     "(drop --coredns to run that release: verify builds it once into ~/.cache/coredns-gen/bin)")
     failed = sum(not o.passed for o in result.outcomes)
     total = len(result.outcomes)
     noun = "scenario" if total == 1 else "scenarios"

@@ -16,7 +16,9 @@ from gen.spec import Values
 from gen.tools import coredns_binary
 from gen.values import load_values
 from gen.verify.engine import VerifyResult, run_scenarios
+from gen.errors import ToolError, UsageError
 from gen.launcher import binary_version
+from gen.verify.binary import binary_for, release_of
 from gen.verify.sandbox import VerifyConfig
 from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.corefile.facts import UPSTREAM_KEY
@@ -58,13 +60,31 @@ def config_for(values: Values) -> VerifyConfig:
     return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries, probes)
 
 
-def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None) -> VerifyResult:
-    """Load the values, render the cluster's Corefile, and run the scenarios in a real CoreDNS.
+def run_verify(values_path: Path, *, repo: Path, coredns: str | None = None, coredns_version: str | None = None) -> VerifyResult:
+    """Load the values, render the cluster's Corefile, and run the scenarios in a real CoreDNS: the
+    binary `coredns` names, else the release `coredns_version` names, else the one the cluster runs
+    (`corednsVersion:` or the platform release's), built once into the cache folder (gen/verify/binary.py).
 
     Raises:
         ValuesError: a bad values file (exit 2), checked before looking for the binary.
-        ToolError: no CoreDNS binary (exit 3, with the install hint).
+        UsageError: `coredns_version` is not a release number, or no release is known for the cluster.
+        ToolError: no CoreDNS binary, or one that says another release than `coredns_version` (exit 3).
     """
     values = load_values(values_path, repo=repo)
-    binary = coredns_binary(coredns)
-    return verify_config(config_for(values), binary, cluster=values.cluster, platform=values.platform)
+    want = release_of(coredns_version, "--coredns-version") if coredns_version else None
+    if coredns:
+        binary = coredns_binary(coredns)
+        ran = binary_version(binary)
+        if want and ran != want:
+            raise ToolError(f"--coredns {coredns} is CoreDNS {ran}, not the {want} --coredns-version asks for",
+                            hint="pass one of the two, or a binary of that release")
+    else:
+        want = want or (release_of(values.coredns_version, "corednsVersion") if values.coredns_version else None)
+        if want is None:
+            raise UsageError(f"no CoreDNS release is known for {values.platform} {values.platform_version}",
+                             key="--coredns-version", hint="pass --coredns-version 1.14.6 (the tag the cluster runs) or --coredns PATH")
+        binary = binary_for(want)
+        ran = binary_version(binary)
+        if ran != want:  # a binary named coredns-<version> that is another release
+            raise ToolError(f"{binary} is CoreDNS {ran}, not {want}", hint=f"remove it; verify builds {want} there again")
+    return verify_config(config_for(values), binary, cluster=values.cluster, platform=values.platform, ran=ran)
