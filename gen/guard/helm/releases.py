@@ -28,7 +28,7 @@ from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
 from gen.guard.helm.store import ChartStore, Unavailable
-from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
+from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, apply_skipped
 from gen.guard.repo.revision import Tree
 
 Label = Literal["base", "head"]
@@ -69,6 +69,7 @@ class Upgrade:
     head: Rendered
     changed: tuple[str, ...]  # which inputs differ, in words
     values_paths: tuple[str, ...]  # the leaf paths of spec.values that differ
+    suspended: bool = False  # suspended at head: helm-controller upgrades it once it is resumed
 
     def deleted(self) -> list[tuple[ObjKey, dict[str, Any]]]:
         """What Helm's upgrade deletes: each object of base's manifest that head's does not hold,
@@ -133,7 +134,10 @@ def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched:
     this repository that no build reads, so only such releases are looked at there."""
     found = {label: _releases(revisions[label], trees[label], touched, changed_files, mirrors)
              for label in ("base", "head")}
-    pairs = sorted(set(found["base"]) & set(found["head"]))
+    # a HelmRelease kustomize-controller does not update (reconcile: disabled, ssa: Ignore or
+    # IfNotPresent) keeps its old spec in the cluster: helm-controller never sees the change
+    pairs = sorted(pair for pair in set(found["base"]) & set(found["head"])
+                   if apply_skipped(found["base"][pair].obj, found["head"][pair].obj) is None)
     changed = {pair: _changed(found["base"][pair], found["head"][pair]) for pair in pairs}
     pairs = [pair for pair in pairs if changed[pair]]
     if not pairs:
@@ -157,7 +161,8 @@ def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched:
             head_objects.setdefault(cluster, {}).update(rendered["head"].objects)
             base_objects.setdefault(cluster, {}).update(rendered["base"].objects)
             upgrades.append(Upgrade(cluster, key, head.ks, rendered["base"], rendered["head"], changed[(cluster, key)],
-                                    tuple(_value_paths(_spec(base.obj).get("values"), _spec(head.obj).get("values")))))
+                                    tuple(_value_paths(_spec(base.obj).get("values"), _spec(head.obj).get("values"))),
+                                    suspended=_spec(head.obj).get("suspend") is True))
     finally:
         helper.close()
     return HelmLayer(tuple(upgrades), tuple(failed), store.rejected + renders.rejected, head_objects, base_objects)

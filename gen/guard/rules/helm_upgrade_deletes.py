@@ -7,7 +7,9 @@ values merged as helm-controller merges them, postRenderers applied) and judges 
 deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, any other kind is a
 warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
 refused too: Helm deletes it whether kustomize-controller applied it before or not (one deletes
-what the other applies).
+what the other applies). A HelmRelease suspended at head is a warning (the upgrade comes when it
+is resumed); one kustomize-controller does not update (`reconcile: disabled`, `ssa: Ignore`, or
+`ssa: IfNotPresent` at head) is not upgraded at all.
 
 PASS: HelmRelease media/qbittorrent's values change an image tag: both manifests hold the same objects.
 FAIL: its values drop `configMaps.config` -> error at the HelmRelease: ConfigMap media/qbittorrent-config
@@ -44,13 +46,15 @@ def check(change: Change) -> Iterator[Finding]:
         for key, _ in deleted:
             refused = (key.group, key.kind) in _REFUSED
             moved = key in kustomized.get(upgrade.cluster, set())
-            message = (f"helm-controller's upgrade of {upgrade.key.ref} ({chart}) deletes {key.ref}: the head "
-                       f"render no longer holds it; {why}")
+            message = (f"helm-controller's upgrade of {upgrade.key.ref} ({chart}) "
+                       f"{'will delete, once it is resumed (it is suspended),' if upgrade.suspended else 'deletes'} "
+                       f"{key.ref}: the head render no longer holds it; {why}")
             if moved:
                 message += (". A Kustomization of this cluster applies it at head, and Helm deletes it after or "
                             "before kustomize-controller applies it: both own it")
             yield Finding(
-                ID, SEVERITY if refused else Severity.WARNING, file or ".", line, message + change.where(upgrade.ks),
+                ID, SEVERITY if refused and not upgrade.suspended else Severity.WARNING, file or ".", line,
+                message + change.where(upgrade.ks),
                 (f"keep {key.ref} in the release (its values or chart), or annotate it `helm.sh/resource-policy: keep` "
                  "in the release first (a chart value or a postRenderers patch) and move it in a later change; "
                  f"if its loss is intended, --allow {key.id}"),

@@ -201,3 +201,20 @@ def test_a_runaway_template_is_stopped_and_refused(flux_repo: Callable[..., Path
     root = flux_repo(layout(), {"charts/app/templates/spin.yaml": spin})
     [found] = by_rule(guard(root).findings, "helm-release-not-judged")
     assert "ran too long" in found.message
+
+
+def test_a_suspended_release_warns_and_an_unapplied_one_passes(flux_repo: Callable[..., Path],
+                                                               guard: Callable[..., GuardResult]) -> None:
+    """Suspended at head, helm-controller upgrades once it is resumed: a warning. Marked
+    `reconcile: disabled`, kustomize-controller never applies the new spec: nothing to judge."""
+    drop = "configMaps:\n  config:\n    enabled: false"
+    suspended = release(drop, "suspend: true\n")
+    found = by_rule(guard(flux_repo(layout(), {"apps/release.yaml": suspended})).findings, "helm-upgrade-deletes")
+    assert [(f.severity.value, "once it is resumed" in f.message) for f in found] == [("warning", True)]
+
+
+def test_a_release_kustomize_controller_does_not_update_is_not_judged(flux_repo: Callable[..., Path],
+                                                                      guard: Callable[..., GuardResult]) -> None:
+    marked = release("configMaps:\n  config:\n    enabled: false").replace(
+        "namespace: media\n", "namespace: media\n          annotations: {kustomize.toolkit.fluxcd.io/reconcile: disabled}\n", 1)
+    assert not by_rule(guard(flux_repo(layout(), {"apps/release.yaml": marked})).findings, "helm-upgrade-deletes")
