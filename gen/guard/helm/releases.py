@@ -136,8 +136,10 @@ def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched:
              for label in ("base", "head")}
     # a HelmRelease kustomize-controller does not update (reconcile: disabled, ssa: Ignore or
     # IfNotPresent) keeps its old spec in the cluster: helm-controller never sees the change
+    # a release whose name or namespaces change is uninstalled, not upgraded (helmrelease-retargeted's)
     pairs = sorted(pair for pair in set(found["base"]) & set(found["head"])
-                   if apply_skipped(found["base"][pair].obj, found["head"][pair].obj) is None)
+                   if apply_skipped(found["base"][pair].obj, found["head"][pair].obj) is None
+                   and _target(pair[1], found["base"][pair].obj) == _target(pair[1], found["head"][pair].obj))
     changed = {pair: _changed(found["base"][pair], found["head"][pair]) for pair in pairs}
     pairs = [pair for pair in pairs if changed[pair]]
     if not pairs:
@@ -166,6 +168,12 @@ def judge(revisions: Mapping[str, Revision], trees: Mapping[str, Tree], touched:
     finally:
         helper.close()
     return HelmLayer(tuple(upgrades), tuple(failed), store.rejected + renders.rejected, head_objects, base_objects)
+
+
+def _target(key: ObjKey, obj: dict[str, Any]) -> tuple[str, str, str]:
+    """The release helm-controller upgrades: its name, namespace and storage namespace."""
+    return (release_name(key, obj), release_namespace(key, obj),
+            str(_spec(obj).get("storageNamespace") or "") or key.namespace)
 
 
 def _spec(obj: dict[str, Any]) -> dict[str, Any]:

@@ -171,7 +171,6 @@ def check(change: Change) -> Iterator[Finding]:
     base_views = change.clusters("base")
     seen: set[tuple[str, ObjKey]] = set()
     renders = {(u.cluster, u.key): u for u in change.helm.upgrades}
-    unrendered = {(n.cluster, n.key) for n in change.helm.not_rendered}
     for root, objects in sorted(change.clusters("head").items()):
         before = base_views.get(root, {})
         for key, (ks, obj) in sorted(objects.items()):
@@ -190,8 +189,6 @@ def check(change: Change) -> Iterator[Finding]:
             if in_place:
                 changed = [k for k in changed if k != "chart"]  # helm-controller upgrades the release in place
             unknown = None if in_place or "chart" in was and "chart" in now else _unjudged_chart(came, comes)
-            if unknown is not None and (root.cluster, key) in unrendered:
-                unknown = None  # helm-release-not-judged already refuses it, naming why it could not be rendered
             if not changed and unknown is None:
                 continue
             seen.add((root.cluster, key))
