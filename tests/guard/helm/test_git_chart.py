@@ -218,3 +218,30 @@ def test_a_release_kustomize_controller_does_not_update_is_not_judged(flux_repo:
     marked = release("configMaps:\n  config:\n    enabled: false").replace(
         "namespace: media\n", "namespace: media\n          annotations: {kustomize.toolkit.fluxcd.io/reconcile: disabled}\n", 1)
     assert not by_rule(guard(flux_repo(layout(), {"apps/release.yaml": marked})).findings, "helm-upgrade-deletes")
+
+
+def test_a_values_from_configmap_edit_that_drops_a_configmap_is_refused(flux_repo: Callable[..., Path],
+                                                                       guard: Callable[..., GuardResult]) -> None:
+    """The values come from a ConfigMap the same build applies (valuesFrom): its edit is the upgrade's
+    input like spec.values (passed before with no note)."""
+    ref = "valuesFrom:\n  - kind: ConfigMap\n    name: qbittorrent-values\n"
+
+    def values_cm(enabled: str) -> str:
+        return f"""
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: qbittorrent-values
+          namespace: media
+        data:
+          values.yaml: |
+            configMaps:
+              config:
+                enabled: {enabled}
+    """
+    files = {**layout("", ref), "apps/kustomization.yaml": kustomization("release.yaml", "values.yaml"),
+             "apps/values.yaml": values_cm("true")}
+    root = flux_repo(files, {"apps/values.yaml": values_cm("false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-config__ConfigMap"]
+    assert "valuesFrom" in found[0].message
