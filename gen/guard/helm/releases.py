@@ -23,11 +23,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from gen.cachefile import Sealed, seal, write_entry
+from gen.cachefile import seal, write_entry
 from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
-from gen.guard.helm.store import ChartStore, Unavailable
+from gen.guard.helm.store import ChartStore, Unavailable, open_sealed
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, apply_skipped
 from gen.guard.repo.revision import Tree
 
@@ -333,12 +333,8 @@ class _Renders:
     def _kept(self, key: str) -> dict[str, Any] | None:
         if self.folder is None:
             return None
-        entry = self.folder / f"{key}.sealed"
-        if not entry.exists() and not entry.is_symlink():
-            return None
-        sealed = Sealed.read(entry)
-        content = sealed.open(key)
-        self.rejected += sealed.rejected
+        content, rejected = open_sealed(self.folder / f"{key}.sealed", key)
+        self.rejected += rejected
         if content is None:
             return None
         try:

@@ -35,6 +35,15 @@ class Chart:
     digest: str
 
 
+def open_sealed(entry: Path, key: str) -> tuple[bytes | None, int]:
+    """(what a sealed one-entry file keeps under `key`, or None; how many records did not verify)."""
+    if not entry.exists() and not entry.is_symlink():
+        return None, 0
+    sealed = Sealed.read(entry)
+    content = sealed.open(key)
+    return content, sealed.rejected
+
+
 class Unavailable(Exception):
     """The chart cannot be had here: why, and what would let the guard render it."""
 
@@ -85,12 +94,8 @@ class ChartStore:
 
     def _kept(self, key: str) -> Chart | None:
         """The archive an earlier run fetched for `key`, when its answer and its bytes verify."""
-        ref = self._ref_file(key)
-        if not ref.exists() and not ref.is_symlink():
-            return None
-        sealed = Sealed.read(ref)
-        content = sealed.open(key)
-        self.rejected += sealed.rejected
+        content, rejected = open_sealed(self._ref_file(key), key)
+        self.rejected += rejected
         if content is None:
             return None
         digest = content.decode(errors="replace")

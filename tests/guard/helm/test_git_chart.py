@@ -245,3 +245,22 @@ def test_a_values_from_configmap_edit_that_drops_a_configmap_is_refused(flux_rep
     found = by_rule(guard(root).findings, "helm-upgrade-deletes")
     assert [f.details["object"] for f in found] == ["media_qbittorrent-config__ConfigMap"]
     assert "valuesFrom" in found[0].message
+
+
+def test_damaged_kept_renders_are_misses_with_the_same_verdict(flux_repo: Callable[..., Path], tmp_path: Path) -> None:
+    """A kept render is sealed like every cache entry: one byte flipped (or the entry swapped for
+    another's) and the run renders again, says the cache did not verify, and gives the same verdict."""
+    from gen.guard import GuardOptions, run_guard
+
+    root = flux_repo(layout(), {"apps/release.yaml": release("configMaps:\n  config:\n    enabled: false")})
+    cache = tmp_path / "cache"
+    first = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache))
+    kept = sorted((cache / "helm").iterdir())
+    assert len(kept) == 2
+    data = bytearray(kept[0].read_bytes())
+    data[len(data) // 2] ^= 0x01
+    kept[0].write_bytes(bytes(data))
+    kept[1].write_bytes(kept[0].read_bytes())  # another key's entry in its place
+    again = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache))
+    assert [(f.rule, f.message) for f in again.findings] == [(f.rule, f.message) for f in first.findings]
+    assert any("did not verify" in note for note in again.notes), again.notes
