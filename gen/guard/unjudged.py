@@ -20,6 +20,12 @@ a change to a file it may read is refused (rules/not_judged_touched.py).
   kind (which folder it is built from is unknown); `spec.path: ./` is the whole repository;
 - except a file under that folder which it was not seen to read and which a Kustomization of the
   same cluster that was judged reads: that one judged it.
+One that is built here but not judged (its build uses a variable of a `substituteFrom` source the
+guard cannot read) may read exactly what its builds read at base and head, plus the file its spec is
+written in: which files kustomize reads does not depend on postBuild's variables, so a file under
+its folder that no kustomization file lists (a folder deleted from `resources:` long ago, an orphan
+`helmrelease.yaml`) is none of its inputs. Its folder counts only where it fails to build at the
+other revision (what it reads there is unknown).
 A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
 and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
 the file its spec is written in counts.
@@ -118,10 +124,13 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
         written = locator.ks_source(rev.label, spot.ks)
         reads = ({written[0]} if written else set()) | set(node.build.inputs)
         twin = (base if rev is head else head).nodes.get(spot.ks)
+        under: tuple[str, ...] = ()
         if twin is not None and not twin.external and twin.build.error is None:
             reads |= set(twin.build.inputs)
+        elif twin is not None:  # it fails (or is not built) at the other revision: what it reads there is unknown
+            under += (_repo_folder(views, rev.label, node),)
         out[spot.ks] = Unjudged(spot.ks, "vars", spot.reason(), node.ks.source, node.ks.path, frozenset(reads),
-                                (_repo_folder(views, rev.label, node),), fix=spot.fix())
+                                under, fix=spot.fix())
     return [out[ref] for ref in sorted(out)]
 
 
