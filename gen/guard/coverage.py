@@ -6,8 +6,9 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
 - `unreached`: a file holding Flux Kustomizations that no cluster's builds read (an archive
   folder, an entry commented out): it is in no cluster, so it is never built or refused;
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
-  or not in the repository): a Kustomization whose build uses a variable it may set is not
-  judged (gen/guard/flux/unread.py), one whose build uses none is judged exactly;
+  or not in the repository): a Kustomization where a variable it may set reaches an object's
+  identity or a field a verdict reads is not judged (gen/guard/flux/unread.py), the others are
+  judged (with the variable as a placeholder where the build uses it);
 - `operator-not-judged`: a Flux Operator `ResourceSet` a cluster's builds apply that is not rendered
   here (its inputs come from an external service or cluster state, or the Flux Operator fails on
   it), or a `ResourceSetInputProvider` whose inputs are not in git: what it creates is not judged.
@@ -70,8 +71,9 @@ class Coverage:
         for why, refs in self.unresolved_sources().items():
             users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
-                               f"substituteFrom {why}: {users} built without it; one whose build uses a "
-                               "variable it may set is not judged (a change to its files is refused)",
+                               f"substituteFrom {why}: {users} built without it; one where a variable it may "
+                               "set reaches an object's identity or a field a verdict reads is not judged (a change "
+                               "to its files is refused), the others are judged with the variable as a placeholder",
                                "", details={"kustomization": str(refs[0]), "cluster": refs[0].cluster,
                                             "kustomizations": str(len(refs))}))
         return out
