@@ -214,7 +214,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
-        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
+        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes, trees["head"])
         if nothing is not None and reached.carried:
             nothing = None  # a carried cluster was judged in an earlier run
         if nothing is not None and not opts.shard:  # a shard's share: guard-merge decides over every shard
