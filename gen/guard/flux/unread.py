@@ -248,6 +248,8 @@ def _reaches(fields: list[Field], used: tuple[str, ...]) -> tuple[tuple[Reach, .
     folders: dict[str, None] = {}
     for who, name, value in fields:
         api, kind, where = who.split(" ", 2) if who else ("", "", "")
+        if who and name and variables_in(who):
+            continue  # its identity is reached: said once, not for each of its fields
         if who and not name:
             what, found = f"the identity (apiVersion, kind, namespace, name) of {kind} {shown(where)}", who
         elif who:
