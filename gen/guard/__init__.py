@@ -64,7 +64,8 @@ from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
 from gen.guard.helm import releases as helm_releases
 from gen.guard.flux.platform_facts import cluster_facts
-from gen.guard.flux.unread import blind_spots, exact_note
+from gen.guard.flux.placeholders import shown_finding
+from gen.guard.flux.unread import blind_spots, exact_note, placeholder_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.revision import Tree, branch_of, changed_paths, remote_urls, repo_root, resolve
@@ -213,7 +214,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
                              "nothing to judge", key="--path" if opts.paths else "--repo",
                              hint="run the guard in the repository that holds the Flux objects "
                                   "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
-        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes)
+        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes, trees["head"])
         if nothing is not None and reached.carried:
             nothing = None  # a carried cluster was judged in an earlier run
         if nothing is not None and not opts.shard:  # a shard's share: guard-merge decides over every shard
@@ -235,7 +236,11 @@ def _judge(opts: GuardOptions) -> GuardResult:
         blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
                  for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
                                          discovery.candidates.get(label, []),
-                                         discovery.repo_values[label], functools.partial(discovery.view, label))]
+                                         discovery.repo_values[label], functools.partial(discovery.view, label),
+                                         functools.partial(discovery.build_variants, label))]
+        for spot in blind:  # judged with placeholders for what cannot be read (gen/guard/flux/unread.py)
+            if spot.judged_with is not None:
+                revisions[spot.label].nodes[spot.ks].build = spot.judged_with
         # the last build is done: the revisions' files are read from git from here on (a copied
         # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
         sweep = Sweep([tree.root for tree in trees.values()])
@@ -260,9 +265,10 @@ def _judge(opts: GuardOptions) -> GuardResult:
                         ref_charts=charts, helm=helm)
         findings: list[Finding] = []
         for rule in RULES:
-            findings.extend(rule.check(change))
-        views = corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions),
-                               helm={"base": helm.base_objects, "head": helm.head_objects})
+            findings.extend(shown_finding(f) for f in rule.check(change))
+        views = [shown_finding(f) for f in
+                 corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions),
+                                helm={"base": helm.base_objects, "head": helm.head_objects})]
         written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
                    if node.external and (src := locator.ks_source("head", ref)) is not None}
         # a shard cannot know what other shards' clusters read: it names what its own do not read
@@ -289,7 +295,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    notes = [n for n in (cache.note(), exact_note(blind)) if n]
+    notes = [n for n in (cache.note(), exact_note(blind), placeholder_note(blind)) if n]
     judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
                  "chart_mirrors": sorted(f"{k}={v}" for k, v in opts.chart_mirrors),
                  "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}

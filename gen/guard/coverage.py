@@ -6,8 +6,9 @@ Three kinds of gap, each listed in the summary and as `info` findings in json/sa
 - `unreached`: a file holding Flux Kustomizations that no cluster's builds read (an archive
   folder, an entry commented out): it is in no cluster, so it is never built or refused;
 - `vars-unresolved`: a `substituteFrom` ConfigMap or Secret that could not be read (SOPS,
-  or not in the repository): a Kustomization whose build uses a variable it may set is not
-  judged (gen/guard/flux/unread.py), one whose build uses none is judged exactly;
+  or not in the repository): a Kustomization where a variable it may set reaches an object's
+  identity or a field a verdict reads is not judged (gen/guard/flux/unread.py), the others are
+  judged (with the variable as a placeholder where the build uses it);
 - `operator-not-judged`: a Flux Operator `ResourceSet` a cluster's builds apply that is not rendered
   here (its inputs come from an external service or cluster state, or the Flux Operator fails on
   it), or a `ResourceSetInputProvider` whose inputs are not in git: what it creates is not judged.
@@ -20,11 +21,15 @@ no cluster could be judged is bad input (exit 2, `judged_nothing`), never a pass
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
+from gen.guard.repo.revision import Tree
+from gen.guard.report.errortext import cause, shorten
+from gen.guard.unjudged import NO_PATH
 
 _SHOWN = 5
 
@@ -70,8 +75,9 @@ class Coverage:
         for why, refs in self.unresolved_sources().items():
             users = f"Kustomization {refs[0]}" if len(refs) == 1 else f"{len(refs)} Kustomizations (first {refs[0]})"
             out.append(Finding("vars-unresolved", Severity.INFO, ".", 1,
-                               f"substituteFrom {why}: {users} built without it; one whose build uses a "
-                               "variable it may set is not judged (a change to its files is refused)",
+                               f"substituteFrom {why}: {users} built without it; one where a variable it may "
+                               "set reaches an object's identity or a field a verdict reads is not judged (a change "
+                               "to its files is refused), the others are judged with the variable as a placeholder",
                                "", details={"kustomization": str(refs[0]), "cluster": refs[0].cluster,
                                             "kustomizations": str(len(refs))}))
         return out
@@ -141,21 +147,38 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: How,
 @dataclass(frozen=True)
 class Nothing:
     """A run (or a shard) whose clusters exist but where no Kustomization could be judged: every
-    source is another repository as far as this clone knows (a mirror, a renamed repository).
+    source is another repository as far as this clone knows (a mirror, a renamed repository), or
+    every build fails here at both revisions (roots whose `spec.path` this repository does not have,
+    as in a sample whose bootstrap URL is a placeholder and whose Flux folder is a folder of it).
     Such a gate would pass every change, so it is bad input with the fix (`error`); a shard's
-    travels in its envelope and guard-merge raises it when no shard judged anything."""
+    travels in its envelope and guard-merge raises it when no shard judged anything. A change
+    that touches no cluster of a fleet that builds is not this: its clusters are not explored."""
 
     clusters: int
     reasons: tuple[str, ...]
     source: tuple[str, str, str]  # the first not-judged Kustomization's source: kind, namespace, name
     remotes: tuple[str, ...]
+    why: Literal["source", "build"] = "source"  # build: some Kustomizations are this repository's, none builds
+    folder: str = ""  # a folder of this repository that holds the roots' spec.path, when one does
 
     def error(self) -> UsageError:
         shown = "; ".join(self.reasons[:2]) + (f" (+{len(self.reasons) - 2} more)" if len(self.reasons) > 2 else "")
         kind, namespace, name = self.source
         known = ", ".join(self.remotes) or "none"
+        clusters = f"{self.clusters} cluster{'s' if self.clusters != 1 else ''}"
+        if self.why == "build":
+            where = (f"their source's artifact looks like the folder {self.folder} of this repository: name it in "
+                     f".coredns-gen.yaml guard.sources: [{{source: {kind}/{namespace}/{name}, path: {self.folder}}}]"
+                     if self.folder else
+                     "run the guard in the repository the clusters sync, or make their roots' spec.path a folder of "
+                     f"this one (or name the folder their source is in .coredns-gen.yaml guard.sources: "
+                     f"[{{source: {kind}/{namespace}/{name}, path: <folder>}}])")
+            return UsageError(
+                f"judged nothing: no Kustomization of the {clusters} found builds from this repository at base or "
+                f"head ({shown}), so no change could be refused", key="--repo",
+                hint=f"{where}; a change that touches no cluster of a fleet that builds passes as it should")
         return UsageError(
-            f"judged nothing: no Kustomization of the {self.clusters} cluster{'s' if self.clusters != 1 else ''} found has a "
+            f"judged nothing: no Kustomization of the {clusters} found has a "
             f"source that is this repository "
             f"({shown}); this clone's remotes: {known}", key="--repo",
             hint=f"if that source is this repository under another URL (a mirror, a renamed repository), add the URL "
@@ -166,18 +189,44 @@ class Nothing:
     def of_all(parts: list[Nothing]) -> Nothing:
         """The shards' together (each judged nothing), as one run over their clusters says it."""
         reasons = tuple(dict.fromkeys(r for part in parts for r in part.reasons))
-        return Nothing(sum(p.clusters for p in parts), reasons, parts[0].source, parts[0].remotes)
+        why: Literal["source", "build"] = "build" if any(p.why == "build" for p in parts) else "source"
+        folder = next((p.folder for p in parts if p.folder), "")
+        return Nothing(sum(p.clusters for p in parts), reasons, parts[0].source, parts[0].remotes, why, folder)
 
 
-def judged_nothing(base: Revision, head: Revision, remotes: set[str]) -> Nothing | None:
+def judged_nothing(base: Revision, head: Revision, remotes: set[str], tree: Tree | None = None) -> Nothing | None:
     """What a run whose clusters exist judged nothing of, or None (it judged something, or there
-    is no cluster)."""
+    is no cluster). A Kustomization judges something when its source is this repository and it
+    builds at base or at head (a failing one's children are followed, and judge if they build);
+    `tree` (head's) is searched for the folder that holds a root's missing `spec.path`."""
     revisions = (head, base)
-    if not any(r for rev in revisions for r in rev.roots) or \
-            any(not n.external for rev in revisions for n in rev.nodes.values()):
+    if not any(r for rev in revisions for r in rev.roots):
+        return None
+    built: dict[KsRef, bool] = {}
+    for rev in revisions:
+        for ref, node in rev.nodes.items():
+            built[ref] = built.get(ref, False) or (not node.external and node.build.error is None)
+    if any(built.values()):
         return None
     unjudged = [n for rev in revisions for _, n in sorted(rev.nodes.items())]
-    reasons = tuple(dict.fromkeys(n.why_external or "its source is not this repository" for n in unjudged))
+    failing = [(ref, n) for rev in revisions for ref, n in sorted(rev.nodes.items()) if not n.external]
     clusters = len({r.cluster for rev in revisions for r in rev.roots})
     source = unjudged[0].ks.source if unjudged else ("GitRepository", "flux-system", "flux-system")
-    return Nothing(clusters, reasons, (source[0], source[1], source[2]), tuple(sorted(remotes)))
+    if not failing:
+        reasons = tuple(dict.fromkeys(n.why_external or "its source is not this repository" for n in unjudged))
+        return Nothing(clusters, reasons, (source[0], source[1], source[2]), tuple(sorted(remotes)))
+    reasons = tuple(dict.fromkeys(f"Kustomization {ref} [{ref.cluster}]: {shorten(cause(n.build.error or ''), 100)}"
+                                  for ref, n in failing))
+    first = failing[0][1]
+    folder = _holding(tree, first.ks.path) if tree is not None and NO_PATH in (first.build.error or "") else ""
+    return Nothing(clusters, reasons, first.ks.source, tuple(sorted(remotes)), "build", folder)
+
+
+def _holding(tree: Tree, path: str) -> str:
+    """The shallowest folder of `tree` under which `path` (a root's spec.path) is a folder, or ""."""
+    rel = path.strip("/").removeprefix("./").strip("/")
+    if not rel:
+        return ""
+    found = sorted((p.split(f"/{rel}/", 1)[0] for p in tree.blobs if f"/{rel}/" in f"/{p}" and
+                    not p.startswith(f"{rel}/")), key=lambda f: (f.count("/"), f))
+    return found[0] if found else ""

@@ -163,18 +163,25 @@ class Discovery:
 
     def _made(self, key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
               what: seenmod.Seen) -> Build:
-        objects, operator, made = resourcesets.expand(objects or [])  # ResourceSets: their output joins the build's
-        keyed = _keyed(objects)
-        generated: dict[ObjKey, str] = {}
-        for obj, rset in made:
-            if keyed.get(made_key := ObjKey.of(obj)) is obj:  # (an object of the build itself wins)
-                generated[made_key] = rset
-        build = Build(objects=keyed, error=error, operator=operator, generated=generated,
-                      inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
-                      fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
+        build = _assembled(key, tree, objects, error, what)
         self.made.setdefault(key, []).append(build)
         self._built_here[(key, id(tree))] = build
         return build
+
+    def build_variants(self, label: str, requests: list[tuple[Node, tuple[dict[str, Any], ...]]]) -> list[Build]:
+        """Each Kustomization of `label` built again with the substituteFrom objects given (the
+        placeholders of gen/guard/flux/unread.py for what cannot be read), in one batch: neither
+        cached nor kept as this run's builds, which stay those of what the repository shows."""
+        jobs = [Job(f"variant-{index}", self.view(label, node.view), node.ks.path,
+                    json.loads(node.ks.build_spec) if node.ks.build_spec else {}, objects, node.ks.ref.cluster)
+                for index, (node, objects) in enumerate(requests)]
+        out: dict[str, Build] = {}
+        for key, outcome in self.engine.run(jobs):
+            tree = jobs[int(key.rsplit("-", 1)[1])].tree
+            what = seenmod.seen(self.reader(tree), outcome.looks)
+            out[key] = _assembled(key, tree, outcome.objects,
+                                  outcome.error or ("build failed" if outcome.objects is None else None), what)
+        return [out[job.key] for job in jobs]
 
     def _build(self, requests: dict[str, tuple[Tree, FluxKs, Vars]]) -> None:
         """Build what no earlier build serves, one batch; each result kept with what it saw."""
@@ -530,6 +537,20 @@ def _for_flux(ks: FluxKs, variables: Vars) -> dict[str, Any]:
                                   (str(ref.get("kind")), str(ref.get("name"))) not in found else ref
                                   for ref in post["substituteFrom"]]
     return obj
+
+
+def _assembled(key: str, tree: Tree, objects: list[dict[str, Any]] | None, error: str | None,
+               what: seenmod.Seen) -> Build:
+    """One helper result as a Build: ResourceSets' output joins the build's, with what it read."""
+    objects, operator, made = resourcesets.expand(objects or [])
+    keyed = _keyed(objects)
+    generated: dict[ObjKey, str] = {}
+    for obj, rset in made:
+        if keyed.get(made_key := ObjKey.of(obj)) is obj:  # (an object of the build itself wins)
+            generated[made_key] = rset
+    return Build(objects=keyed, error=error, operator=operator, generated=generated,
+                 inputs=tuple(sorted(tree.repo_path(p) for p in seenmod.files_read(what))),
+                 fingerprint=f"{key}:{seenmod.digest(what)}", seen=what)
 
 
 def _keyed(objects: list[dict[str, Any]]) -> dict[ObjKey, dict[str, Any]]:

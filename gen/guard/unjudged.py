@@ -3,10 +3,11 @@
 A Kustomization is not judged when its source is not this repository as far as the guard can
 tell (another URL, an OCI artifact of unknown origin: it may be a mirror of this one), or when it
 fails to build at both revisions here (a remote base the runner cannot fetch, an env file kept
-out of git) while in the cluster it keeps reconciling, or when its build uses variables of a
-`substituteFrom` source the guard cannot read (a SOPS-encrypted Secret, one the repository does
-not hold: gen/guard/flux/unread.py). Either way the guard does not know what Flux would apply, so
-a change to a file it may read is refused (rules/not_judged_touched.py).
+out of git) while in the cluster it keeps reconciling, or when a variable of a `substituteFrom`
+source the guard cannot read (a SOPS-encrypted Secret, one the repository does not hold) reaches an
+object's identity or a field a verdict depends on (gen/guard/flux/unread.py). Either way the guard
+does not know what Flux would apply, so a change to a file it may read is refused
+(rules/not_judged_touched.py).
 
 "May read" is conservative, because the guard does not know what such a build reads:
 - the files its last resolution read (kustomization files, resources, generator files) and the
@@ -20,6 +21,13 @@ a change to a file it may read is refused (rules/not_judged_touched.py).
   kind (which folder it is built from is unknown); `spec.path: ./` is the whole repository;
 - except a file under that folder which it was not seen to read and which a Kustomization of the
   same cluster that was judged reads: that one judged it.
+One that is built here but not judged (a variable of a `substituteFrom` source the guard cannot
+read decides what it applies) may read exactly what its builds read at base and head, plus the file
+its spec is written in, and the folder a child's `spec.path` points into up to where a variable
+decides it: which files kustomize reads does not depend on postBuild's variables, so a file under
+its folder that no kustomization file lists (a folder deleted from `resources:` long ago, an orphan
+`helmrelease.yaml`) is none of its inputs. Its folder counts only where it fails to build at the
+other revision (what it reads there is unknown).
 A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
 and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
 the file its spec is written in counts.
@@ -113,15 +121,18 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
     for spot in blind:
         rev = revisions[spot.label]
         node = rev.nodes[spot.ks]
-        if spot.exact or spot.ks in out:
+        if spot.judged or spot.ks in out:
             continue
         written = locator.ks_source(rev.label, spot.ks)
         reads = ({written[0]} if written else set()) | set(node.build.inputs)
         twin = (base if rev is head else head).nodes.get(spot.ks)
+        under: tuple[str, ...] = spot.folders  # where a child's spec.path a variable reaches may point
         if twin is not None and not twin.external and twin.build.error is None:
             reads |= set(twin.build.inputs)
+        elif twin is not None:  # it fails (or is not built) at the other revision: what it reads there is unknown
+            under += (_repo_folder(views, rev.label, node),)
         out[spot.ks] = Unjudged(spot.ks, "vars", spot.reason(), node.ks.source, node.ks.path, frozenset(reads),
-                                (_repo_folder(views, rev.label, node),), fix=spot.fix())
+                                under, fix=spot.fix())
     return [out[ref] for ref in sorted(out)]
 
 

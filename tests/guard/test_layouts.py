@@ -151,7 +151,8 @@ def test_a_sops_secret_leaves_its_variables_unresolved_and_says_so(flux_repo, gu
     result = guard(flux_repo(files, {"README.md": "x\n"}, standard=False))
     assert infos(result, "vars-unresolved") == [
         "substituteFrom Secret flux-system/cluster-settings: SOPS-encrypted: Kustomization flux-system/flux-system "
-        "built without it; one whose build uses a variable it may set is not judged (a change to its files is refused)"]
+        "built without it; one where a variable it may set reaches an object's identity or a field a verdict reads is "
+        "not judged (a change to its files is refused), the others are judged with the variable as a placeholder"]
     assert "unresolved: 1 substituteFrom sources could not be read" in result.summary()
 
 

@@ -1,11 +1,14 @@
-"""A Kustomization whose `substituteFrom` inputs the guard cannot read fails closed, each case in a
-real git repository built by Flux's own code.
+"""A Kustomization whose `substituteFrom` inputs the guard cannot read is judged as Flux builds it
+with placeholders, and fails closed only where a placeholder reaches what a verdict depends on;
+each case in a real git repository built by Flux's own code.
 
 kustomize-controller fails a build whose substituteFrom object is missing and not optional, and
-substitutes a SOPS Secret's real values; the guard built such a Kustomization with those variables
-empty and judged the result. Now one whose build uses a variable such a source may set is not
-judged, and a change to its files is refused (not-judged-touched) naming the source, why, and
-the fix; one whose build uses none is judged exactly, and a note says so.
+substitutes a SOPS Secret's real values. A build that uses none of such a source's variables is
+judged exactly. One that uses some is built twice with two placeholders for them: where the builds
+agree on every identity and every field a verdict reads, it is judged (the variable only feeds
+values: issue case gavinmcfall/home-ops e53617821cd1, `calibre.${SECRET_DOMAIN}`), and findings
+and the Corefile view show `${NAME}`; where they do not, it is not judged, and a change to what it
+reads is refused (not-judged-touched) naming the variable, the field, the source and the fix.
 """
 
 from __future__ import annotations
@@ -50,16 +53,81 @@ def _edit(uses: str) -> dict[str, str]:
 FROM_BOTH = _platform("{kind: ConfigMap, name: cluster-settings}", "{kind: Secret, name: cluster-secrets}")
 
 
-def test_a_build_using_a_sops_secrets_variable_is_not_judged_and_a_change_to_it_refused(flux_repo, guard):
-    """Before: judged with ${SECRET_DOMAIN} empty, 0 errors (an info that the source was unreadable)."""
-    result = guard(flux_repo(_files(FROM_BOTH, "${SECRET_DOMAIN}"), _edit("${SECRET_DOMAIN}")))
+def test_a_variable_that_only_feeds_a_value_decides_nothing(flux_repo, guard):
+    """Before: refused as not judged (not-judged-touched), as every ordinary bump under a
+    Kustomization substituting from a SOPS Secret was (gavinmcfall/home-ops e53617821cd1,
+    `calibre.${SECRET_DOMAIN}`). Built twice with two placeholders, the builds agree on every
+    identity and field a verdict reads: judged, and the note says with which variable."""
+    result = guard(flux_repo(_files(FROM_BOTH, "calibre.${SECRET_DOMAIN}"), _edit("calibre.${SECRET_DOMAIN}")))
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == []
+    assert any("flux-system/platform" in n and "${SECRET_DOMAIN}" in n and "judged with the variable as a placeholder"
+               in n for n in result.notes), result.notes
+
+
+def test_a_prune_under_a_kustomization_judged_with_placeholders_is_refused(flux_repo, guard):
+    """Judged, not passed: dropping the ConfigMap whose data holds the variable is a prune."""
+    result = guard(flux_repo(_files(FROM_BOTH, "${SECRET_DOMAIN}"), {"platform/kustomization.yaml": kustomization()}))
+    assert [(f.rule, f.details.get("object")) for f in result.findings if f.severity.value == "error"] == \
+        [("configmap-pruned", "kube-system_coredns-custom__ConfigMap")]
+    assert "zz-cgvar" not in repr([f.as_dict() for f in [*result.findings, *result.views]])
+
+
+def test_a_variable_that_reaches_a_namespace_is_not_judged_and_a_change_to_it_refused(flux_repo, guard):
+    files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "app.yaml")
+    files["platform/app.yaml"] = configmap("app", namespace="apps-${SECRET_DOMAIN}")
+    result = guard(flux_repo(files, _edit("${SECRET_DOMAIN}")))
     [finding] = [f for f in result.findings if f.severity.value == "error"]
     assert finding.rule == "not-judged-touched" and finding.file == "platform/coredns-custom.yaml"
     assert finding.details["kustomization"] == "flux-system/platform"
     assert ("its postBuild substitutes from Secret flux-system/cluster-secrets (SOPS-encrypted), which cannot be "
-            "read here, and its build uses ${SECRET_DOMAIN} that it may set") in finding.message
+            "read here, and a variable it may set decides what Flux applies: ${SECRET_DOMAIN} reaches the identity "
+            "(apiVersion, kind, namespace, name) of ConfigMap apps-${SECRET_DOMAIN}/app") in finding.message
     assert "in a ConfigMap of the repository instead of SOPS Secret flux-system/cluster-secrets" in finding.hint
     assert "--allow ks:flux-system/platform" in finding.hint
+
+
+CHILD = flux_ks("child", "./apps/${SECRET_DOMAIN}/dns")
+HELMRELEASE = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata: {name: dns, namespace: default}
+    spec:
+      releaseName: %s
+      chart:
+        spec: {chart: dns, version: "1.0.0", sourceRef: {kind: HelmRepository, name: charts}}
+"""
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    (CHILD, "spec.path of Kustomization flux-system/child"),
+    (HELMRELEASE % "dns-${SECRET_DOMAIN}", "spec.releaseName of HelmRelease default/dns"),
+    (configmap("marked", annotations="kustomize.toolkit.fluxcd.io/prune: ${SECRET_DOMAIN}"),
+     "metadata.annotations.kustomize.toolkit.fluxcd.io/prune of ConfigMap kube-system/marked"),
+    (configmap("shouted", data="x: ${SECRET_DOMAIN^^}", namespace="${SECRET_DOMAIN^^}"),
+     "the identity (apiVersion, kind, namespace, name) of ConfigMap"),
+], ids=["child-path", "release-name", "prune-marker", "transformed"])
+def test_a_variable_that_reaches_a_field_a_verdict_reads_is_not_judged(flux_repo, guard, text, field):
+    files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "more.yaml")
+    files["platform/more.yaml"] = text
+    result = guard(flux_repo(files, _edit("${SECRET_DOMAIN}")))
+    [finding] = by_rule(result.findings, "not-judged-touched")
+    assert f"${{SECRET_DOMAIN}} reaches {field}" in finding.message
+
+
+def test_a_child_path_a_variable_decides_counts_the_folder_before_it(flux_repo, guard):
+    """Where the child reads is unknown below `apps/`: a change there is refused, though no build
+    here read it (the parent changes too: one whose build is the same at both revisions is not
+    built again)."""
+    files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "child.yaml")
+    files["platform/child.yaml"] = CHILD
+    files["apps/prod/dns/kustomization.yaml"] = kustomization("cm.yaml")
+    files["apps/prod/dns/cm.yaml"] = configmap("coredns-custom", namespace="dns")
+    result = guard(flux_repo(files, {"apps/prod/dns/kustomization.yaml": kustomization(), **_edit("${SECRET_DOMAIN}")}))
+    [finding] = by_rule(result.findings, "not-judged-touched")
+    assert finding.details["files"] == "apps/prod/dns/kustomization.yaml, platform/coredns-custom.yaml"
 
 
 @pytest.mark.parametrize(("platform", "uses", "settings"), [
@@ -76,13 +144,45 @@ def test_a_build_using_none_of_the_unread_variables_is_judged_exactly(flux_repo,
                "judged exactly" in n for n in result.notes), result.notes
 
 
-def test_a_missing_configmap_that_is_not_optional_fails_closed(flux_repo, guard):
+def test_a_missing_configmap_that_is_not_optional_fails_closed_where_its_variable_reaches_a_name(flux_repo, guard):
     platform = _platform("{kind: ConfigMap, name: made-by-hand}")
-    result = guard(flux_repo(_files(platform, "${ANYTHING:=x}"), _edit("${ANYTHING:=x}")))
+    files = _files(platform, "${ANYTHING:=x}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "app.yaml")
+    files["platform/app.yaml"] = configmap("app-${ANYTHING:=x}", namespace="default")
+    result = guard(flux_repo(files, _edit("${ANYTHING:=x}")))
     [finding] = by_rule(result.findings, "not-judged-touched")
     assert "ConfigMap flux-system/made-by-hand (not in this repository)" in finding.message
-    assert "${ANYTHING}" in finding.message  # a variable with a default may still be set by it
+    assert "${ANYTHING} reaches the identity" in finding.message  # a variable with a default may still be set by it
     assert "mark its substituteFrom entry `optional: true` if the cluster may lack it" in finding.hint
+
+
+def test_a_key_name_holding_a_variable_of_an_absent_secret_is_judged(flux_repo, guard):
+    """A `coredns-custom` key named after `${DOMAIN}` of a Secret the repository does not hold:
+    adding a key was refused; the key's name decides no identity."""
+    platform = _platform("{kind: Secret, name: made-by-external-secrets}")
+    base = _files(platform, "log")
+    base["platform/coredns-custom.yaml"] = configmap("coredns-custom", data="${DOMAIN}.server: |\n  ${DOMAIN}:53 {\n    log\n  }")
+    head = {"platform/coredns-custom.yaml": configmap(
+        "coredns-custom", data="${DOMAIN}.server: |\n  ${DOMAIN}:53 {\n    log\n  }\nlog.override: log")}
+    result = guard(flux_repo(base, head))
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == []
+
+
+COREFILE = "Corefile: |\n  .:53 {\n    errors\n    forward . ${UPSTREAM}\n  }"
+
+
+def test_a_corefile_edit_under_an_absent_secret_is_judged_and_shown_with_the_variable(flux_repo, guard):
+    """The Corefile view shows `${UPSTREAM}`, never a guessed value (nor the placeholder)."""
+    base = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns", extra=(
+                "postBuild:\n  substituteFrom:\n    - {kind: Secret, name: upstreams}")),
+            "dns/kustomization.yaml": kustomization("cm.yaml"),
+            "dns/cm.yaml": configmap("coredns", data=COREFILE)}
+    head = {"dns/cm.yaml": configmap("coredns", data=COREFILE.replace("errors", "errors\n    cache 30"))}
+    result = guard(flux_repo(base, head))
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == []
+    (view,) = result.views
+    assert "    forward . ${UPSTREAM}" in view.details["head"].splitlines()
+    assert [line for line in view.details["diff"].splitlines()[2:] if line[:1] in "+-"] == ["+    cache 30"]
 
 
 def test_a_missing_optional_configmap_is_taken_as_absent(flux_repo, guard):

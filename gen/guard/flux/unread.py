@@ -3,26 +3,38 @@
 kustomize-controller reads every `postBuild.substituteFrom` ConfigMap and Secret from the cluster:
 it fails the build when one is missing and not `optional`, and substitutes a SOPS Secret's real
 values. The guard reads them from the repository (substitution.py); one it cannot read (SOPS-
-encrypted, not in the repository, defined differently by several files) is left out of the build,
-and its variables come out empty. That build is exact only when no object of it uses a variable
-such a source may set; which variables the build uses is Flux's own parser's answer (the
-helper's `vars`, tools/helper/build/vars.go), and which ones the source may set follows Flux's
-order: `substituteFrom` in order, later sources over earlier ones, inline `substitute` over all.
-A Kustomization whose build uses one is not judged (gen/guard/unjudged.py): a change to a file it
-may read is refused by not-judged-touched, with the source, why, and how to make it readable.
+encrypted, made by an ExternalSecret, not in the repository, defined differently by several files)
+is left out of the first build, and its variables come out empty. Which variables the build uses
+is Flux's own parser's answer (the helper's `vars`, tools/helper/build/vars.go), and which ones such
+a source may set follows Flux's order: `substituteFrom` in order, later sources over earlier ones,
+inline `substitute` over all. A build that uses none of them is exact.
+
+One that uses some is built twice more as Flux builds it, each such variable set to one of two
+placeholders no repository writes (gen/guard/flux/placeholders.py). What Flux deletes depends only
+on what the two builds must agree on: the objects' identities (apiVersion, kind, namespace, name),
+Flux's markers on them, the fields of a child Flux Kustomization (path, sourceRef, namespaces,
+postBuild: what it builds), of a HelmRelease that name its release and chart, of a Flux source or
+Flux Operator object, the data of a ConfigMap or Secret a Kustomization of the cluster substitutes
+from, and the files the build read. When they agree, the variable only feeds values
+(`calibre.${SECRET_DOMAIN}`): the Kustomization is judged on the first build, and findings and the
+Corefile view show the placeholder as `${SECRET_DOMAIN}`. Where a placeholder reaches one of them,
+the Kustomization is not judged (gen/guard/unjudged.py): a change to what it reads is refused by
+not-judged-touched, naming the variable, the field, the source and how to make it readable.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from gen.errors import ToolError
 from gen.guard.flux.knowledge import RepoValues, gather, lookup
 from gen.guard.flux.roots import Candidate
-from gen.guard.model import KsRef, Node, Revision
+from gen.guard.flux.placeholders import PREFIX, Which, placeholder, shown, variables_in
+from gen.guard.model import FLUX_GROUP, HELM_GROUP, Build, KsRef, Node, Revision
 from gen.guard.repo.revision import Tree
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
@@ -53,6 +65,14 @@ class Unread:
 
 
 @dataclass(frozen=True)
+class Reach:
+    """A variable that may come from an unread source, and a field a verdict depends on it reaches."""
+
+    var: str
+    field: str  # e.g. "the namespace of ConfigMap ${SECRET_NS}/app" or "spec.path of Kustomization flux-system/x"
+
+
+@dataclass(frozen=True)
 class Blind:
     """A Kustomization built at one revision without some of its substitution inputs."""
 
@@ -60,31 +80,47 @@ class Blind:
     ks: KsRef
     unread: tuple[Unread, ...]
     used: tuple[str, ...] = ()  # the variables its build uses that an unread source may set
-    error: str = ""  # why Flux's parser could not say which variables it uses
+    error: str = ""  # why Flux's parser could not say which variables it uses, or a build with placeholders failed
+    reaches: tuple[Reach, ...] = ()  # where a placeholder reached a field a verdict depends on
+    # the build it is judged with: its objects as Flux builds them with a placeholder for each of `used`
+    judged_with: Build | None = field(default=None, compare=False)
+    # folders whose files it may read besides what its builds read (a child's spec.path a variable reaches)
+    folders: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
+        """Its build uses no variable an unread source may set: judged as built."""
         return not self.used and not self.error
+
+    @property
+    def judged(self) -> bool:
+        """Judged: exactly, or with placeholders that reach nothing a verdict depends on."""
+        return not self.error and not self.reaches
 
     def reason(self) -> str:
         sources = ", ".join(str(u) for u in self.unread)
         if self.error:
             return (f"its postBuild substitutes from {sources}, which cannot be read here, and which variables its "
-                    f"build uses is unknown ({self.error})")
-        shown = ", ".join("${" + v + "}" for v in self.used[:5]) + (" …" if len(self.used) > 5 else "")
-        return (f"its postBuild substitutes from {sources}, which cannot be read here, and its build uses {shown} "
-                "that it may set")
+                    f"build uses, or where they reach, is unknown ({self.error})")
+        shown = "; ".join(f"${{{r.var}}} reaches {r.field}" for r in self.reaches[:3]) + \
+            (f" (+{len(self.reaches) - 3} more)" if len(self.reaches) > 3 else "")
+        return (f"its postBuild substitutes from {sources}, which cannot be read here, and a variable it may set "
+                f"decides what Flux applies: {shown}")
 
     def fix(self) -> str:
         return "; ".join(dict.fromkeys(u.fix() for u in self.unread))
 
 
+Rebuild = Callable[[list[tuple[Node, tuple[dict[str, Any], ...]]]], list[Build]]
+
+
 def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate], repo: RepoValues,
-                view: Callable[[str], Tree]) -> list[Blind]:
+                view: Callable[[str], Tree], rebuild: Rebuild) -> list[Blind]:
     """Every judged Kustomization of `revision` built without a source it substitutes from, with the
-    variables its build uses that such a source may set (none: judged exactly). One whose build is
-    the same at `other` (the same spec, values and files read) is left out: the change touches
-    nothing it reads, and what its values are changes nothing the change does."""
+    variables its build uses that such a source may set (none: judged exactly) and where their
+    placeholders reach (`rebuild` builds it again with the objects given). One whose build is the
+    same at `other` (the same spec, values and files read) is left out: the change touches nothing
+    it reads, and what its values are changes nothing the change does."""
     nodes = [(ref, node) for ref, node in sorted(revision.nodes.items())
              if not node.external and node.build.error is None and node.unresolved
              and not _same(node, other.nodes.get(ref))]
@@ -92,32 +128,147 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
         return []
     knowledge = gather(revision, candidates)
     out: list[Blind] = []
-    asked: list[tuple[KsRef, Node, tuple[Unread, ...], list[frozenset[str] | Unread]]] = []
+    asked: list[tuple[KsRef, Node, tuple[Unread, ...], list[frozenset[str] | Unread], list[_Source]]] = []
     for ref, node in nodes:
         find = lookup(knowledge[ref.cluster], repo) if ref.cluster in knowledge else None
         order: list[frozenset[str] | Unread] = []  # each source as Flux reads it: its keys, or unread
+        given: list[_Source] = []  # each source as the builds with placeholders are handed it
         for kind, name, optional in node.ks.substitute_from:
             data = find((kind, ref.namespace, name)) if find is not None else None
             if isinstance(data, dict):
                 order.append(frozenset(data))
+                given.append((kind, name, data))
             elif data is None and optional:
                 continue  # Flux skips a missing optional source; the guard takes it as missing
             else:
                 why = data or NOT_FOUND
                 keys = _sops_keys(revision, ref, kind, name, repo) if why == SOPS else None
-                order.append(Unread(kind, f"{ref.namespace}/{name}", why, keys))
+                source = Unread(kind, f"{ref.namespace}/{name}", why, keys)
+                order.append(source)
+                given.append((kind, name, source))
         unread = tuple(u for u in order if isinstance(u, Unread))
         if unread:
-            asked.append((ref, node, unread, order))
-    answers = _used_vars([(node, view(node.view)) for _, node, _, _ in asked])
-    for (ref, node, unread, order), answer in zip(asked, answers, strict=True):
+            asked.append((ref, node, unread, order, given))
+    answers = _used_vars([(node, view(node.view)) for _, node, _, _, _ in asked])
+    placed: list[tuple[KsRef, Node, tuple[Unread, ...], tuple[str, ...]]] = []
+    placed_requests: list[tuple[Node, tuple[dict[str, Any], ...]]] = []
+    for (ref, node, unread, order, given), answer in zip(asked, answers, strict=True):
         if isinstance(answer, str):
             out.append(Blind(revision.label, ref, unread, error=answer))
             continue
         inline = {k for k, _ in node.ks.substitute or ()}
         used = tuple(v for v in answer if v not in inline and _unknown(v, order))
-        out.append(Blind(revision.label, ref, unread, used))
+        if not used:
+            out.append(Blind(revision.label, ref, unread))
+            continue
+        placed.append((ref, node, unread, used))
+        placed_requests.extend((node, _objects(ref.namespace, given, used, which)) for which in _BOTH)
+    builds = rebuild(placed_requests) if placed_requests else []
+    sources = _substituted(revision)
+    for index, (ref, node, unread, used) in enumerate(placed):
+        one, two = builds[2 * index], builds[2 * index + 1]
+        if one.error is not None or two.error is not None:
+            out.append(Blind(revision.label, ref, unread, used,
+                             error=f"its build with placeholders failed: {one.error or two.error}"))
+            continue
+        first, second = verdict_fields(one, sources[ref.cluster]), verdict_fields(two, sources[ref.cluster])
+        if first == second:
+            judged = replace(node.build, objects=one.objects, operator=one.operator, generated=one.generated)
+            out.append(Blind(revision.label, ref, unread, used, judged_with=judged))
+            continue
+        reaches, folders = _reaches(sorted(first - second), used)
+        out.append(Blind(revision.label, ref, unread, used, reaches=reaches, folders=folders))
     return out
+
+
+_Source = tuple[str, str, "dict[str, str] | Unread"]  # kind, name, its data or why it cannot be read
+_BOTH: tuple[Which, Which] = (1, 2)
+# spec fields of a Flux Kustomization or source that decide nothing it applies or deletes
+_SCHEDULE = frozenset({"interval", "retryInterval", "timeout", "healthChecks", "healthCheckExprs", "dependsOn",
+                       "wait", "force"})
+_RELEASE = ("releaseName", "targetNamespace", "storageNamespace", "chart", "chartRef", "kubeConfig")
+_SPEC_GROUPS = ("source.toolkit.fluxcd.io", "source.extensions.fluxcd.io", "fluxcd.controlplane.io")
+Field = tuple[str, str, str]  # (the object, the field, its value as JSON)
+
+
+def _objects(namespace: str, given: list[_Source], used: tuple[str, ...], which: Which) -> tuple[dict[str, Any], ...]:
+    """The ConfigMaps and Secrets of one build with placeholders, as the cluster would hold them:
+    each readable source with its data, each unread one with the placeholder of every variable of
+    `used` it may set (later sources over earlier ones, as Flux: none after it sets them)."""
+    out = []
+    for kind, name, data in given:
+        if isinstance(data, Unread):
+            data = {v: placeholder(v, which) for v in used if data.keys is None or v in data.keys}
+        out.append({"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": namespace},
+                    "stringData" if kind == "Secret" else "data": dict(data)})
+    return tuple(out)
+
+
+def _substituted(revision: Revision) -> dict[str, frozenset[tuple[str, str, str]]]:
+    """cluster -> the ConfigMaps and Secrets (kind, namespace, name) its Kustomizations substitute from."""
+    out: dict[str, set[tuple[str, str, str]]] = {}
+    for ref, node in revision.nodes.items():
+        held = out.setdefault(ref.cluster, set())
+        held.update((kind, ref.namespace, name) for kind, name, _ in node.ks.substitute_from)
+    return {cluster: frozenset(refs) for cluster, refs in out.items()}
+
+
+def verdict_fields(build: Build, sources: frozenset[tuple[str, str, str]]) -> frozenset[Field]:
+    """What of a build a verdict depends on: every object's identity, Flux's markers on it, the
+    spec fields of Flux objects that decide what they build, apply and delete, the data of the
+    ConfigMaps and Secrets a Kustomization of the cluster substitutes from, and the files it read."""
+    out: set[Field] = {("", "the files its build reads", json.dumps(sorted(build.inputs)))}
+    for key, obj in build.objects.items():
+        who = f"{obj.get('apiVersion')} {key.kind} {key.namespace}/{key.name}"
+        out.add((who, "", ""))
+        meta = _mapping(obj.get("metadata"))
+        for section in ("annotations", "labels"):
+            values = _mapping(meta.get(section))
+            out.update((who, f"metadata.{section}.{k}", json.dumps(v)) for k, v in values.items() if "fluxcd" in str(k))
+        spec = _mapping(obj.get("spec"))
+        names: tuple[str, ...] = ()
+        if (key.group, key.kind) == (FLUX_GROUP, "Kustomization") or key.group in _SPEC_GROUPS:
+            names = tuple(k for k in spec if k not in _SCHEDULE)
+        elif (key.group, key.kind) == (HELM_GROUP, "HelmRelease"):
+            names = tuple(k for k in _RELEASE if k in spec)
+        out.update((who, f"spec.{k}", json.dumps(spec[k], sort_keys=True)) for k in names)
+        if key.group == "" and (key.kind, key.namespace, key.name) in sources:
+            out.update((who, k, json.dumps(obj.get(k), sort_keys=True)) for k in ("data", "stringData"))
+    return frozenset(out)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _reaches(fields: list[Field], used: tuple[str, ...]) -> tuple[tuple[Reach, ...], tuple[str, ...]]:
+    """Where the first build's placeholders reached what the second build's did not say alike, and
+    the folders a child Kustomization's `spec.path` they reach may point into."""
+    reaches: dict[Reach, None] = {}
+    folders: dict[str, None] = {}
+    for who, name, value in fields:
+        api, kind, where = who.split(" ", 2) if who else ("", "", "")
+        if who and name and variables_in(who):
+            continue  # its identity is reached: said once, not for each of its fields
+        if who and not name:
+            what, found = f"the identity (apiVersion, kind, namespace, name) of {kind} {shown(where)}", who
+        elif who:
+            what, found = f"{name} of {kind} {shown(where)}", name + value
+        else:
+            what, found = name, value
+        # a variable Flux transformed (`${VAR^^}`) no longer shows its placeholder: any of them may
+        for var in variables_in(found) or list(used):
+            reaches[Reach(var, what)] = None
+        if who and name == "spec.path" and kind == "Kustomization" and api.startswith(FLUX_GROUP + "/"):
+            folders[_fixed_folder(str(json.loads(value)))] = None
+    return tuple(reaches), tuple(folders)
+
+
+def _fixed_folder(path: str) -> str:
+    """The deepest folder of a `spec.path` that no placeholder decides ("" is the repository)."""
+    fixed = path.split(PREFIX, 1)[0] if variables_in(path) else ""
+    folder = posixpath.normpath("/" + posixpath.dirname(fixed)).strip("/")
+    return "" if folder in (".", "..") or folder.startswith("../") else folder
 
 
 def _same(node: Node, twin: Node | None) -> bool:
@@ -149,8 +300,8 @@ def _sops_keys(revision: Revision, ref: KsRef, kind: str, name: str, repo: RepoV
 
 def _keys(obj: dict[str, Any]) -> frozenset[str]:
     out: set[str] = set()
-    for field in ("data", "stringData"):
-        value = obj.get(field)
+    for section in ("data", "stringData"):
+        value = obj.get(section)
         if isinstance(value, dict):
             out.update(str(k) for k in value)
     return frozenset(out)
@@ -197,3 +348,15 @@ def exact_note(blind: list[Blind]) -> str | None:
     (first, source), more = exact[0], len({ks for ks, _ in exact}) - 1
     return (f"substituteFrom {source} cannot be read here, but the build of Kustomization {first} [{first.cluster}]"
             + (f" (and {more} more)" if more else "") + " uses none of the variables it may set: judged exactly")
+
+
+def placeholder_note(blind: list[Blind]) -> str | None:
+    """One line for stderr: the Kustomizations judged with placeholders for variables it cannot read."""
+    held = sorted({(spot.ks, spot.used) for spot in blind if spot.judged and not spot.exact})
+    if not held:
+        return None
+    (first, used), more = held[0], len({ks for ks, _ in held}) - 1
+    names = ", ".join("${" + v + "}" for v in used[:3]) + (" …" if len(used) > 3 else "")
+    return (f"the build of Kustomization {first} [{first.cluster}]" + (f" (and {more} more)" if more else "")
+            + f" uses {names} of a substituteFrom source that cannot be read here, which reaches no identity or field "
+            "a verdict depends on: judged with the variable as a placeholder")

@@ -20,7 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 from gen import __version__
 from gen.errors import UsageError
@@ -65,7 +65,8 @@ def dump_result(result: GuardResult) -> str:
                          for kind, name, by, why in cov.operator],
             "identity": list(cov.identity),
             "nothing": {"clusters": cov.nothing.clusters, "reasons": list(cov.nothing.reasons),
-                        "source": list(cov.nothing.source), "remotes": list(cov.nothing.remotes)} if cov.nothing else None,
+                        "source": list(cov.nothing.source), "remotes": list(cov.nothing.remotes),
+                        "why": cov.nothing.why, "folder": cov.nothing.folder} if cov.nothing else None,
         },
         # the Corefile views travel as the findings they are (rule corefile-diff) and are split off again
         "findings": [f.as_dict() for f in sorted([*result.findings, *result.views], key=Finding.sort_key)
@@ -227,8 +228,9 @@ def _nothing(raw: Any) -> Nothing | None:
     if raw is None:
         return None
     kind, namespace, name = (str(x) for x in raw["source"])
+    why: Literal["source", "build"] = "build" if raw.get("why") == "build" else "source"
     return Nothing(int(raw["clusters"]), tuple(str(r) for r in raw["reasons"]), (kind, namespace, name),
-                   tuple(str(r) for r in raw["remotes"]))
+                   tuple(str(r) for r in raw["remotes"]), why, str(raw.get("folder") or ""))
 
 
 def _how(raw: object) -> How:

@@ -6,8 +6,9 @@ origin: it may be a mirror of this one), or it fails to build at both revisions 
 base the runner cannot fetch, an env file kept out of git), or its parent failed and the guard
 did not find it, or its build uses variables of a `substituteFrom` source the guard cannot read
 (a SOPS-encrypted Secret, one not in the repository: gen/guard/flux/unread.py). In the cluster it keeps reconciling the new revision and pruning, so a change
-to a file it may read fails closed. What "may read" means, conservatively (any file under its
-`spec.path` folder, or under its failed parent's, counts), is gen/guard/unjudged.py. The finding
+to a file it may read fails closed. What "may read" means is gen/guard/unjudged.py: what its
+builds read at base and head when it was built here, and conservatively any file under its
+`spec.path` folder (or its failed parent's) when it was not. The finding
 names the Kustomization, why it was not judged and what makes it judgeable.
 
 The same holds for a Flux Operator ResourceSet the guard could not render (its inputs come from
@@ -15,6 +16,8 @@ an external service or cluster state, gen/guard/flux/resourcesets.py): a change 
 input provider that is not in git, changes what the operator applies and prunes, unjudged.
 
 PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
+PASS: `apps` is built but not judged (a variable of a SOPS Secret reaches a namespace) and the change
+      deletes `apps/old/` or edits `apps/x/helmrelease.yaml`, which no kustomization file lists.
 FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
       `coredns-custom.yaml` from `dns/kustomization.yaml` -> error at that file.
 FAIL: a ResourceSet whose inputsFrom is a GitHubPullRequest provider changes its templates ->

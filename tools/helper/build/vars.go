@@ -3,7 +3,8 @@ package build
 // Which variables a Flux Kustomization's postBuild substitutes in its build, read by Flux's own
 // parser. The guard asks this of a Kustomization whose `substituteFrom` sources it cannot read
 // (a SOPS-encrypted Secret, one the repository does not hold): if no object it builds uses a
-// variable those sources may set, judging it without them is exact; otherwise it is not judged.
+// variable those sources may set, judging it without them is exact; otherwise it is built again
+// with placeholders for them (gen/guard/flux/unread.py).
 //
 // `coredns-gen-helper vars` reads the build's requests (flux.go's request), one per line, and
 // answers {id, vars, error} per line: the names every `${...}` of every object names, as
