@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gen.cachefile import seal, write_entry
+from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
@@ -187,7 +188,7 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
     a touched cluster applies (the first Kustomization applying it wins, as in Flux)."""
     ours = {node.ks.source for node in rev.nodes.values() if not node.external}
     out: dict[tuple[str, ObjKey], _Release] = {}
-    for root, objects in sorted(rev.clusters().items()):
+    for root, objects in sorted(_with_releases(rev, touched, changed_files).items()):
         for key, (ks, obj) in sorted(objects.items()):
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or (root.cluster, key) in out:
                 continue
@@ -207,6 +208,39 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
                 inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for p in tree.walk(location.folder)])
             out[(root.cluster, key)] = _Release(ks, obj, location, tuple(values), tuple(unreadable), inputs)
     return out
+
+
+def _with_releases(rev: Revision, touched: set[str],
+                   changed_files: frozenset[str]) -> dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
+    """Revision.clusters() of only the roots whose builds apply a HelmRelease the change may reach
+    (in a touched cluster, or one whose chart may be a folder the change touches): a fleet the
+    change does not reach costs one pass over its object keys."""
+    roots = {node.root for node in rev.nodes.values()
+             if node.build.error is None and any(k.kind == "HelmRelease" and k.group == HELM_GROUP
+                                                 and (node.root.cluster in touched or _may_read_files(obj, changed_files))
+                                                 for k, obj in node.build.objects.items())}
+    out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {root: {} for root in rev.roots if root in roots}
+    for ref in sorted(rev.nodes):
+        node = rev.nodes[ref]
+        if node.build.error is None and node.root in out:
+            objects = out[node.root]
+            for key, obj in node.build.objects.items():
+                objects.setdefault(key, (ref, obj))
+    return out
+
+
+def _may_read_files(obj: Any, changed_files: frozenset[str]) -> bool:
+    """Whether a HelmRelease's chart may be a folder of this repository the change touches: a
+    `spec.chart.spec` of a GitRepository whose folder holds a changed file, or a chartRef HelmChart
+    (its folder is known only from the cluster's objects)."""
+    spec: dict[str, Any] = obj["spec"] if isinstance(obj, dict) and isinstance(obj.get("spec"), dict) else {}
+    ref = spec.get("chartRef")
+    if isinstance(ref, dict):
+        return ref.get("kind") == "HelmChart" and bool(changed_files)
+    template = (spec.get("chart") or {}).get("spec") if isinstance(spec.get("chart"), dict) else None
+    if not isinstance(template, dict) or (template.get("sourceRef") or {}).get("kind") != "GitRepository":
+        return False
+    return _under(changed_files, normalize_path(template.get("chart")))
 
 
 def _under(paths: frozenset[str], folder: str) -> bool:
