@@ -19,23 +19,13 @@ from typing import IO, Callable
 
 from gen.errors import ToolError
 from gen.guard.repo.boundary import real_path
+from gen.guard.repo.listing import Listing, list_whole, tree_ids
 from gen.guard.repo.revision import Tree, index_entries, known_blob, remember
 from gen.tools import git_binary
 
-
-def _git(repo: Path, *args: str) -> str:
-    argv = [git_binary(), "-C", str(repo), *args]
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    except OSError as err:
-        raise ToolError(f"cannot run git: {err}") from err
-    if proc.returncode != 0:
-        raise ToolError(f"git {' '.join(args)} failed", stderr=proc.stderr)
-    return proc.stdout
-
-
 _PREFETCH_BYTES = 64 << 20  # manifests read up front, at most; the rest on demand
 _MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization", ".sourceignore")
+_SYMLINK = "120000"
 
 
 class Checkout:
@@ -196,26 +186,24 @@ class Sweep:
             self._proc.wait()
 
 
-def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None) -> Tree:
-    """List `commit`; its files are read from git, and unpacked into `dest` (which must not
-    exist yet) when `Tree.on_disk` is first asked. A revision with the very paths of `like` (a
-    change that only edits files) shares its folder index, which is a function of the paths."""
+def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None, listing: Listing | None = None) -> Tree:
+    """`commit` as `listing` lists it (gen/guard/repo/listing.py; None: listed whole); its files
+    are read from git, and unpacked into `dest` (which must not exist yet) when `Tree.on_disk` is
+    first asked. A revision with the very paths of `like` (a change that only edits files) shares
+    its folder index, which is a function of the paths."""
+    if listing is None:
+        listing = list_whole(repo, tree_ids(repo, [commit])[0])
     tree = Tree(commit=commit, root=dest)
-    listing = _git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+    tree.blobs = dict(listing.blobs)
     manifests: list[str] = []
     budget = _PREFETCH_BYTES
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        mode, kind, blob, size = meta.split()
-        if kind != "blob":
-            continue  # submodules are other repositories
-        tree.blobs[path] = blob
-        if mode == "120000":
+    sizes = listing.sizes
+    for path, mode in listing.modes.items():
+        if mode == _SYMLINK:
             tree.links[path] = ""
-        elif path.endswith(_MANIFEST_ENDINGS) and size.isdigit() and int(size) <= budget:
-            budget -= int(size)
+    for path, blob in tree.blobs.items():
+        if path.endswith(_MANIFEST_ENDINGS) and path not in tree.links and sizes[path] <= budget:
+            budget -= sizes[path]
             manifests.append(blob)
     tree.entries = like.entries if like is not None and like.blobs.keys() == tree.blobs.keys() \
         else index_entries(tree.blobs)
