@@ -174,6 +174,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp, ExitStack() as readers:
         work = Path(tmp)
         report(f"reading {opts.base} and {opts.head}", 0, 0)
+        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)  # asks the helper now
+        readers.callback(engine.close)
         listed = listings(root, refs, opts.cache_dir)
         trees = {"base": load_tree(root, refs["base"], work / "base" / "repo", listing=listed.base)}
         trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"], listing=listed.head)
@@ -183,7 +185,6 @@ def _judge(opts: GuardOptions) -> GuardResult:
         _paths_exist(trees, opts.paths, roots_under)
         config = trees["head"].config()
         allows = parse_allows(opts.allow, config)
-        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)
         cache = BuildCache(opts.cache_dir)
         cache.count_rejected(parse_cache.load(opts.cache_dir) + listed.rejected)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
