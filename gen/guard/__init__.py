@@ -267,6 +267,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
                                     for c in discovery.chosen.get(label, []) if c.identity})
         findings.extend(coverage.findings())
+    cache.count_rejected(discovery.marked.count_rejected())
+    discovery.marked.save()
     parse_cache.save(opts.cache_dir)
     cache.save()
     findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)

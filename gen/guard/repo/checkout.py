@@ -20,12 +20,13 @@ from typing import IO, Callable
 from gen.errors import ToolError
 from gen.guard.repo.boundary import real_path
 from gen.guard.repo.listing import Listing, list_whole, tree_ids
-from gen.guard.repo.revision import Tree, index_entries, known_blob, remember
+from gen.guard.repo.revision import Tree, index_entries, known, known_blob, remember
 from gen.tools import git_binary
 
 _PREFETCH_BYTES = 64 << 20  # manifests read up front, at most; the rest on demand
 _MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization", ".sourceignore")
 _SYMLINK = "120000"
+_SINGLES = 64  # blobs read one by one before the rest of the manifests are read in one stream
 
 
 class Checkout:
@@ -42,6 +43,8 @@ class Checkout:
         self._placed: set[str] = set()
         self._dest = str(dest)
         self._folders: set[str] = set()  # folders under dest made already
+        self._pending: list[str] = []  # manifests read in one stream once many are asked (`prefetch`)
+        self._singles = 0
 
     def unpack(self) -> None:
         """Every file of the revision under `dest`, byte for byte as git holds it: not `git
@@ -69,8 +72,10 @@ class Checkout:
         self.unpacked = True
 
     def prefetch(self, blobs: list[str]) -> None:
-        """Read many blobs in one stream (a pipe round trip per file costs ~0.1 ms)."""
-        _stream(self.repo, [b for b in dict.fromkeys(blobs) if not known_blob(b)], remember)
+        """Read these blobs in one stream (a pipe round trip per file costs ~0.1 ms) once more than
+        `_SINGLES` blobs are asked one by one: a warm run, whose parsed manifests and marks are
+        kept (gen/guard/repo/parse_cache.py, marks.py), reads a few files of a fleet's thousands."""
+        self._pending = blobs
 
     def place(self, paths: list[str]) -> None:
         """Write these files of the revision (repository paths) under `dest`, once each; a
@@ -102,7 +107,19 @@ class Checkout:
             os.close(fd)
 
     def blob(self, blob: str) -> bytes:
-        """The bytes of one blob, from a `git cat-file --batch` kept open for the run."""
+        """The bytes of one blob: from the stream of the manifests once many are asked, else from a
+        `git cat-file --batch` kept open for the run."""
+        if self._pending:
+            self._singles += 1
+            if self._singles > _SINGLES:
+                pending, self._pending = self._pending, []
+                _stream(self.repo, [b for b in dict.fromkeys(pending) if not known_blob(b)], remember)
+                data = known(blob)
+                if data is not None:
+                    return data
+        return self._single(blob)
+
+    def _single(self, blob: str) -> bytes:
         if self._reader is None:
             self._reader = _cat_file(self.repo)
         pipe_in, pipe_out = self._reader.stdin, self._reader.stdout
@@ -212,5 +229,5 @@ def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None, lis
     tree.checkout = Checkout(repo, dest, tree)
     tree.checkout.prefetch(manifests)  # what the guard parses: read in one stream, not file by file
     for path in tree.links:  # a symlink's blob is its target
-        tree.links[path] = tree.checkout.blob(tree.blobs[path]).decode("utf-8", "surrogateescape")
+        tree.links[path] = tree.checkout._single(tree.blobs[path]).decode("utf-8", "surrogateescape")
     return tree

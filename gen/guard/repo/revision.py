@@ -192,6 +192,11 @@ def known_blob(blob: str) -> bool:
     return blob in _READ
 
 
+def known(blob: str) -> bytes | None:
+    """A blob's bytes when some tree of the run has read them."""
+    return _READ.get(blob)
+
+
 def remember(blob: str, data: bytes) -> None:
     """Keep a blob's bytes for every tree that holds it (bounded: a fleet's manifests fit)."""
     if len(_READ) >= 200_000:
