@@ -68,7 +68,8 @@ from gen.guard.flux.placeholders import shown_finding
 from gen.guard.flux.unread import blind_spots, exact_note, placeholder_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
-from gen.guard.repo.revision import Tree, branch_of, changed_paths, remote_urls, repo_root, resolve
+from gen.guard.repo.listing import listings
+from gen.guard.repo.revision import Tree, branch_of, remote_urls, repo_root, resolve
 from gen.guard.report.shard import Shard
 from gen.guard.unjudged import find_unjudged, judged_reads
 from gen.parallel import collector_paused
@@ -180,21 +181,23 @@ def _judge(opts: GuardOptions) -> GuardResult:
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp, ExitStack() as readers:
         work = Path(tmp)
         report(f"reading {opts.base} and {opts.head}", 0, 0)
-        trees = {"base": load_tree(root, refs["base"], work / "base" / "repo")}
-        trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"])
+        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)  # asks the helper now
+        readers.callback(engine.close)
+        listed = listings(root, refs, opts.cache_dir)
+        trees = {"base": load_tree(root, refs["base"], work / "base" / "repo", listing=listed.base)}
+        trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"], listing=listed.head)
         for tree in trees.values():
             if tree.checkout is not None:
                 readers.callback(tree.checkout.close)
         _paths_exist(trees, opts.paths, roots_under)
         config = trees["head"].config()
         allows = parse_allows(opts.allow, config)
-        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)
         cache = BuildCache(opts.cache_dir)
-        cache.count_rejected(parse_cache.load(opts.cache_dir))
+        cache.count_rejected(parse_cache.load(opts.cache_dir) + listed.rejected)
         discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
                               build_all=inventory is not None, synced_branch=branch_of(root, opts.base))
         discovery.find_roots(refs)
-        changed = changed_paths(root, refs["base"], refs["head"])
+        changed = listed.changed
         index = FleetIndex(opts.cache_dir)
         ctx = reach.context(discovery, trees["head"].blobs.get(CONFIG_NAME), roots_under)
         reached = reach.plan(index, ctx, refs, discovery, trees, changed, root,
@@ -281,6 +284,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
                                     for c in discovery.chosen.get(label, []) if c.identity})
         findings.extend(coverage.findings())
+    cache.count_rejected(discovery.marked.count_rejected())
+    discovery.marked.save()
     parse_cache.save(opts.cache_dir)
     cache.save()
     findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)

@@ -80,7 +80,7 @@ class Discovery:
         self.remotes = remotes
         self.roots_under = roots_under
         self.build_all = build_all
-        self.marked = Marks()
+        self.marked = Marks(cache.directory)  # kept between runs: a warm run reads no file to answer
         store = self.kept = KeptStore(cache.directory, engine.identity) if cache.directory is not None else None
         self.synced_branch = synced_branch
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,

@@ -1,7 +1,7 @@
 """Which clusters a change reaches, from the changed paths and the fleet index of its base.
 
-`git diff --name-only base head` names what changed; the index (gen/guard/build/index.py) names
-what each cluster's builds looked at in the base revision (or in a commit indexed lately, such as
+`git diff-tree` between base and head names what changed (gen/guard/repo/listing.py); the index
+(gen/guard/build/index.py) names what each cluster's builds looked at in the base revision (or in a commit indexed lately, such as
 main before its last merges: then what changed between that commit and base counts too). A
 cluster is explored when the change meets one of its looks, when its roots differ between the
 revisions, or when the index has no entry for it. A change to what decides the topology itself

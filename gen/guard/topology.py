@@ -27,6 +27,7 @@ from gen.guard.flux.fluxconfigs import TOOL_LABEL
 from gen.guard.flux.roots import Candidate, is_bootstrap
 from gen.guard.model import FLUX_GROUP, Revision
 from gen.guard.repo.checkout import load_tree
+from gen.guard.repo.listing import listing
 from gen.guard.repo.manifests import file_docs
 from gen.guard.repo.revision import branch_of, remote_urls, repo_root, resolve
 
@@ -98,11 +99,12 @@ def discover(repo: Path, revision: str = "HEAD", cache_dir: Path | None = None) 
     commit = resolve(root, revision, "--head")
     with tempfile.TemporaryDirectory(prefix="coredns-gen-discover-") as tmp:
         work = Path(tmp)
-        tree = load_tree(root, commit, work / "head" / "repo")
+        cache = cache_dir if cache_dir is not None else default_dir()
+        tree = load_tree(root, commit, work / "head" / "repo", listing=listing(root, commit, cache)[0])
         try:
             config = tree.config()
             engine = Engine()
-            discovery = Discovery({"head": tree}, engine, BuildCache(cache_dir if cache_dir is not None else default_dir()),
+            discovery = Discovery({"head": tree}, engine, BuildCache(cache),
                                   config, remote_urls(root), work, synced_branch=branch_of(root, revision))
             model = discovery.run({"head": commit})["head"]
             return _topology(commit, discovery, model)

@@ -24,8 +24,12 @@ from gen.finding import Finding, blocking
 from gen.guard import GuardOptions, run_guard
 from gen.guard.build import cache as cachemod
 from gen.guard.build.cache import BuildCache
+from gen.guard.repo import listing as listingmod
+from gen.guard.repo import marks as marksmod
 from gen.guard.repo import manifests
+from gen.guard.repo.revision import Tree
 from tests.guard.conftest import configmap, flux_ks, hpa, kustomization
+from tests.helpers import git
 
 # One cluster; head drops coredns-custom from the platform Kustomization: refused (exit 1).
 BASE = {
@@ -223,6 +227,71 @@ def test_a_parse_cache_entry_swapped_or_flipped_is_parsed_again(refused: tuple[P
     wrong, notes = judged(root, cache, parsed, variants, truth)
     assert wrong == []
     assert is_note(notes["swap"], 1) and all(len(said) <= 1 for said in notes.values())
+
+
+def test_a_kept_tree_listing_damaged_swapped_or_of_another_tree_gives_the_verdict_of_no_cache(
+        refused: tuple[Path, Cache, Outcome]) -> None:
+    """Base's kept listing (gen/guard/repo/listing.py) with bits flipped all along it, cut short,
+    swapped with head's, or holding head's listing sealed under base's tree id: each is a miss,
+    said once, and the refusal stands (a listing without ./platform's ConfigMap file at base would
+    have passed)."""
+    root, cache, truth = refused
+    base_tree, head_tree = listingmod.tree_ids(root, [git_rev(root, "base"), git_rev(root, "HEAD")])
+    base_file, head_file = (cache.directory / listingmod.FOLDER / f"{t}.tree" for t in (base_tree, head_tree))
+    data = cache.files[base_file]
+    head_sealed = seal([(base_tree, listingmod._encode(listingmod.list_whole(root, head_tree)))])
+    variants = {f"bit {bit}": flipped(data, bit) for bit in range(0, len(data) * 8, 97)}
+    variants |= {f"cut {at}": data[:at] for at in range(0, len(data), max(1, len(data) // 16))}
+    variants["head's listing sealed as base's"] = head_sealed
+    wrong, notes = judged(root, cache, base_file, variants, truth)
+    assert wrong == []
+    assert all(is_note(said, 1) for said in notes.values()), {k: v for k, v in notes.items() if not is_note(v, 1)}
+    cache.with_(base_file, cache.files[head_file])
+    head_file.write_bytes(data)  # the two swapped
+    findings, refuses, said = judge(root, cache.directory)
+    assert (findings, refuses) == truth[:2] and is_note(said, 2)
+
+
+def test_kept_marks_damaged_give_the_verdict_of_no_cache(refused: tuple[Path, Cache, Outcome]) -> None:
+    """Which files mention a Flux kind, kept by blob id (gen/guard/repo/marks.py): flipped all
+    along or cut short, a miss said once, the files are read again, and the refusal stands."""
+    root, cache, truth = refused
+    path = cache.one(marksmod.FOLDER)
+    data = cache.files[path]
+    variants = {f"bit {bit}": flipped(data, bit) for bit in range(0, len(data) * 8, 61)}
+    variants |= {f"cut {at}": data[:at] for at in range(0, len(data), max(1, len(data) // 12))}
+    wrong, notes = judged(root, cache, path, variants, truth)
+    assert wrong == []
+    # a flipped key names strings nobody asks about: its record is a miss, found again, unsaid
+    keys, pos = [], len(MAGIC)
+    for _, key, content in records(data):
+        keys.append(range((pos + 40) * 8, (pos + 40 + len(key.encode())) * 8))
+        pos += 40 + len(key.encode()) + len(content)
+    unsaid = {k: v for k, v in notes.items() if not is_note(v, 1)
+              and not (k.startswith("bit") and any(int(k.split()[1]) in r for r in keys))}
+    assert unsaid == {} and all(len(said) <= 1 for said in notes.values())
+
+
+def test_a_warm_run_reads_no_file_to_find_the_bootstraps(refused: tuple[Path, Cache, Outcome],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm run answers which files mention a Flux kind from what the last run kept: it reads
+    from git only the folder the change touches, where it anchors its finding: not the bootstraps
+    and roots (every manifest of both revisions, read in one stream, before marks were kept)."""
+    root, cache, truth = refused
+    reads: list[str] = []
+    real = Tree.read
+
+    def read(tree: Tree, path: str) -> bytes:
+        reads.append(path)
+        return real(tree, path)
+
+    monkeypatch.setattr(Tree, "read", read)
+    assert judge(root, cache.directory)[:2] == truth[:2]
+    assert reads and all(p.startswith("platform/coredns/") for p in reads), reads  # the change and its anchors
+
+
+def git_rev(root: Path, ref: str) -> str:
+    return git(root, "rev-parse", ref).strip()
 
 
 def test_the_run_says_once_on_stderr_that_entries_did_not_verify(refused: tuple[Path, Cache, Outcome]) -> None:

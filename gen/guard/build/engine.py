@@ -80,31 +80,56 @@ class Engine:
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
         self.helper = helper_binary()
         self.builds = 0
-        self.identity = self._identity()
+        self._known: tuple[str, int, int] | None = None
+        self._asking: subprocess.Popen[str] | None = None
+        self._identity: str | None = None
+        self._start_identity()
 
-    def _identity(self) -> str:
+    def _start_identity(self) -> None:
+        """Ask the helper who it is now, and read the answer when it is first needed: the helper
+        starts while the run lists the revisions (a Go program's start-up is tens of ms)."""
+        if self.helper is None:
+            self._identity = "no-helper"
+            return
+        try:
+            stat = self.helper.stat()
+        except OSError as err:
+            raise ToolError(f"cannot run {self.helper}: {err}", hint=BUILD_HINT) from err
+        self._known = (str(self.helper), stat.st_size, stat.st_mtime_ns)
+        if self._known in _IDENTITIES:
+            self._identity = _IDENTITIES[self._known]
+            return
+        try:
+            self._asking = subprocess.Popen([str(self.helper), "build", "-version"], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError as err:
+            raise ToolError(f"cannot run {self.helper}: {err}", hint=f"rebuild it: {BUILD_HINT}") from err
+
+    @property
+    def identity(self) -> str:
         """What built: the helper's protocol and the Flux and kustomize library versions it links,
         and which binary it is (a helper rebuilt from changed code says the same versions, but
         may read, report or build otherwise): a cached build, index or artifact answer made by
         another helper is never reused. Asked once per binary and process. With no helper
         installed, a run with nothing to build needs none."""
-        if self.helper is None:
-            return "no-helper"
-        try:
-            stat = self.helper.stat()
-        except OSError as err:
-            raise ToolError(f"cannot run {self.helper}: {err}", hint=BUILD_HINT) from err
-        known = (str(self.helper), stat.st_size, stat.st_mtime_ns)
-        if known not in _IDENTITIES:
-            _IDENTITIES[known] = f"{self._ask_identity()} {binary_id(self.helper)}"
-        return _IDENTITIES[known]
+        if self._identity is None:
+            assert self.helper is not None and self._known is not None
+            self._identity = _IDENTITIES[self._known] = f"{self._ask_identity()} {binary_id(self.helper)}"
+        return self._identity
+
+    def close(self) -> None:
+        """Reap the helper asked who it is when the run ended before it needed the answer."""
+        if self._asking is not None and self._asking.returncode is None:
+            self._asking.kill()
+            self._asking.communicate()
 
     def _ask_identity(self) -> str:
-        assert self.helper is not None
+        assert self.helper is not None and self._asking is not None
         try:
-            said = subprocess.run([str(self.helper), "build", "-version"], stdin=subprocess.DEVNULL,
-                                  capture_output=True, text=True, timeout=60, check=False).stdout.strip()
-        except (OSError, subprocess.TimeoutExpired) as err:
+            said = self._asking.communicate(timeout=60)[0].strip()
+        except subprocess.TimeoutExpired as err:
+            self._asking.kill()
+            self._asking.wait()
             raise ToolError(f"cannot run {self.helper}: {err}", hint=f"rebuild it: {BUILD_HINT}") from err
         if not said.startswith(f"build {PROTOCOL} "):
             raise ToolError(f"{self.helper} speaks {said or 'no'} build protocol; this coredns-gen needs {PROTOCOL}",

@@ -19,23 +19,14 @@ from typing import IO, Callable
 
 from gen.errors import ToolError
 from gen.guard.repo.boundary import real_path
-from gen.guard.repo.revision import Tree, index_entries, known_blob, remember
+from gen.guard.repo.listing import Listing, list_whole, tree_ids
+from gen.guard.repo.revision import Tree, index_entries, known, known_blob, remember
 from gen.tools import git_binary
-
-
-def _git(repo: Path, *args: str) -> str:
-    argv = [git_binary(), "-C", str(repo), *args]
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    except OSError as err:
-        raise ToolError(f"cannot run git: {err}") from err
-    if proc.returncode != 0:
-        raise ToolError(f"git {' '.join(args)} failed", stderr=proc.stderr)
-    return proc.stdout
-
 
 _PREFETCH_BYTES = 64 << 20  # manifests read up front, at most; the rest on demand
 _MANIFEST_ENDINGS = (".yaml", ".yml", "/Kustomization", ".sourceignore")
+_SYMLINK = "120000"
+_SINGLES = 64  # blobs read one by one before the rest of the manifests are read in one stream
 
 
 class Checkout:
@@ -52,6 +43,8 @@ class Checkout:
         self._placed: set[str] = set()
         self._dest = str(dest)
         self._folders: set[str] = set()  # folders under dest made already
+        self._pending: list[str] = []  # manifests read in one stream once many are asked (`prefetch`)
+        self._singles = 0
 
     def unpack(self) -> None:
         """Every file of the revision under `dest`, byte for byte as git holds it: not `git
@@ -79,8 +72,10 @@ class Checkout:
         self.unpacked = True
 
     def prefetch(self, blobs: list[str]) -> None:
-        """Read many blobs in one stream (a pipe round trip per file costs ~0.1 ms)."""
-        _stream(self.repo, [b for b in dict.fromkeys(blobs) if not known_blob(b)], remember)
+        """Read these blobs in one stream (a pipe round trip per file costs ~0.1 ms) once more than
+        `_SINGLES` blobs are asked one by one: a warm run, whose parsed manifests and marks are
+        kept (gen/guard/repo/parse_cache.py, marks.py), reads a few files of a fleet's thousands."""
+        self._pending = blobs
 
     def place(self, paths: list[str]) -> None:
         """Write these files of the revision (repository paths) under `dest`, once each; a
@@ -112,7 +107,19 @@ class Checkout:
             os.close(fd)
 
     def blob(self, blob: str) -> bytes:
-        """The bytes of one blob, from a `git cat-file --batch` kept open for the run."""
+        """The bytes of one blob: from the stream of the manifests once many are asked, else from a
+        `git cat-file --batch` kept open for the run."""
+        if self._pending:
+            self._singles += 1
+            if self._singles > _SINGLES:
+                pending, self._pending = self._pending, []
+                _stream(self.repo, [b for b in dict.fromkeys(pending) if not known_blob(b)], remember)
+                data = known(blob)
+                if data is not None:
+                    return data
+        return self._single(blob)
+
+    def _single(self, blob: str) -> bytes:
         if self._reader is None:
             self._reader = _cat_file(self.repo)
         pipe_in, pipe_out = self._reader.stdin, self._reader.stdout
@@ -196,26 +203,24 @@ class Sweep:
             self._proc.wait()
 
 
-def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None) -> Tree:
-    """List `commit`; its files are read from git, and unpacked into `dest` (which must not
-    exist yet) when `Tree.on_disk` is first asked. A revision with the very paths of `like` (a
-    change that only edits files) shares its folder index, which is a function of the paths."""
+def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None, listing: Listing | None = None) -> Tree:
+    """`commit` as `listing` lists it (gen/guard/repo/listing.py; None: listed whole); its files
+    are read from git, and unpacked into `dest` (which must not exist yet) when `Tree.on_disk` is
+    first asked. A revision with the very paths of `like` (a change that only edits files) shares
+    its folder index, which is a function of the paths."""
+    if listing is None:
+        listing = list_whole(repo, tree_ids(repo, [commit])[0])
     tree = Tree(commit=commit, root=dest)
-    listing = _git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+    tree.blobs = dict(listing.blobs)
     manifests: list[str] = []
     budget = _PREFETCH_BYTES
-    for record in listing.split("\0"):
-        if not record:
-            continue
-        meta, path = record.split("\t", 1)
-        mode, kind, blob, size = meta.split()
-        if kind != "blob":
-            continue  # submodules are other repositories
-        tree.blobs[path] = blob
-        if mode == "120000":
+    sizes = listing.sizes
+    for path, mode in listing.modes.items():
+        if mode == _SYMLINK:
             tree.links[path] = ""
-        elif path.endswith(_MANIFEST_ENDINGS) and size.isdigit() and int(size) <= budget:
-            budget -= int(size)
+    for path, blob in tree.blobs.items():
+        if path.endswith(_MANIFEST_ENDINGS) and path not in tree.links and sizes[path] <= budget:
+            budget -= sizes[path]
             manifests.append(blob)
     tree.entries = like.entries if like is not None and like.blobs.keys() == tree.blobs.keys() \
         else index_entries(tree.blobs)
@@ -224,5 +229,5 @@ def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None) -> 
     tree.checkout = Checkout(repo, dest, tree)
     tree.checkout.prefetch(manifests)  # what the guard parses: read in one stream, not file by file
     for path in tree.links:  # a symlink's blob is its target
-        tree.links[path] = tree.checkout.blob(tree.blobs[path]).decode("utf-8", "surrogateescape")
+        tree.links[path] = tree.checkout._single(tree.blobs[path]).decode("utf-8", "surrogateescape")
     return tree

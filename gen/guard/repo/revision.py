@@ -1,8 +1,9 @@
 """A git revision as the guard sees it: every file with its blob id, and the refs and remotes.
 
-`git ls-tree` gives every file's blob id, which is a free content hash: two revisions whose
-inputs have the same blob ids build the same output, so the guard can reuse one build for both.
-Where the files' bytes come from, and when they are put on disk, is gen/guard/repo/checkout.py.
+git lists every file's blob id (gen/guard/repo/listing.py), which is a free content hash: two
+revisions whose inputs have the same blob ids build the same output, so the guard can reuse one
+build for both. Where the files' bytes come from, and when they are put on disk, is
+gen/guard/repo/checkout.py.
 """
 
 from __future__ import annotations
@@ -189,6 +190,11 @@ def index_entries(blobs: dict[str, str]) -> dict[str, set[str]]:
 
 def known_blob(blob: str) -> bool:
     return blob in _READ
+
+
+def known(blob: str) -> bytes | None:
+    """A blob's bytes when some tree of the run has read them."""
+    return _READ.get(blob)
 
 
 def remember(blob: str, data: bytes) -> None:
