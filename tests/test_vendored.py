@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-FOLDERS = [REPO / "gen" / "data", REPO / "tests" / "data" / "upstream", REPO / "tests" / "data" / "charts"]
+FOLDERS = [REPO / "gen" / "data", REPO / "tests" / "data" / "upstream", REPO / "tests" / "data" / "charts",
+           REPO / "tests" / "data" / "replays"]
 _ROW = re.compile(r"^\| `(?P<file>[^`]+)` \|.*\| `(?P<sha>[0-9a-f]{64})` \|$")
 
 
