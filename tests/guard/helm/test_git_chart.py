@@ -264,3 +264,17 @@ def test_damaged_kept_renders_are_misses_with_the_same_verdict(flux_repo: Callab
     again = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache))
     assert [(f.rule, f.message) for f in again.findings] == [(f.rule, f.message) for f in first.findings]
     assert any("did not verify" in note for note in again.notes), again.notes
+
+
+def test_a_namespace_the_upgrade_deletes_is_refused_with_what_it_holds(flux_repo: Callable[..., Path],
+                                                                       guard: Callable[..., GuardResult]) -> None:
+    """A chart that makes its release's Namespace (`namespace.create`): turning it off makes Helm's
+    upgrade delete the Namespace, and Kubernetes every ConfigMap and HelmRelease in it (passed
+    before as a warning about a Namespace)."""
+    namespace = "{{- if .Values.createNamespace }}\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .Release.Namespace }}\n{{- end }}\n"
+    files = {**layout("createNamespace: true"), "charts/app/templates/namespace.yaml": namespace}
+    root = flux_repo(files, {"apps/release.yaml": release("createNamespace: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [(f.details["object"], f.severity.value) for f in found] == [("_media__Namespace", "error")], found
+    assert "media/qbittorrent-config" in found[0].message and "HelmRelease media/qbittorrent" in found[0].message
+
