@@ -278,3 +278,17 @@ def test_a_namespace_the_upgrade_deletes_is_refused_with_what_it_holds(flux_repo
     assert [(f.details["object"], f.severity.value) for f in found] == [("_media__Namespace", "error")], found
     assert "media/qbittorrent-config" in found[0].message and "HelmRelease media/qbittorrent" in found[0].message
 
+
+
+def test_a_configmap_behind_an_api_version_check_is_judged(flux_repo: Callable[..., Path],
+                                                           guard: Callable[..., GuardResult]) -> None:
+    """A chart's ConfigMap made only where the cluster serves an API (`.Capabilities.APIVersions.Has`,
+    kube-prometheus-stack's dashboards' shape): Helm's default capabilities hold no such API, so
+    the base render lacked it and turning it off passed; the cluster that serves it loses it."""
+    gated = ("{{- if and .Values.dashboards (.Capabilities.APIVersions.Has \"monitoring.coreos.com/v1\") }}\n"
+             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-dashboards\ndata: {a: '1'}\n"
+             "{{- end }}\n")
+    files = {**layout("dashboards: true"), "charts/app/templates/dashboards.yaml": gated}
+    root = flux_repo(files, {"apps/release.yaml": release("dashboards: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-dashboards__ConfigMap"], found
