@@ -28,7 +28,7 @@ from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
-from gen.guard.helm.store import ChartStore, Unavailable, open_sealed
+from gen.guard.helm.store import ChartStore, Unavailable, chart_folders, open_sealed
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, apply_skipped
 from gen.guard.repo.revision import Tree
 
@@ -193,7 +193,8 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or (root.cluster, key) in out:
                 continue
             location = mirrored(locate(obj, key, objects), mirrors)
-            if root.cluster not in touched and (location.kind != "git" or not _under(changed_files, location.folder)):
+            folders = [f for f, _ in chart_folders(tree, location.folder)] if location.kind == "git" else []
+            if root.cluster not in touched and not any(_under(changed_files, f) for f in folders):
                 continue  # nothing a build reads changed here: only a chart folder can
             if location.kind == "git" and location.git not in ours:
                 location = ChartLocation("none", why=f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
@@ -205,7 +206,7 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
                       "chart source": _digest(asdict(location)),
                       "valuesFrom": _digest([values, unreadable])}
             if location.kind == "git":
-                inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for p in tree.walk(location.folder)])
+                inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for f in folders for p in tree.walk(f)])
             out[(root.cluster, key)] = _Release(ks, obj, location, tuple(values), tuple(unreadable), inputs)
     return out
 

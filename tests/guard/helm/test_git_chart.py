@@ -292,3 +292,18 @@ def test_a_configmap_behind_an_api_version_check_is_judged(flux_repo: Callable[.
     root = flux_repo(files, {"apps/release.yaml": release("dashboards: false")})
     found = by_rule(guard(root).findings, "helm-upgrade-deletes")
     assert [f.details["object"] for f in found] == ["media_qbittorrent-dashboards__ConfigMap"], found
+
+
+def test_a_file_dependency_beside_the_chart_is_rendered_and_judged(flux_repo: Callable[..., Path],
+                                                                    guard: Callable[..., GuardResult]) -> None:
+    """A chart whose Chart.yaml depends on a chart beside it (`repository: file://../lib`, not
+    vendored in charts/): source-controller builds it into the chart. The guard rendered without it
+    and never looked at its folder, so a change there that deletes its ConfigMap passed."""
+    lib = {"charts/lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 1.0.0\n",
+           "charts/lib/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-lib\n"
+                                           "data: {a: '1'}\n",
+           "charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n"
+                                    "    version: 1.0.0\n    repository: file://../lib\n"}
+    root = flux_repo({**layout(), **lib}, {"charts/lib/templates/cm.yaml": "# gone\n"})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-lib__ConfigMap"], found
