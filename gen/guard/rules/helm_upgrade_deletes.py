@@ -5,8 +5,8 @@ hold, unless the old object is annotated `helm.sh/resource-policy: keep`. The gu
 revisions of each HelmRelease whose inputs change (gen/guard/helm/releases.py: Helm's own library,
 values merged as helm-controller merges them, postRenderers applied) and judges what the upgrade
 deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, and so is a Namespace
-holding one (Kubernetes deletes what is in it, as namespace-pruned counts), any other kind is a
-warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
+holding one (Kubernetes deletes what is in it, as namespace-pruned counts) or the CRD of
+HelmReleases (every one is deleted, its release uninstalled), any other kind is a warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
 refused too: Helm deletes it whether kustomize-controller applied it before or not (one deletes
 what the other applies). A HelmRelease suspended at head is a warning (the upgrade comes when it
 is resumed); one kustomize-controller does not update (`reconcile: disabled`, `ssa: Ignore`, or
@@ -30,6 +30,7 @@ ID = "helm-upgrade-deletes"
 SEVERITY = Severity.ERROR
 _REFUSED = {("", "ConfigMap"), (HELM_GROUP, "HelmRelease")}
 _SHOWN = 3
+_CRD_GROUP = "apiextensions.k8s.io"
 
 
 def check(change: Change) -> Iterator[Finding]:
@@ -53,7 +54,8 @@ def check(change: Change) -> Iterator[Finding]:
                        f"{'will delete, once it is resumed (it is suspended),' if upgrade.suspended else 'deletes'} "
                        f"{key.ref}: the head render no longer holds it; {why}")
             if inside:
-                message += (". Kubernetes then deletes every object in it: "
+                message += ((". Kubernetes then deletes every object in it: " if key.kind == "Namespace" else
+                            ". Kubernetes then deletes every HelmRelease, and helm-controller uninstalls each release: ")
                             + ", ".join(k.ref for k in inside[:_SHOWN])
                             + (f" (+{len(inside) - _SHOWN} more)" if len(inside) > _SHOWN else ""))
             if moved:
@@ -73,7 +75,13 @@ def check(change: Change) -> Iterator[Finding]:
 def _held(change: Change, upgrade: Upgrade, key: ObjKey) -> list[ObjKey]:
     """What Kubernetes deletes with a Namespace the upgrade deletes (as namespace-pruned counts
     them): the ConfigMaps and HelmReleases the cluster's builds apply in it, and the ConfigMaps of
-    the release's own base render there; [] for any other kind."""
+    the release's own base render there; with the CustomResourceDefinition of HelmReleases (a
+    chart making Flux's CRDs in its templates), every HelmRelease of the cluster: each is deleted
+    and its release uninstalled (helm-controller's finalizer). [] for any other kind."""
+    if (key.group, key.kind, key.name) == (_CRD_GROUP, "CustomResourceDefinition", f"helmreleases.{HELM_GROUP}"):
+        return sorted(k for root, objects in change.clusters("base").items() if root.cluster == upgrade.cluster
+                      for k, (_, obj) in objects.items()
+                      if k.kind == "HelmRelease" and k.group == HELM_GROUP and (obj.get("spec") or {}).get("suspend") is not True)
     if key.kind != "Namespace" or key.group or key.name in IMMORTAL:
         return []
     held = change.held_in_namespace(upgrade.cluster, key.name)

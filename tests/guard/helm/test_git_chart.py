@@ -307,3 +307,21 @@ def test_a_file_dependency_beside_the_chart_is_rendered_and_judged(flux_repo: Ca
     root = flux_repo({**layout(), **lib}, {"charts/lib/templates/cm.yaml": "# gone\n"})
     found = by_rule(guard(root).findings, "helm-upgrade-deletes")
     assert [f.details["object"] for f in found] == ["media_qbittorrent-lib__ConfigMap"], found
+
+
+def test_the_helmrelease_crd_the_upgrade_deletes_is_refused(flux_repo: Callable[..., Path],
+                                                            guard: Callable[..., GuardResult]) -> None:
+    """A chart making Flux's CRDs in its templates (installCRDs): turned off, Helm's upgrade deletes
+    the HelmRelease CRD, Kubernetes every HelmRelease, and helm-controller uninstalls each release
+    (passed before as a warning about a CustomResourceDefinition)."""
+    crd = ("{{- if .Values.installCRDs }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+           "metadata:\n  name: helmreleases.helm.toolkit.fluxcd.io\nspec:\n  group: helm.toolkit.fluxcd.io\n"
+           "  names: {kind: HelmRelease, plural: helmreleases}\n  scope: Namespaced\n"
+           "  versions: [{name: v2, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n"
+           "{{- end }}\n")
+    files = {**layout("installCRDs: true"), "charts/app/templates/crds.yaml": crd}
+    root = flux_repo(files, {"apps/release.yaml": release("installCRDs: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [(f.details["object"], f.severity.value) for f in found] == [
+        ("_helmreleases.helm.toolkit.fluxcd.io_apiextensions.k8s.io_CustomResourceDefinition", "error")], found
+    assert "uninstalls each release: HelmRelease media/qbittorrent" in found[0].message
