@@ -81,12 +81,18 @@ class Change:
         release's objects) or `storageNamespace` (Helm's record of the release). A suspended
         HelmRelease in it whose release is elsewhere does not: helm-controller deletes it without
         uninstalling the release."""
-        name = namespace.key.name
-        if namespace.key.kind != "Namespace" or namespace.key.group or name in IMMORTAL:
+        if namespace.key.kind != "Namespace" or namespace.key.group:
+            return []
+        return self.held_in_namespace(namespace.ks.cluster, namespace.key.name)
+
+    def held_in_namespace(self, cluster: str, name: str) -> list[ObjKey]:
+        """held_in for the Namespace `name` of `cluster`, whoever deletes it (Flux's prune, or
+        Helm's upgrade: gen/guard/rules/helm_upgrade_deletes.py)."""
+        if name in IMMORTAL:
             return []
         held: set[ObjKey] = set()
         for root, objects in self.clusters("base").items():
-            if root.cluster != namespace.ks.cluster:
+            if root.cluster != cluster:
                 continue
             for key, (_, obj) in objects.items():
                 if key.kind == "ConfigMap" and not key.group:

@@ -38,9 +38,16 @@ class Pulled:
 
 
 def origin_folder(url: str) -> str:
-    """A folder name for an origin url: its scheme and path, safe on every file system."""
+    """A folder name for an origin url: its scheme and path, safe on every file system and inside
+    the mirror: the url is the repository's to write (`https://host/../..`, a server may answer
+    it), so no part of it is `.`, `..` or empty."""
     scheme, _, rest = url.partition("://")
-    return "/".join([scheme] + [re.sub(r"[^A-Za-z0-9._-]", "_", part) for part in rest.strip("/").split("/") if part])
+    return "/".join(_part(part) for part in [scheme] + [part for part in rest.strip("/").split("/") if part])
+
+
+def _part(part: str) -> str:
+    part = re.sub(r"[^A-Za-z0-9._-]", "_", part)
+    return "_" * max(len(part), 1) if part in ("", ".", "..") else part
 
 
 def wanted(repo: Path) -> list[ChartLocation]:

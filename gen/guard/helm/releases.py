@@ -28,7 +28,7 @@ from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.names import release_name, release_namespace
 from gen.guard.helm.sources import ChartLocation, locate, mirrored
-from gen.guard.helm.store import ChartStore, Unavailable, open_sealed
+from gen.guard.helm.store import ChartStore, Unavailable, chart_folders, open_sealed
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision, apply_skipped
 from gen.guard.repo.revision import Tree
 
@@ -188,12 +188,13 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
     a touched cluster applies (the first Kustomization applying it wins, as in Flux)."""
     ours = {node.ks.source for node in rev.nodes.values() if not node.external}
     out: dict[tuple[str, ObjKey], _Release] = {}
-    for root, objects in sorted(_with_releases(rev, touched, changed_files).items()):
+    for root, objects in sorted(_with_releases(rev, tree, touched, changed_files).items()):
         for key, (ks, obj) in sorted(objects.items()):
             if key.kind != "HelmRelease" or key.group != HELM_GROUP or (root.cluster, key) in out:
                 continue
             location = mirrored(locate(obj, key, objects), mirrors)
-            if root.cluster not in touched and (location.kind != "git" or not _under(changed_files, location.folder)):
+            folders = [f for f, _ in chart_folders(tree, location.folder)] if location.kind == "git" else []
+            if root.cluster not in touched and not any(_under(changed_files, f) for f in folders):
                 continue  # nothing a build reads changed here: only a chart folder can
             if location.kind == "git" and location.git not in ours:
                 location = ChartLocation("none", why=f"its chart is in GitRepository {location.git[1]}/{location.git[2]}, "
@@ -205,19 +206,19 @@ def _releases(rev: Revision, tree: Tree, touched: set[str], changed_files: froze
                       "chart source": _digest(asdict(location)),
                       "valuesFrom": _digest([values, unreadable])}
             if location.kind == "git":
-                inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for p in tree.walk(location.folder)])
+                inputs["chart files"] = _digest([[p, tree.blobs.get(p, "")] for f in folders for p in tree.walk(f)])
             out[(root.cluster, key)] = _Release(ks, obj, location, tuple(values), tuple(unreadable), inputs)
     return out
 
 
-def _with_releases(rev: Revision, touched: set[str],
+def _with_releases(rev: Revision, tree: Tree, touched: set[str],
                    changed_files: frozenset[str]) -> dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
     """Revision.clusters() of only the roots whose builds apply a HelmRelease the change may reach
     (in a touched cluster, or one whose chart may be a folder the change touches): a fleet the
     change does not reach costs one pass over its object keys."""
     roots = {node.root for node in rev.nodes.values()
              if node.build.error is None and any(k.kind == "HelmRelease" and k.group == HELM_GROUP
-                                                 and (node.root.cluster in touched or _may_read_files(obj, changed_files))
+                                                 and (node.root.cluster in touched or _may_read_files(obj, tree, changed_files))
                                                  for k, obj in node.build.objects.items())}
     out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {root: {} for root in rev.roots if root in roots}
     for ref in sorted(rev.nodes):
@@ -229,10 +230,10 @@ def _with_releases(rev: Revision, touched: set[str],
     return out
 
 
-def _may_read_files(obj: Any, changed_files: frozenset[str]) -> bool:
+def _may_read_files(obj: Any, tree: Tree, changed_files: frozenset[str]) -> bool:
     """Whether a HelmRelease's chart may be a folder of this repository the change touches: a
-    `spec.chart.spec` of a GitRepository whose folder holds a changed file, or a chartRef HelmChart
-    (its folder is known only from the cluster's objects)."""
+    `spec.chart.spec` of a GitRepository whose folder (or a `file://` dependency of it) holds a
+    changed file, or a chartRef HelmChart (its folder is known only from the cluster's objects)."""
     spec: dict[str, Any] = obj["spec"] if isinstance(obj, dict) and isinstance(obj.get("spec"), dict) else {}
     ref = spec.get("chartRef")
     if isinstance(ref, dict):
@@ -240,7 +241,7 @@ def _may_read_files(obj: Any, changed_files: frozenset[str]) -> bool:
     template = (spec.get("chart") or {}).get("spec") if isinstance(spec.get("chart"), dict) else None
     if not isinstance(template, dict) or (template.get("sourceRef") or {}).get("kind") != "GitRepository":
         return False
-    return _under(changed_files, normalize_path(template.get("chart")))
+    return any(_under(changed_files, f) for f, _ in chart_folders(tree, normalize_path(template.get("chart"))))
 
 
 def _under(paths: frozenset[str], folder: str) -> bool:

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gen.cachefile import Sealed, read_entry, seal, write_entry
+from gen.guard.flux.fluxspec import normalize_path
 from gen.guard.helm.client import HelmHelper, TookTooLong
 from gen.guard.helm.sources import ChartLocation
+from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
 
 _EXACT = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$")
@@ -134,18 +137,42 @@ class ChartStore:
 
     def _from_tree(self, location: ChartLocation, tree: Tree) -> Chart:
         folder = location.folder
-        files = tree.walk(folder) if folder else tree.walk("")
-        if not tree.is_dir(folder) or not files:
+        if not tree.is_dir(folder) or not tree.walk(folder):
             raise Unavailable(f"its chart folder ./{folder} is not in this repository", "")
+        # (path in the repository, path in the chart) of every file the chart is made of
+        files = sorted((path, posixpath.join(into, path[len(source) + 1:] if source else path))
+                       for source, into in chart_folders(tree, folder) for path in tree.walk(source))
         digest = hashlib.sha256()
-        for path in sorted(files):
-            digest.update(path.encode() + b"\0" + (tree.blobs.get(path) or "").encode() + b"\0")
+        for path, rel in files:
+            digest.update(rel.encode() + b"\0" + (tree.blobs.get(path) or "").encode() + b"\0")
         name = digest.hexdigest()
         dest = self.scratch / "git-charts" / name
         if not dest.exists():
-            for path in sorted(files):
-                rel = path[len(folder) + 1:] if folder else path
+            for path, rel in files:
                 target = dest / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(tree.read(path))
         return Chart(dest, "git:" + name)
+
+
+def chart_folders(tree: Tree, folder: str, into: str = "", seen: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """The folders of the repository a chart kept in it is made of, each with where it goes in the
+    chart: its own, and each `file://` dependency of its Chart.yaml that its charts/ does not hold,
+    as charts/<name> (source-controller builds the missing ones from the artifact before it
+    packages the chart), recursively. A library chart beside the chart is as much its input."""
+    out = [(folder, into)]
+    meta_file = posixpath.join(folder, "Chart.yaml")
+    docs = try_docs(tree.read(meta_file).decode(errors="replace")) if tree.is_file(meta_file) else None
+    meta = docs[0] if docs and isinstance(docs[0], dict) else {}
+    deps = meta.get("dependencies")
+    held = {posixpath.basename(p).rsplit("-", 1)[0] if p.endswith(".tgz") else p.split("/")[0]
+            for p in (path[len(folder) + len("/charts/"):] if folder else path[len("charts/"):]
+                      for path in tree.walk(posixpath.join(folder, "charts")))}
+    for dep in deps if isinstance(deps, list) else []:
+        if not isinstance(dep, dict) or not str(dep.get("repository") or "").startswith("file://"):
+            continue
+        name = str(dep.get("name") or "")
+        source = normalize_path(posixpath.join(folder, str(dep["repository"])[len("file://"):]))
+        if name and name not in held and source not in seen | {folder} and tree.is_dir(source):
+            out += chart_folders(tree, source, posixpath.join(into, "charts", name), seen | {folder})
+    return out

@@ -4,8 +4,9 @@ Helm's upgrade deletes every object of the old release's manifest that the new m
 hold, unless the old object is annotated `helm.sh/resource-policy: keep`. The guard renders both
 revisions of each HelmRelease whose inputs change (gen/guard/helm/releases.py: Helm's own library,
 values merged as helm-controller merges them, postRenderers applied) and judges what the upgrade
-deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, any other kind is a
-warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
+deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, and so is a Namespace
+holding one (Kubernetes deletes what is in it, as namespace-pruned counts) or the CRD of
+HelmReleases (every one is deleted, its release uninstalled), any other kind is a warning. A ConfigMap that moves out of the release into a Kustomization of the same cluster is
 refused too: Helm deletes it whether kustomize-controller applied it before or not (one deletes
 what the other applies). A HelmRelease suspended at head is a warning (the upgrade comes when it
 is resumed); one kustomize-controller does not update (`reconcile: disabled`, `ssa: Ignore`, or
@@ -21,13 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gen.finding import Finding, Severity
-from gen.guard.change import Change
+from gen.guard.change import IMMORTAL, Change
+from gen.guard.helm.releases import Upgrade
 from gen.guard.model import HELM_GROUP, ObjKey
 
 ID = "helm-upgrade-deletes"
 SEVERITY = Severity.ERROR
 _REFUSED = {("", "ConfigMap"), (HELM_GROUP, "HelmRelease")}
 _SHOWN = 3
+_CRD_GROUP = "apiextensions.k8s.io"
 
 
 def check(change: Change) -> Iterator[Finding]:
@@ -44,11 +47,17 @@ def check(change: Change) -> Iterator[Finding]:
         why = f"its {', '.join(upgrade.changed)} changed" + (
             f" (values at {', '.join(paths[:_SHOWN])}{' …' if len(paths) > _SHOWN else ''})" if paths else "")
         for key, _ in deleted:
-            refused = (key.group, key.kind) in _REFUSED
+            inside = _held(change, upgrade, key)
+            refused = (key.group, key.kind) in _REFUSED or bool(inside)
             moved = key in kustomized.get(upgrade.cluster, set())
             message = (f"helm-controller's upgrade of {upgrade.key.ref} ({chart}) "
                        f"{'will delete, once it is resumed (it is suspended),' if upgrade.suspended else 'deletes'} "
                        f"{key.ref}: the head render no longer holds it; {why}")
+            if inside:
+                message += ((". Kubernetes then deletes every object in it: " if key.kind == "Namespace" else
+                            ". Kubernetes then deletes every HelmRelease, and helm-controller uninstalls each release: ")
+                            + ", ".join(k.ref for k in inside[:_SHOWN])
+                            + (f" (+{len(inside) - _SHOWN} more)" if len(inside) > _SHOWN else ""))
             if moved:
                 message += (". A Kustomization of this cluster applies it at head, and Helm deletes it after or "
                             "before kustomize-controller applies it: both own it")
@@ -61,6 +70,23 @@ def check(change: Change) -> Iterator[Finding]:
                 details={"object": key.id, "helmrelease": upgrade.key.id, "cluster": upgrade.cluster,
                          "kustomization": str(upgrade.ks), "chart": chart, "values": ", ".join(paths),
                          "moved_to_kustomization": "yes" if moved else ""})
+
+
+def _held(change: Change, upgrade: Upgrade, key: ObjKey) -> list[ObjKey]:
+    """What Kubernetes deletes with a Namespace the upgrade deletes (as namespace-pruned counts
+    them): the ConfigMaps and HelmReleases the cluster's builds apply in it, and the ConfigMaps of
+    the release's own base render there; with the CustomResourceDefinition of HelmReleases (a
+    chart making Flux's CRDs in its templates), every HelmRelease of the cluster: each is deleted
+    and its release uninstalled (helm-controller's finalizer). [] for any other kind."""
+    if (key.group, key.kind, key.name) == (_CRD_GROUP, "CustomResourceDefinition", f"helmreleases.{HELM_GROUP}"):
+        return sorted(k for root, objects in change.clusters("base").items() if root.cluster == upgrade.cluster
+                      for k, (_, obj) in objects.items()
+                      if k.kind == "HelmRelease" and k.group == HELM_GROUP and (obj.get("spec") or {}).get("suspend") is not True)
+    if key.kind != "Namespace" or key.group or key.name in IMMORTAL:
+        return []
+    held = change.held_in_namespace(upgrade.cluster, key.name)
+    rendered = [k for k in upgrade.base.objects if k.kind == "ConfigMap" and not k.group and k.namespace == key.name]
+    return sorted(set(held) | set(rendered), key=lambda k: (k.kind != "ConfigMap", k))
 
 
 def _kustomize_applied(change: Change) -> dict[str, set[ObjKey]]:

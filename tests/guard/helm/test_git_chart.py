@@ -264,3 +264,64 @@ def test_damaged_kept_renders_are_misses_with_the_same_verdict(flux_repo: Callab
     again = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=cache))
     assert [(f.rule, f.message) for f in again.findings] == [(f.rule, f.message) for f in first.findings]
     assert any("did not verify" in note for note in again.notes), again.notes
+
+
+def test_a_namespace_the_upgrade_deletes_is_refused_with_what_it_holds(flux_repo: Callable[..., Path],
+                                                                       guard: Callable[..., GuardResult]) -> None:
+    """A chart that makes its release's Namespace (`namespace.create`): turning it off makes Helm's
+    upgrade delete the Namespace, and Kubernetes every ConfigMap and HelmRelease in it (passed
+    before as a warning about a Namespace)."""
+    namespace = "{{- if .Values.createNamespace }}\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .Release.Namespace }}\n{{- end }}\n"
+    files = {**layout("createNamespace: true"), "charts/app/templates/namespace.yaml": namespace}
+    root = flux_repo(files, {"apps/release.yaml": release("createNamespace: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [(f.details["object"], f.severity.value) for f in found] == [("_media__Namespace", "error")], found
+    assert "media/qbittorrent-config" in found[0].message and "HelmRelease media/qbittorrent" in found[0].message
+
+
+
+def test_a_configmap_behind_an_api_version_check_is_judged(flux_repo: Callable[..., Path],
+                                                           guard: Callable[..., GuardResult]) -> None:
+    """A chart's ConfigMap made only where the cluster serves an API (`.Capabilities.APIVersions.Has`,
+    kube-prometheus-stack's dashboards' shape): Helm's default capabilities hold no such API, so
+    the base render lacked it and turning it off passed; the cluster that serves it loses it."""
+    gated = ("{{- if and .Values.dashboards (.Capabilities.APIVersions.Has \"monitoring.coreos.com/v1\") }}\n"
+             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-dashboards\ndata: {a: '1'}\n"
+             "{{- end }}\n")
+    files = {**layout("dashboards: true"), "charts/app/templates/dashboards.yaml": gated}
+    root = flux_repo(files, {"apps/release.yaml": release("dashboards: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-dashboards__ConfigMap"], found
+
+
+def test_a_file_dependency_beside_the_chart_is_rendered_and_judged(flux_repo: Callable[..., Path],
+                                                                    guard: Callable[..., GuardResult]) -> None:
+    """A chart whose Chart.yaml depends on a chart beside it (`repository: file://../lib`, not
+    vendored in charts/): source-controller builds it into the chart. The guard rendered without it
+    and never looked at its folder, so a change there that deletes its ConfigMap passed."""
+    lib = {"charts/lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 1.0.0\n",
+           "charts/lib/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-lib\n"
+                                           "data: {a: '1'}\n",
+           "charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n"
+                                    "    version: 1.0.0\n    repository: file://../lib\n"}
+    root = flux_repo({**layout(), **lib}, {"charts/lib/templates/cm.yaml": "# gone\n"})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [f.details["object"] for f in found] == ["media_qbittorrent-lib__ConfigMap"], found
+
+
+def test_the_helmrelease_crd_the_upgrade_deletes_is_refused(flux_repo: Callable[..., Path],
+                                                            guard: Callable[..., GuardResult]) -> None:
+    """A chart making Flux's CRDs in its templates (installCRDs): turned off, Helm's upgrade deletes
+    the HelmRelease CRD, Kubernetes every HelmRelease, and helm-controller uninstalls each release
+    (passed before as a warning about a CustomResourceDefinition)."""
+    crd = ("{{- if .Values.installCRDs }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+           "metadata:\n  name: helmreleases.helm.toolkit.fluxcd.io\nspec:\n  group: helm.toolkit.fluxcd.io\n"
+           "  names: {kind: HelmRelease, plural: helmreleases}\n  scope: Namespaced\n"
+           "  versions: [{name: v2, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n"
+           "{{- end }}\n")
+    files = {**layout("installCRDs: true"), "charts/app/templates/crds.yaml": crd}
+    root = flux_repo(files, {"apps/release.yaml": release("installCRDs: false")})
+    found = by_rule(guard(root).findings, "helm-upgrade-deletes")
+    assert [(f.details["object"], f.severity.value) for f in found] == [
+        ("_helmreleases.helm.toolkit.fluxcd.io_apiextensions.k8s.io_CustomResourceDefinition", "error")], found
+    assert "uninstalls each release: HelmRelease media/qbittorrent" in found[0].message

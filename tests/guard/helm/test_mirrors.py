@@ -74,3 +74,31 @@ def test_charts_pull_fills_a_mirror_the_guard_then_judges_from(tmp_path: Path, h
     assert not [f for f in judged.findings if f.severity.value == "error"], judged.findings
     [view] = [v for v in judged.views if v.rule == "corefile-diff"]
     assert "+    cache 60" in view.details["diff"]
+
+
+def test_charts_pull_writes_only_inside_the_mirror_folder(tmp_path: Path, http_charts, flux_repo) -> None:
+    """A HelmRepository url with `..` segments (`http://host/../../..`, which a server may well
+    answer) used to name the folder charts-pull writes into: the archive and index.yaml landed
+    outside FOLDER. Every origin's folder is inside it."""
+    from gen.guard.helm.pull import origin_folder
+    from tests.guard.helm.conftest import chart_copy
+    from tests.guard.helm.test_remote_charts import (
+        COREDNS_VALUES,
+        _apps,
+        helm_release,
+        helm_repository,
+    )
+
+    origin = http_charts([chart_copy(tmp_path, "coredns")])
+    base = _apps(helm_repository("coredns", origin + "/../../.."),
+                 helm_release("coredns", "kube-system", "coredns", "1.46.2", "coredns", COREDNS_VALUES))
+    root = flux_repo(base, {})
+    mirror = tmp_path / "mirror"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = CliRunner().invoke(app, ["charts-pull", str(mirror), "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "mirror"])
+    assert [p.name for p in mirror.rglob("*.tgz")] == ["coredns-1.46.2.tgz"]
+    for url in ("://x", "/abs://h/p", "https://h/./../x"):
+        folder = (mirror / origin_folder(url)).resolve()
+        assert folder.is_relative_to(mirror.resolve()) and folder != mirror.resolve(), url

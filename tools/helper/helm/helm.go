@@ -32,6 +32,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -158,7 +159,8 @@ func render(req Request) (Answer, error) {
 	if err != nil {
 		return Answer{}, fmt.Errorf("loading the chart: %w", err)
 	}
-	first, hooks, err := renderWith(req, &hr, chrt, placeholderA)
+	asked := apiVersionsAsked(chrt)
+	first, hooks, err := renderWorlds(req, &hr, chrt, placeholderA, asked)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -166,7 +168,7 @@ func render(req Request) (Answer, error) {
 	if len(req.Unreadable) == 0 {
 		return out, nil
 	}
-	second, _, err := renderWith(req, &hr, chrt, placeholderB)
+	second, _, err := renderWorlds(req, &hr, chrt, placeholderB, asked)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -176,7 +178,65 @@ func render(req Request) (Answer, error) {
 	return out, nil
 }
 
-func renderWith(req Request, hr *v2.HelmRelease, chrt *chart.Chart, placeholder string) ([]map[string]any, int, error) {
+// The APIs a template asks the cluster about by name (`.Capabilities.APIVersions.Has "x/v1"`).
+var apiVersionHas = regexp.MustCompile("APIVersions\\.Has\\s+(?:\"([^\"]+)\"|`([^`]+)`)")
+
+// apiVersionsAsked is every API the chart's templates (its subcharts' too) ask for by name that
+// Helm's default capabilities do not serve: the cluster helm-controller renders for may serve any
+// of them (a CRD installed by another release), so an object made only where it does is rendered too.
+func apiVersionsAsked(c *chart.Chart) common.VersionSet {
+	seen := map[string]bool{}
+	var walk func(*chart.Chart)
+	walk = func(c *chart.Chart) {
+		for _, t := range c.Templates {
+			for _, m := range apiVersionHas.FindAllSubmatch(t.Data, -1) {
+				if v := string(m[1]) + string(m[2]); !common.DefaultCapabilities.APIVersions.Has(v) {
+					seen[v] = true
+				}
+			}
+		}
+		for _, d := range c.Dependencies() {
+			walk(d)
+		}
+	}
+	walk(c)
+	out := make(common.VersionSet, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// renderWorlds renders the chart with Helm's default capabilities and, when its templates ask for
+// APIs those lack, again with them served: the manifest is every object of either (what the
+// cluster holds is one of them, and which one the guard cannot see), so an object an upgrade
+// deletes in either is named.
+func renderWorlds(req Request, hr *v2.HelmRelease, chrt *chart.Chart, placeholder string,
+	asked common.VersionSet) ([]map[string]any, int, error) {
+	objects, hooks, err := renderWith(req, hr, chrt, placeholder, nil)
+	if err != nil || len(asked) == 0 {
+		return objects, hooks, err
+	}
+	served, _, err := renderWith(req, hr, chrt, placeholder, asked)
+	if err != nil {
+		return nil, 0, err
+	}
+	seen := map[string]bool{}
+	for _, o := range objects {
+		seen[identity(o)] = true
+	}
+	for _, o := range served {
+		if !seen[identity(o)] {
+			seen[identity(o)] = true
+			objects = append(objects, o)
+		}
+	}
+	return objects, hooks, nil
+}
+
+func renderWith(req Request, hr *v2.HelmRelease, chrt *chart.Chart, placeholder string,
+	apiVersions common.VersionSet) ([]map[string]any, int, error) {
 	values, err := mergedValues(req, hr, placeholder)
 	if err != nil {
 		return nil, 0, err
@@ -205,6 +265,7 @@ func renderWith(req Request, hr *v2.HelmRelease, chrt *chart.Chart, placeholder 
 		}
 		install.KubeVersion = kv
 	}
+	install.APIVersions = apiVersions
 	install.PostRenderer = postRenderers(hr)
 	rel, err := install.RunWithContext(context.Background(), chrt, values.AsMap())
 	if err != nil {
