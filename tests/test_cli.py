@@ -109,7 +109,7 @@ def test_two_clusters_claiming_one_flux_file_are_refused(repo: Path) -> None:
     (repo / "dns/talos2.yaml").write_text(text)
     result = _render(repo)
     assert result.exit_code == 2
-    assert ("dns/talos2.yaml:19:11: flux.output: writes its Flux objects to clusters/prod-talos/coredns.yaml, which dns/talos.yaml "
+    assert ("dns/talos2.yaml:22:11: flux.output: writes its Flux objects to clusters/prod-talos/coredns.yaml, which dns/talos.yaml "
             "writes too — fix: give each cluster its own flux.output") in result.stderr
 
 
