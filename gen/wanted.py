@@ -124,10 +124,10 @@ def main_corefile(values: Values, stock: str) -> list[WantBlock]:
                 body.append(slot[0])
             else:
                 named = {o.split()[0] for o in up.options}  # (gen/platforms/stock_edit.py merged_options)
-                stock = tuple(w for w in slot[1:] if w.name not in named)
+                kept = tuple(w for w in slot[1:] if w.name not in named)
                 body += _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"),
                                       up.fallback_on, ("upstream", "fallbackOn"), "sequential",
-                                      stock + _options(up.options, ("upstream", "forward")), ("upstream",))
+                                      kept + _options(up.options, ("upstream", "forward")), ("upstream",))
         out.append(WantBlock(keys, tuple(body), ()))
     return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
 
