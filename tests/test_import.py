@@ -620,3 +620,38 @@ def test_a_server_key_of_comments_only_is_named_not_silently_dropped(tmp_path: P
     assert code == 0, output
     assert "imported: coredns-custom key empty.server -> nothing: it holds no server block" in output
     assert "imported: coredns-custom key empty.override -> overrides: empty" in output
+
+
+APPS = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps/home
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"""
+
+
+def test_an_umbrella_kustomization_that_applies_more_than_dns_is_not_repointed(tmp_path: Path) -> None:
+    """JobDouma/k8s-home-server: docs/migrate.md says to pass "the Flux Kustomization whose path
+    holds those files"; for `apps` that is an umbrella, and repointing it at the DNS overlay would
+    prune every other app (45 objects there). Refused (exit 2), nothing written, naming the files."""
+    build_tree(tmp_path, {"apps/home/kustomization.yaml": "resources: [coredns, blocky]\n",
+                          "apps/home/coredns/kustomization.yaml": "resources: [configmap.yaml]\n",
+                          "apps/home/coredns/configmap.yaml": TALOS,
+                          "apps/home/blocky/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: blocky}\n",
+                          "clusters/home/apps.yaml": APPS})
+    code, output, out = _import(tmp_path, str(tmp_path / "apps/home/coredns"), str(tmp_path / "clusters/home/apps.yaml"),
+                                "--platform", "talos", "--platform-version", "v1.13.9", "--cluster", "home")
+    assert code == 2, output
+    assert "clusters/home/apps.yaml:1: spec.path: Flux Kustomization apps applies more than cluster DNS: its path ./apps/home " \
+           "also holds apps/home/blocky/deployment.yaml" in output
+    assert "leave apps.yaml out of the import" in output and not out.exists()
+    code, output, out = _import(tmp_path, str(tmp_path / "apps/home/coredns"), "--platform", "talos",
+                                "--platform-version", "v1.13.9", "--cluster", "home")
+    assert code == 0, output  # without it: a Kustomization of its own, switched to in two commits
