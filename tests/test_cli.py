@@ -222,3 +222,17 @@ def test_a_repo_that_is_not_a_folder_is_a_usage_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["render", "--repo", str(tmp_path / "nope"), str(tmp_path / "x.yaml")])
     assert result.exit_code == 2
     assert "--repo" in result.stderr and "is not a directory" in result.stderr
+
+
+def test_render_says_when_its_flux_file_is_not_listed_by_the_clusters_kustomization(repo: Path) -> None:
+    """JobDouma/k8s-home-server: clusters/<c>/kustomization.yaml lists its resources, so the
+    clusters/<c>/coredns.yaml render writes beside it is never applied; render says so with the
+    line to add, and stops saying it once the line is there."""
+    (repo / "clusters/prod-talos/kustomization.yaml").write_text("resources:\n  - flux-system\n  - apps.yaml\n")
+    result = _render(repo)
+    assert result.exit_code == 0, result.output
+    assert ("warning: dns/talos.yaml: flux.output clusters/prod-talos/coredns.yaml is not reached: "
+            "clusters/prod-talos/kustomization.yaml lists its resources and not this file, so Flux never applies it — fix: "
+            "add `- coredns.yaml` under `resources:` in clusters/prod-talos/kustomization.yaml") in result.stderr
+    (repo / "clusters/prod-talos/kustomization.yaml").write_text("resources:\n  - flux-system\n  - ./coredns.yaml\n")
+    assert "not reached" not in _render(repo).stderr

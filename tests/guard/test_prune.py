@@ -513,3 +513,23 @@ def test_a_deleted_kustomization_deletes_its_inventory_as_its_finalizer_does(flu
 
 def blocking_findings(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == Severity.ERROR]
+
+
+def test_an_unlisted_flux_file_is_named_with_the_line_to_add_and_the_refusal_says_it(flux_repo, guard):
+    """JobDouma/k8s-home-server: clusters/<c>/kustomization.yaml lists its resources; the render's
+    clusters/<c>/coredns.yaml beside it is never applied. The `unreached` line and the refusal of
+    the old ConfigMap's removal give the line to add (was: list the cluster in guard.clusters;
+    restore the old file)."""
+    listed = kustomization("flux-system", "platform.yaml")
+    base = {**PLATFORM, "clusters/prod/kustomization.yaml": listed}
+    head = {"platform/coredns/kustomization.yaml": kustomization(), "platform/coredns/coredns-custom.yaml": None,
+            "clusters/prod/coredns.yaml": flux_ks("coredns", "./dns"), "dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+            "dns/coredns-custom.yaml": PLATFORM["platform/coredns/coredns-custom.yaml"]}
+    result = guard(flux_repo(base, head))
+    fix = "add `- coredns.yaml` under `resources:` in clusters/prod/kustomization.yaml"
+    unreached = by_rule(result.findings, "unreached")
+    assert [(f.file, f.hint) for f in unreached] == [("clusters/prod/coredns.yaml", f"Flux never applies it: {fix}")]
+    refused = [f for f in result.findings if f.severity is Severity.ERROR]
+    assert [f.rule for f in refused] == ["configmap-pruned"]
+    assert f"or, if clusters/prod/coredns.yaml is to take it over: Flux never applies it: {fix}" in refused[0].hint
+    assert any(fix in line for line in result.coverage.lines())
