@@ -337,7 +337,7 @@ def import_(
 
 @app.command()
 def lint(
-    files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
+    files: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH...]", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders; none: the overlay of each values file of .coredns-gen.yaml, wherever `overlay:` puts it.", show_default=False)] = None,
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
     platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener (decides how *.override keys are read; default: the one a rendered overlay's coredns-gen.io/platform annotations name).")] = None,
     platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS; default: the rendered overlay's, else the newest known.")] = None,
@@ -364,15 +364,42 @@ def lint(
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
         plugins = [*load_config(_repo(repo)).lint_plugins, *(plugin or [])]
-        result = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform,
-                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins,
-                          load=_load_check(coredns) if load else None)
-        _out(format_findings(result.findings, fmt, rule_summaries()))
+        # no PATH: each configured overlay on its own (each was rendered for its own platform and release)
+        groups = [[Path(f) for f in files]] if files else [[folder] for folder in _configured_overlays(_repo(repo))]
+        checker = _load_check(coredns) if load else None
+        results = [run_lint(group, coredns_version=coredns_version, platform=platform, k3s_version=k3s_version,
+                            platform_version=platform_version, plugins=plugins, load=checker) for group in groups]
+        found = [f for result in results for f in result.findings]
+        _out(format_findings(found, fmt, rule_summaries()))
         if fmt == "text":  # on stderr: stdout stays findings only (empty when clean)
-            typer.echo(result.assumed().rstrip("\n"), err=True)
-        return 1 if blocking(result.findings, strict=strict) else 0
+            for result in results:
+                typer.echo(result.assumed().rstrip("\n"), err=True)
+        return 1 if blocking(found, strict=strict) else 0
 
     raise typer.Exit(_run(run))
+
+
+def _configured_overlays(root: Path) -> list[Path]:
+    """The overlay folder of each values file `.coredns-gen.yaml` lists (`overlay:`, else
+    overlays/<platform>/<cluster>): what a CI job lints without globs that assume the default.
+
+    Raises:
+        UsageError: no values files are configured, or an overlay was not rendered yet.
+    """
+    from gen.config import values_from_config
+    from gen.errors import Problem, UsageError
+    from gen.values import load_values
+
+    paths = values_from_config(root)
+    if not paths:
+        raise UsageError("no PATH given and no values files in .coredns-gen.yaml", key="PATH",
+                         hint="pass the overlay folders, or list your values files under `values:` in .coredns-gen.yaml")
+    folders = [root / load_values(path, repo=root).overlay_dir for path in paths]
+    missing = [Problem(f"{folder.relative_to(root).as_posix()} is not rendered yet", key="PATH",
+                       hint="run `coredns-gen render` first") for folder in folders if not folder.is_dir()]
+    if missing:
+        raise UsageError(missing)
+    return folders
 
 
 def _load_check(coredns: str | None) -> "LoadCheck":

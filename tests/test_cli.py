@@ -236,3 +236,19 @@ def test_render_says_when_its_flux_file_is_not_listed_by_the_clusters_kustomizat
             "add `- coredns.yaml` under `resources:` in clusters/prod-talos/kustomization.yaml") in result.stderr
     (repo / "clusters/prod-talos/kustomization.yaml").write_text("resources:\n  - flux-system\n  - ./coredns.yaml\n")
     assert "not reached" not in _render(repo).stderr
+
+
+def test_lint_without_a_path_lints_each_configured_overlay_wherever_overlay_puts_it(repo: Path) -> None:
+    """The CI examples' `overlays/*/*/` glob missed an overlay that `overlay:` put elsewhere (and
+    exits 2 when it matches nothing): with no PATH, lint takes the values files of
+    .coredns-gen.yaml and lints the overlay each renders."""
+    text = (repo / "dns/talos.yaml").read_text() + "overlay: kubernetes/apps/kube-system/coredns/app\n"
+    (repo / "dns/talos.yaml").write_text(text)
+    (repo / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
+    assert _render(repo).exit_code == 0
+    result = runner.invoke(app, ["lint", "--repo", str(repo), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (repo / ".coredns-gen.yaml").write_text("values: [dns/talos.yaml]\n")
+    shutil.rmtree(repo / "kubernetes")
+    result = runner.invoke(app, ["lint", "--repo", str(repo)])
+    assert result.exit_code == 2 and "kubernetes/apps/kube-system/coredns/app is not rendered yet" in result.stderr
