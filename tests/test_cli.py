@@ -252,3 +252,23 @@ def test_lint_without_a_path_lints_each_configured_overlay_wherever_overlay_puts
     shutil.rmtree(repo / "kubernetes")
     result = runner.invoke(app, ["lint", "--repo", str(repo)])
     assert result.exit_code == 2 and "kubernetes/apps/kube-system/coredns/app is not rendered yet" in result.stderr
+
+
+PLAN = """apiVersion: upgrade.cattle.io/v1
+kind: Plan
+metadata: {name: server, namespace: system-upgrade}
+spec:
+  version: v1.34.2+k3s1
+  upgrade: {image: rancher/k3s-upgrade}
+"""
+
+
+def test_new_takes_the_release_a_system_upgrade_plan_names_and_refuses_one_that_does_not_exist(tmp_path: Path) -> None:
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra/plan.yaml").write_text(PLAN)
+    result = runner.invoke(app, ["new", "--platform", "k3s", "--cluster", "edge", "--repo", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "platformVersion: v1.34.2+k3s1" in result.stdout
+    assert "release: k3s v1.34.2+k3s1 (from infra/plan.yaml:5)" in result.stderr
+    refused = runner.invoke(app, ["new", "--platform", "talos", "--cluster", "edge", "--platform-version", "v1.11.99"])
+    assert refused.exit_code == 2 and "talos release 'v1.11.99' is not a release coredns-gen's tables hold" in refused.stderr

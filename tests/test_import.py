@@ -655,3 +655,36 @@ def test_an_umbrella_kustomization_that_applies_more_than_dns_is_not_repointed(t
     code, output, out = _import(tmp_path, str(tmp_path / "apps/home/coredns"), "--platform", "talos",
                                 "--platform-version", "v1.13.9", "--cluster", "home")
     assert code == 0, output  # without it: a Kustomization of its own, switched to in two commits
+
+
+@pytest.mark.parametrize("release", ["1.11", "v1.11.99"])
+def test_a_talos_release_that_does_not_exist_is_refused(tmp_path: Path, release: str) -> None:
+    """Issue 33: `1.11` and `v1.11.99` were accepted silently (a stand-in was borrowed)."""
+    (tmp_path / "cm.yaml").write_text(TALOS)
+    code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "talos", "--platform-version", release,
+                                "--cluster", "home")
+    assert code == 2 and not out.exists(), output
+    assert f"talos release '{release}' is not a release coredns-gen's tables hold" in output
+    assert "v1.13.x" in output or "v1.13.9" in output  # the valid ones are listed
+
+
+TALCONFIG = """clusterName: home
+# renovate: datasource=docker depName=ghcr.io/siderolabs/installer
+talosVersion: v1.13.9
+"""
+
+
+def test_import_reads_the_release_where_the_repository_says_it(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"talos/talconfig.yaml": TALCONFIG, "dns-in/cm.yaml": TALOS})
+    code, output, out = _import(tmp_path, str(tmp_path / "dns-in/cm.yaml"), "--platform", "talos", "--cluster", "prod-talos")
+    assert code == 0, output
+    assert "release: talos v1.13.9 (from talos/talconfig.yaml:3)" in output
+    assert "platformVersion: v1.13.9" in out.read_text()
+
+
+def test_import_without_a_release_anywhere_lists_the_valid_ones(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text(TALOS)
+    code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "talos", "--cluster", "home")
+    assert code == 2 and not out.exists(), output
+    assert "no --platform-version given and the repository names no talos release (talconfig.yaml talosVersion" in output
+    assert "pass the release the cluster runs: one of v1.8.x" in output

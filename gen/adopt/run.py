@@ -359,6 +359,12 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     if known is None:
         problems.append(Problem(f"{platform.NAME} release {release!r} is not one coredns-gen knows", key="--platform-version",
                                 hint=f"use one of {platform.known_releases()}"))
+    elif known != release:  # a render borrows a stand-in for a patch newer than the tables; import names the release it reads
+        problems.append(Problem(f"{platform.NAME} release {release!r} is not a release coredns-gen's tables hold (`1.11` "
+                                "names no release; a patch past the newest known is a typo or newer than the tables)",
+                                key="--platform-version",
+                                hint=f"pass the exact release the cluster runs, e.g. {known} (the nearest below it), one of "
+                                     f"{platform.known_releases()}; a release newer than the tables: upgrade coredns-gen"))
     if problems:
         raise UsageError(problems)
     held = read_inputs(paths)
