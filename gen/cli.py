@@ -276,12 +276,12 @@ def new(
                 note = (f"note: {err.problems[0].problem}: the starter takes coredns-gen's default release — "
                         f"{err.problems[0].hint}")
         text = starter_values(platform, cluster, release)
-        if note:
-            typer.echo(note, err=True)
         if output is None:
             _out(text)
         else:
             typer.echo(f"wrote {write_new(Path.cwd() / output, text, _repo(repo))}", err=True)
+        if note:  # (after the write: a refused -o says only why)
+            typer.echo(note, err=True)
         return 0
 
     raise typer.Exit(_run(run))
