@@ -256,18 +256,32 @@ def new(
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm (kind too) or gardener; gke is refused with the reason.", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout (never overwrites; must be inside --repo).")] = None,
+    platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The release the cluster runs; default: where the repository says it (talconfig.yaml talosVersion, a Talos installer image, a system-upgrade Plan, a Renovate comment), else the platform's default (said on stderr).", show_default=False)] = None,
     repo: RepoOption = ".",
 ) -> None:
     """Write a commented starter values file with the platform's defaults filled in."""
+    from gen.adopt.release import readable
+    from gen.errors import UsageError
     from gen.starter import starter_values
     from gen.writer import write_new
 
     def run() -> int:
-        text = starter_values(platform, cluster)
+        release = platform_version
+        note = ""
+        if release is None and readable(platform):
+            starter_values(platform, cluster)  # (a bad platform or cluster name first, before any look)
+            try:
+                release = _release_said(platform, _repo(repo))
+            except UsageError as err:  # none said: the default, and how to choose
+                note = (f"note: {err.problems[0].problem}: the starter takes coredns-gen's default release — "
+                        f"{err.problems[0].hint}")
+        text = starter_values(platform, cluster, release)
         if output is None:
             _out(text)
         else:
             typer.echo(f"wrote {write_new(Path.cwd() / output, text, _repo(repo))}", err=True)
+        if note:  # (after the write: a refused -o says only why)
+            typer.echo(note, err=True)
         return 0
 
     raise typer.Exit(_run(run))
@@ -280,8 +294,8 @@ def new(
 def import_(
     paths: Annotated[list[str], typer.Argument(metavar="PATH...", help="Manifests or folders holding cluster DNS: ConfigMap kube-system/coredns or coredns-custom, HelmChartConfig rke2-coredns, an EKS add-on's configurationValues, a Corefile, or `kubectl get cm,deploy -o yaml` output; with them the old Flux Kustomization's file (its fields become `flux:`) and, when its postBuild comes from a parent's patches, the parent's file.", show_default=False)],
     platform: Annotated[str, typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener.", show_default=False)],
-    platform_version: Annotated[str, typer.Option("--platform-version", help="The release the cluster runs (its stock Corefile is what the input is compared with).", show_default=False)],
     cluster: Annotated[str, typer.Option("--cluster", help="Cluster name (DNS-1123 label).", show_default=False)],
+    platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The release the cluster runs (its stock Corefile is what the input is compared with); default: where the repository says it (talconfig.yaml talosVersion, a Talos installer image, a system-upgrade Plan, a Renovate comment).", show_default=False)] = None,
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="The CoreDNS the cluster runs, when not the release's default (Gardener: required).")] = None,
     output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write the values here instead of stdout (never overwrites; must be inside --repo).")] = None,
     allow_loss: Annotated[bool, typer.Option("--allow-loss", help="Write the values even though the render would differ from the input (every difference is listed, and written into the file's header).")] = False,
@@ -303,7 +317,8 @@ def import_(
     from gen.writer import write_new
 
     def run() -> int:
-        result = import_dns([Path(p) for p in paths], platform, platform_version, cluster, coredns_version, _repo(repo))
+        release = platform_version or _release_said(platform, _repo(repo))
+        result = import_dns([Path(p) for p in paths], platform, release, cluster, coredns_version, _repo(repo))
         for line in result.read:
             typer.echo(f"read: {line}", err=True)
         for line in result.placed:
@@ -337,7 +352,7 @@ def import_(
 
 @app.command()
 def lint(
-    files: Annotated[list[str], typer.Argument(metavar="PATH...", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders.", show_default=False)],
+    files: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH...]", help="Corefiles, ConfigMap/Deployment manifests, or overlay folders; none: the overlay of each values file of .coredns-gen.yaml, wherever `overlay:` puts it.", show_default=False)] = None,
     coredns_version: Annotated[Optional[str], typer.Option("--coredns-version", help="Target CoreDNS (default: the Deployment's image tag, else the newest known).")] = None,
     platform: Annotated[Optional[str], typer.Option("--platform", help="talos, k3s, aks, rke2, eks, kubeadm or gardener (decides how *.override keys are read; default: the one a rendered overlay's coredns-gen.io/platform annotations name).")] = None,
     platform_version: Annotated[Optional[str], typer.Option("--platform-version", help="The platform's release (e.g. v1.34.9+k3s1, 1.34): its stock Corefile and CoreDNS; default: the rendered overlay's, else the newest known.")] = None,
@@ -364,15 +379,71 @@ def lint(
 
             raise UsageError(f"unknown format `{fmt}`", key="--format", hint=f"use one of: {', '.join(FORMATS)}")
         plugins = [*load_config(_repo(repo)).lint_plugins, *(plugin or [])]
-        result = run_lint([Path(f) for f in files], coredns_version=coredns_version, platform=platform,
-                          k3s_version=k3s_version, platform_version=platform_version, plugins=plugins,
-                          load=_load_check(coredns) if load else None)
-        _out(format_findings(result.findings, fmt, rule_summaries()))
+        # no PATH: each configured overlay on its own (each was rendered for its own platform and release)
+        groups = [[Path(f) for f in files]] if files else [[folder] for folder in _configured_overlays(_repo(repo))]
+        checker = _load_check(coredns) if load else None
+        results = [run_lint(group, coredns_version=coredns_version, platform=platform, k3s_version=k3s_version,
+                            platform_version=platform_version, plugins=plugins, load=checker) for group in groups]
+        found = [f for result in results for f in result.findings]
+        _out(format_findings(found, fmt, rule_summaries()))
         if fmt == "text":  # on stderr: stdout stays findings only (empty when clean)
-            typer.echo(result.assumed().rstrip("\n"), err=True)
-        return 1 if blocking(result.findings, strict=strict) else 0
+            for result in results:
+                typer.echo(result.assumed().rstrip("\n"), err=True)
+        return 1 if blocking(found, strict=strict) else 0
 
     raise typer.Exit(_run(run))
+
+
+def _release_said(platform_name: str, root: Path) -> str:
+    """The platform release the repository names (gen/adopt/release.py), said on stderr with
+    where; one place or several that agree.
+
+    Raises:
+        UsageError: none found, or places that disagree: listing them and the valid releases.
+    """
+    from gen.adopt.release import readable, releases_said
+    from gen.errors import UsageError
+    from gen.platforms import require
+
+    platform = require(platform_name, "--platform")
+    said = releases_said(root, platform.NAME)
+    found = sorted({s.release for s in said})
+    if len(found) == 1:
+        where = ", ".join(s.where for s in said[:3]) + (f" (+{len(said) - 3} more)" if len(said) > 3 else "")
+        typer.echo(f"release: {platform.NAME} {found[0]} (from {where})", err=True)
+        return found[0]
+    valid = f"one of {platform.known_releases()}"
+    if found:
+        places = "; ".join(f"{s.release} at {s.where}" for s in said[:6])
+        raise UsageError(f"the repository names several {platform.NAME} releases: {places}", key="--platform-version",
+                         hint=f"pass the one this cluster runs, e.g. --platform-version {found[-1]} ({valid})")
+    looked = ("talconfig.yaml talosVersion, a Talos installer image, a TalosUpgrade, a Renovate comment" if platform.NAME == "talos"
+              else "a system-upgrade-controller Plan's version, a Renovate comment") if readable(platform.NAME) else ""
+    raise UsageError(f"no --platform-version given{f' and the repository names no {platform.NAME} release ({looked})' if looked else ''}",
+                     key="--platform-version", hint=f"pass the release the cluster runs: {valid}")
+
+
+def _configured_overlays(root: Path) -> list[Path]:
+    """The overlay folder of each values file `.coredns-gen.yaml` lists (`overlay:`, else
+    overlays/<platform>/<cluster>): what a CI job lints without globs that assume the default.
+
+    Raises:
+        UsageError: no values files are configured, or an overlay was not rendered yet.
+    """
+    from gen.config import values_from_config
+    from gen.errors import Problem, UsageError
+    from gen.values import load_values
+
+    paths = values_from_config(root)
+    if not paths:
+        raise UsageError("no PATH given and no values files in .coredns-gen.yaml", key="PATH",
+                         hint="pass the overlay folders, or list your values files under `values:` in .coredns-gen.yaml")
+    folders = [root / load_values(path, repo=root).overlay_dir for path in paths]
+    missing = [Problem(f"{folder.relative_to(root).as_posix()} is not rendered yet", key="PATH",
+                       hint="run `coredns-gen render` first") for folder in folders if not folder.is_dir()]
+    if missing:
+        raise UsageError(missing)
+    return folders
 
 
 def _load_check(coredns: str | None) -> "LoadCheck":

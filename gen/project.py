@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import artifact, parallel, render_check, templating
+from gen import artifact, listing, parallel, render_check, templating
 from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
 from gen.boundary import Boundary
 from gen.render import render_cluster
@@ -129,10 +129,22 @@ def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None
         found, said = artifact.judge([c.asked for c in claims], str(repo))
         problems += [_left_out(claims, *item) for item in found]
         if notices is not None:
-            notices += said
+            notices += said + _unlisted(claims, repo)
     if problems:
         raise ValuesError(problems)
     return {rel: files[rel] for rel in sorted(files, key=path_order)}
+
+
+def _unlisted(claims: list[Claim], repo: Path) -> list[str]:
+    """A warning per Flux file that its folder's kustomization.yaml does not list (Flux would
+    never apply it), with the line to add (gen/listing.py)."""
+    out = []
+    for claim in claims:
+        missing = listing.missing_entry(repo, claim.flux_output)
+        if missing is not None:
+            out.append(f"{claim.source}: flux.output {claim.flux_output} is not reached: {missing.kustomization} lists its "
+                       f"resources and not this file, so Flux never applies it — fix: {missing.fix()}")
+    return out
 
 
 def _nested(claims: list[Claim]) -> list[Problem]:

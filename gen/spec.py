@@ -18,11 +18,37 @@ PLACEHOLDER_RESOLVER = "192.0.2.53"
 RESOLV_CONF = "/etc/resolv.conf"  # the node's resolvers, as the stock Corefiles forward to them
 
 
+# The forward plugin's options a values file may set (`forward:` of upstream and of a zone), in the
+# order they are rendered: values key -> CoreDNS option (coredns plugin/forward README). A boolean
+# is a bare option, written when true; the others take their value as the one argument.
+FORWARD_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("maxFails", "max_fails"),
+    ("expire", "expire"),
+    ("healthCheck", "health_check"),
+    ("maxConcurrent", "max_concurrent"),
+    ("forceTcp", "force_tcp"),
+    ("preferUdp", "prefer_udp"),
+)
+
+
+def forward_option_lines(options: dict[str, object]) -> tuple[str, ...]:
+    """A `forward:` mapping (schema-checked) as the option lines of the forward stanza."""
+    out: list[str] = []
+    for key, name in FORWARD_OPTIONS:
+        value = options.get(key)
+        if value is True:
+            out.append(name)
+        elif value is not None and not isinstance(value, bool):
+            out.append(f"{name} {value}")
+    return tuple(out)
+
+
 class Upstream(NamedTuple):
     resolvers: tuple[str, ...]
     fallback: tuple[str, ...] = (RESOLV_CONF,)
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
     resolv_conf: bool = False  # /etc/resolv.conf is the primary, before `resolvers`
+    options: tuple[str, ...] = ()  # forward options of the first stanza (forward_option_lines)
 
     @property
     def primary(self) -> tuple[str, ...]:
@@ -39,6 +65,7 @@ class Zone(NamedTuple):
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
     cache: int = 30
     lines: tuple[str, ...] = ()  # extra plugin lines of the server block, as written
+    options: tuple[str, ...] = ()  # forward options of the first stanza (forward_option_lines)
 
 
 class Override(NamedTuple):

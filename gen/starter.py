@@ -16,8 +16,11 @@ from gen.templating import render_template
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")  # fullmatch: `$` would accept "prod\n"
 
 
-def starter_values(platform: str, cluster: str) -> str:
-    """Raises UsageError for an unknown platform or a cluster name that is not a DNS-1123 label."""
+def starter_values(platform: str, cluster: str, release: str | None = None) -> str:
+    """The starter for `release` (default: the platform's DEFAULT_RELEASE).
+
+    Raises UsageError for an unknown platform, a cluster name that is not a DNS-1123 label, or a
+    release the tables do not hold exactly (`1.11`, `v1.11.99`), listing the valid ones."""
     problems = []
     refused = refusal(platform, "--platform")
     if refused is not None:
@@ -28,7 +31,16 @@ def starter_values(platform: str, cluster: str) -> str:
     if problems:
         raise UsageError(problems)
     chosen = get_platform(platform)
-    release = chosen.DEFAULT_RELEASE
+    if release is not None:
+        try:
+            known = chosen.stand_in(release)
+        except ValueError:
+            known = None
+        if known != release:
+            raise UsageError(Problem(f"{platform} release {quote(release)} is not a release coredns-gen's tables hold",
+                                     key="--platform-version",
+                                     hint=f"use one of {chosen.known_releases()}" + (f", e.g. {known}" if known else "")))
+    release = release or chosen.DEFAULT_RELEASE
     return render_template(
         f"new/{platform}.yaml.j2", cluster=cluster, platform_version=release,
         coredns=default_coredns_version(platform, release), known=chosen.known_releases(),

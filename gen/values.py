@@ -21,7 +21,7 @@ from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import assumed, default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
-from gen.spec import (Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, RESOLV_CONF, Rke2,
+from gen.spec import (forward_option_lines, Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, RESOLV_CONF, Rke2,
                       Upstream, Values, Zone, default_overlay)
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -207,13 +207,14 @@ def _freeze(d: Any, shown: str) -> Values:
             fallback=_tuple(up.get("fallback", [] if resolv_conf else [RESOLV_CONF])),
             fallback_on=_tuple(up.get("fallbackOn", ["SERVFAIL", "REFUSED"])),
             resolv_conf=resolv_conf,
+            options=forward_option_lines(up.get("forward") or {}),
         )
     zones = tuple(
         Zone(zone=fluxvars.lower_outside(str(z["zone"]).rstrip(".")), upstreams=_tuple(z["upstreams"]),
              policy=str(z.get("policy", "sequential")),
              kind=str(z.get("kind", "stub")), fallback=_tuple(z.get("fallback", [])),
              fallback_on=_tuple(z.get("fallbackOn", ["SERVFAIL", "REFUSED"])), cache=int(z.get("cache", 30)),
-             lines=_tuple(z.get("lines", [])))
+             lines=_tuple(z.get("lines", [])), options=forward_option_lines(z.get("forward") or {}))
         for z in d.get("zones", [])
     )
     overrides = tuple(Override(name=str(o["name"]), lines=_tuple(o["lines"])) for o in d.get("overrides", []))

@@ -62,6 +62,11 @@ def _lines(lines: tuple[str, ...], origin: Path) -> tuple[Want, ...]:
     return tuple(from_directive(d, (*origin, d.line - 1)) for d in directives)
 
 
+def _options(options: tuple[str, ...], origin: Path) -> tuple[Want, ...]:
+    """Forward option lines (gen.spec.forward_option_lines) as directives of the stanza."""
+    return tuple(Want(o.split()[0], tuple(o.split()[1:]), None, origin) for o in options)
+
+
 def _zone_block(zone: Zone, i: int, port: int = 53) -> WantBlock:
     here: Path = ("zones", i)
     body = [Want("errors", (), None, here)]
@@ -69,7 +74,7 @@ def _zone_block(zone: Zone, i: int, port: int = 53) -> WantBlock:
         body.append(Want("cache", (str(zone.cache),), None, (*here, "cache")))
     body += _lines(zone.lines, (*here, "lines"))
     body += _forward_pair(zone.upstreams, (*here, "upstreams"), zone.fallback, (*here, "fallback"), zone.fallback_on,
-                          (*here, "fallbackOn"), zone.policy, (), here)
+                          (*here, "fallbackOn"), zone.policy, _options(zone.options, (*here, "forward")), here)
     return WantBlock((f"{zone.zone}:{port}",), tuple(body), (*here, "zone"))
 
 
@@ -118,8 +123,11 @@ def main_corefile(values: Values, stock: str) -> list[WantBlock]:
             elif up is None:  # no upstream asked: the platform's own forward stays
                 body.append(slot[0])
             else:
+                named = {o.split()[0] for o in up.options}  # (gen/platforms/stock_edit.py merged_options)
+                kept = tuple(w for w in slot[1:] if w.name not in named)
                 body += _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"),
-                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential", slot[1:], ("upstream",))
+                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential",
+                                      kept + _options(up.options, ("upstream", "forward")), ("upstream",))
         out.append(WantBlock(keys, tuple(body), ()))
     return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
 
@@ -142,7 +150,8 @@ def custom_keys(values: Values, port: int = 53) -> dict[str, Expected]:
     up = values.upstream
     if up is not None:
         first = _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"), up.fallback_on,
-                              ("upstream", "fallbackOn"), "sequential", (), ("upstream",))[0]
+                              ("upstream", "fallbackOn"), "sequential", _options(up.options, ("upstream", "forward")),
+                              ("upstream",))[0]
         out[UPSTREAM_KEY] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
     return out
 

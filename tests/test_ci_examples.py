@@ -106,3 +106,55 @@ def test_precommit_guard_hook_does_not_hard_code_a_branch():
     assert guard["args"] == ["--base", "origin/HEAD"]
     assert "files" not in guard
 
+
+
+def _steps() -> list[dict[str, Any]]:
+    steps = _load(REPO_ROOT / "examples/github-actions/coredns-gen.yaml")["jobs"]["dns-gate"]["steps"]
+    assert isinstance(steps, list)
+    return steps
+
+
+def _step(name: str) -> dict[str, Any]:
+    (found,) = [s for s in _steps() if name in str(s.get("name", ""))]
+    return found
+
+
+def test_the_github_example_gives_the_reviewer_the_verdict_on_every_run():
+    """Issue 33: the guard ran with `--format github` only (no Corefile diff, nothing on a pass).
+    Now one guard run keeps its result; the markdown page (Corefile diffs) goes to the job summary
+    whatever the verdict, one PR comment is edited in place, SARIF goes to code scanning, and the
+    verdict fails the job only after all of that."""
+    data = _load(REPO_ROOT / "examples/github-actions/coredns-gen.yaml")
+    assert data["permissions"] == {"contents": "read", "pull-requests": "write", "security-events": "write"}
+    guard = _step("No ConfigMap in place would be pruned")
+    assert "--result guard-result.json" in guard["run"] and "|| status=$?" in guard["run"]
+    verdict = _step("Verdict as the job summary")
+    assert verdict["if"].startswith("${{ !cancelled()")  # a refusal and a pass alike
+    assert 'guard-merge guard-result.json --format markdown > guard.md' in verdict["run"]
+    assert 'cat guard.md >> "$GITHUB_STEP_SUMMARY"' in verdict["run"]
+    comment = _step("Comment on the pull request")
+    assert "<!-- coredns-gen guard -->" in comment["run"] and "-X PATCH" in comment["run"]
+    assert "github.event_name == 'pull_request'" in comment["if"]
+    sarif = _step("Findings in code scanning")
+    assert sarif["uses"].startswith("github/codeql-action/upload-sarif@") and sarif["with"]["sarif_file"] == "guard.sarif"
+    names = [s.get("name", "") for s in _steps()]
+    assert names[-1] == "The guard's verdict" and "steps.guard.outputs.status != '0'" in _steps()[-1]["if"]
+
+
+def test_the_github_example_restores_the_cache_of_mains_runs():
+    """A pull request may restore only its own and its base branch's caches: the cache was saved
+    only by pull requests, so none reused main's. Pushes to main now save it, and pull requests
+    restore by the base branch's prefix."""
+    data = _load(REPO_ROOT / "examples/github-actions/coredns-gen.yaml")
+    assert data[True]["push"] == {"branches": ["main"]}
+    (cache,) = [s for s in _steps() if s.get("uses", "").startswith("actions/cache@") and "coredns-gen" in s["with"]["path"]]
+    assert "coredns-gen-${{ github.base_ref || 'main' }}-" in cache["with"]["restore-keys"]
+    assert "github.event.before" in _step("No ConfigMap in place would be pruned")["env"]["BASE"]  # a push: judged too
+
+
+def test_lint_in_the_examples_follows_overlay_instead_of_a_glob():
+    """`overlays/*/*/` exits 2 when `overlay:` puts the overlays elsewhere: the examples call lint
+    with no PATH, which lints each configured values file's overlay (tests/test_cli.py)."""
+    for path in [*GITHUB, GITLAB, REPO_ROOT / "docs/ci.md"]:
+        assert not re.search(r"coredns-gen lint [^\n]*overlays/\*", path.read_text()), path
+    assert _step("Rendered Corefiles load in CoreDNS")["run"] == "coredns-gen lint --load --format github"

@@ -109,7 +109,7 @@ def test_two_clusters_claiming_one_flux_file_are_refused(repo: Path) -> None:
     (repo / "dns/talos2.yaml").write_text(text)
     result = _render(repo)
     assert result.exit_code == 2
-    assert ("dns/talos2.yaml:19:11: flux.output: writes its Flux objects to clusters/prod-talos/coredns.yaml, which dns/talos.yaml "
+    assert ("dns/talos2.yaml:22:11: flux.output: writes its Flux objects to clusters/prod-talos/coredns.yaml, which dns/talos.yaml "
             "writes too — fix: give each cluster its own flux.output") in result.stderr
 
 
@@ -233,3 +233,51 @@ def test_debug_shows_the_traceback_and_keeps_the_exit_code(tmp_path) -> None:
                            "--repo", str(tmp_path)], capture_output=True, text=True, check=False)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" in proc.stderr
+def test_render_says_when_its_flux_file_is_not_listed_by_the_clusters_kustomization(repo: Path) -> None:
+    """JobDouma/k8s-home-server: clusters/<c>/kustomization.yaml lists its resources, so the
+    clusters/<c>/coredns.yaml render writes beside it is never applied; render says so with the
+    line to add, and stops saying it once the line is there."""
+    (repo / "clusters/prod-talos/kustomization.yaml").write_text("resources:\n  - flux-system\n  - apps.yaml\n")
+    result = _render(repo)
+    assert result.exit_code == 0, result.output
+    assert ("warning: dns/talos.yaml: flux.output clusters/prod-talos/coredns.yaml is not reached: "
+            "clusters/prod-talos/kustomization.yaml lists its resources and not this file, so Flux never applies it — fix: "
+            "add `- coredns.yaml` under `resources:` in clusters/prod-talos/kustomization.yaml") in result.stderr
+    (repo / "clusters/prod-talos/kustomization.yaml").write_text("resources:\n  - flux-system\n  - ./coredns.yaml\n")
+    assert "not reached" not in _render(repo).stderr
+
+
+def test_lint_without_a_path_lints_each_configured_overlay_wherever_overlay_puts_it(repo: Path) -> None:
+    """The CI examples' `overlays/*/*/` glob missed an overlay that `overlay:` put elsewhere (and
+    exits 2 when it matches nothing): with no PATH, lint takes the values files of
+    .coredns-gen.yaml and lints the overlay each renders."""
+    text = (repo / "dns/talos.yaml").read_text() + "overlay: kubernetes/apps/kube-system/coredns/app\n"
+    (repo / "dns/talos.yaml").write_text(text)
+    (repo / ".coredns-gen.yaml").write_text("values: [dns/*.yaml]\n")
+    assert _render(repo).exit_code == 0
+    result = runner.invoke(app, ["lint", "--repo", str(repo), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (repo / ".coredns-gen.yaml").write_text("values: [dns/talos.yaml]\n")
+    shutil.rmtree(repo / "kubernetes")
+    result = runner.invoke(app, ["lint", "--repo", str(repo)])
+    assert result.exit_code == 2 and "kubernetes/apps/kube-system/coredns/app is not rendered yet" in result.stderr
+
+
+PLAN = """apiVersion: upgrade.cattle.io/v1
+kind: Plan
+metadata: {name: server, namespace: system-upgrade}
+spec:
+  version: v1.34.2+k3s1
+  upgrade: {image: rancher/k3s-upgrade}
+"""
+
+
+def test_new_takes_the_release_a_system_upgrade_plan_names_and_refuses_one_that_does_not_exist(tmp_path: Path) -> None:
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra/plan.yaml").write_text(PLAN)
+    result = runner.invoke(app, ["new", "--platform", "k3s", "--cluster", "edge", "--repo", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "platformVersion: v1.34.2+k3s1" in result.stdout
+    assert "release: k3s v1.34.2+k3s1 (from infra/plan.yaml:5)" in result.stderr
+    refused = runner.invoke(app, ["new", "--platform", "talos", "--cluster", "edge", "--platform-version", "v1.11.99"])
+    assert refused.exit_code == 2 and "talos release 'v1.11.99' is not a release coredns-gen's tables hold" in refused.stderr

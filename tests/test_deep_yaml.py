@@ -166,6 +166,7 @@ def test_every_yaml_reader_is_covered_here() -> None:
         "gen/guard/repo/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
         "gen/guard/topology.py",  # --discover --write: the config is read by read_mapping first (config.py)
         "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
+        "gen/listing.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
         "gen/platforms/k3s.py",  # our own vendored manifest only
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
         "gen/platforms/rke2_chart.py",  # our own template's output only
@@ -174,6 +175,23 @@ def test_every_yaml_reader_is_covered_here() -> None:
         "gen/values.py",  # test_a_deep_values_file_is_bad_input
         "gen/yamlio.py",  # the loaders themselves
     ]
+
+
+@pytest.mark.parametrize("n", DEPTHS)
+@pytest.mark.parametrize("style", ["flow", "block"])
+def test_a_deep_kustomization_beside_the_flux_file_is_no_crash(tmp_path: Path, n: int, style: str) -> None:
+    """gen/listing.py reads the kustomization.yaml beside a Flux file render writes: one nested past
+    libyaml's limit, or an alias bomb, is not read (no warning), never a crash or a hang."""
+    from gen.listing import missing_entry
+
+    (tmp_path / "clusters").mkdir()
+    (tmp_path / "clusters/kustomization.yaml").write_text(nested(n, style, key="resources")[0])
+    missing_entry(tmp_path, "clusters/coredns.yaml")  # (read or not: either way it returns)
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)) + "resources: [*i]\n"
+    (tmp_path / "clusters/kustomization.yaml").write_text(bomb)
+    found = missing_entry(tmp_path, "clusters/coredns.yaml")
+    assert found is not None and found.entry == "coredns.yaml"
 
 
 def test_a_deep_values_content_given_to_import_is_bad_input(tmp_path: Path) -> None:

@@ -83,17 +83,55 @@ def test_extra_plugin_lines_in_a_zone_import_as_zone_lines_with_no_difference(tm
 
 
 ZONE_FORWARD_OPTION = (DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text().replace(
-    "forward . 192.168.1.1", "forward . 192.168.1.1 {\n          max_fails 5\n        }")
+    "forward . 192.168.1.1", "forward . 192.168.1.1 {\n          max_fails 5\n          tls_servername dns.example\n        }")
 
 
 def test_a_zone_forward_option_no_values_key_says_is_named_and_nothing_is_written(tmp_path: Path) -> None:
     (tmp_path / "custom.yaml").write_text(ZONE_FORWARD_OPTION)
-    assert "max_fails 5" in (tmp_path / "custom.yaml").read_text()
+    assert "tls_servername dns.example" in (tmp_path / "custom.yaml").read_text()
     code, output, out = _import(tmp_path, str(tmp_path / "custom.yaml"), "--platform", "k3s",
                                 "--platform-version", "v1.34.2+k3s1", "--cluster", "home")
     assert code == 1, output
-    assert "forward options max_fails 5: a zone's forward takes only `policy` and `next` from values" in output
+    assert ("forward options tls_servername dns.example: a zone's forward takes `policy`, `next` and zones[].forward "
+            "(max_fails, expire, health_check, max_concurrent, force_tcp, prefer_udp) from values") in output
+    assert "max_fails 5:" not in output  # said by zones[].forward
     assert "nothing written" in output and not out.exists()
+
+
+TALOS_STOCK = (REPO_ROOT / "gen/data/talos/talos-1.13.Corefile").read_text()
+
+
+def _talos_configmap(corefile: str) -> str:
+    body = "".join(f"    {line}\n" if line else "\n" for line in corefile.splitlines())
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\ndata:\n  Corefile: |\n{body}"
+
+
+@pytest.mark.parametrize("where", ["coredns-custom", "Talos Corefile"])
+def test_forward_options_import_as_forward_values_with_no_difference(tmp_path: Path, where: str) -> None:
+    """max_fails, expire, health_check and prefer_udp (JobDouma/k8s-home-server's forwards) are
+    values keys now: a zone's and the root forward's options import, and render back the same."""
+    options = "{\n          policy sequential\n          max_fails 3\n          expire 30s\n          health_check 5s\n          prefer_udp\n        }"
+    if where == "coredns-custom":
+        (tmp_path / "in.yaml").write_text((DATA / "mrmarble-home-ops-cf8c889e.yaml").read_text().replace(
+            "forward . 192.168.1.1", "forward . 192.168.1.1 " + options))
+        args = ["--platform", "k3s", "--platform-version", "v1.34.2+k3s1"]
+    else:
+        corefile = TALOS_STOCK.replace("forward . /etc/resolv.conf {\n       max_concurrent 1000\n    }",
+                                       "forward . 192.168.2.53 /etc/resolv.conf {\n       max_concurrent 1000\n"
+                                       "       policy sequential\n       max_fails 3\n       expire 30s\n"
+                                       "       next SERVFAIL REFUSED\n    }\n    forward . /etc/resolv.conf")
+        assert "max_fails 3" in corefile
+        corefile += "lan:53 {\n    errors\n    cache 30\n    forward . 192.168.2.53 " + options.replace("          ", "      ") + "\n}\n"
+        (tmp_path / "in.yaml").write_text(_talos_configmap(corefile))
+        args = ["--platform", "talos", "--platform-version", "v1.13.9"]
+    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), *args, "--cluster", "home")
+    assert code == 0, output
+    assert "no difference" in output
+    values = yaml.safe_load(out.read_text())
+    zone = values["zones"][-1]
+    assert zone["forward"] == {"maxFails": 3, "expire": "30s", "healthCheck": "5s", "preferUdp": True}
+    if where != "coredns-custom":
+        assert values["upstream"]["forward"] == {"maxFails": 3, "expire": "30s"}
 
 
 def test_allow_loss_writes_the_values_with_every_difference_in_its_header(tmp_path: Path) -> None:
@@ -102,7 +140,7 @@ def test_allow_loss_writes_the_values_with_every_difference_in_its_header(tmp_pa
                                 "--platform-version", "v1.34.2+k3s1", "--cluster", "home", "--allow-loss")
     assert code == 0, output
     text = out.read_text()
-    assert "#   - coredns-custom key internal.server server block internal.:53: forward options max_fails 5" in text
+    assert "#   - coredns-custom key internal.server server block internal.:53: forward options tls_servername dns.example" in text
     assert values_from_data(yaml.safe_load(text), "imported").zones[0].upstreams == ("192.168.1.1",)
 
 
@@ -156,7 +194,9 @@ def test_the_proof_names_a_default_block_line_the_mapping_does_not_know(tmp_path
     assert edited.read_text() != TALOS
     result = import_dns([edited], "talos", "v1.13.9", "prod-talos")
     assert [str(d) for d in result.differences] == [
-        "server block .:53: `rewrite name foo.example bar.example`: is not in the render: no values key says it"]
+        "server block .:53: `rewrite name foo.example bar.example`: is not in the render: no values key says it (talos "
+        "v1.13.9's stock default server block is kept as the platform writes it; values change only its root forward "
+        "(upstream), and send zones elsewhere with zones[])"]
     assert "-    rewrite name foo.example bar.example" in result.diff
 
 
@@ -360,7 +400,9 @@ def test_a_cluster_dump_of_eks_or_rke2_imports_the_corefile_coredns_loads(tmp_pa
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "rke2-coredns-rke2-coredns", "namespace": "kube-system"},
           "data": {"Corefile": chart.replace("    loop\n", "    loop\n    log\n")}}
     said = [str(d) for d in import_dns([_dump(tmp_path, cm)], "rke2", "v1.34.10+rke2r1", "r").differences]
-    assert said == ["server block .:53: `log`: is not in the render: no values key says it"]
+    assert said == ["server block .:53: `log`: is not in the render: no values key says it (rke2 v1.34.10+rke2r1's stock "
+                    "default server block is kept as the platform writes it; values change only its root forward "
+                    "(upstream), and send zones elsewhere with zones[])"]
 
 
 def _layout(tmp_path: Path, configmap: str, ks: str) -> list[Path]:
@@ -529,3 +571,120 @@ def test_a_flux_output_the_artifact_leaves_out_is_said(tmp_path: Path) -> None:
     result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
     said = [n for n in result.notes if n.startswith("flux.output clusters/home/coredns.yaml would not be in the artifact")]
     assert said and "kubernetes/flux/config/cluster.yaml:15 `/*`" in said[0], result.notes
+
+
+def test_a_zone_forward_inside_the_default_block_is_said_as_a_zone_and_named(tmp_path: Path) -> None:
+    """JobDouma/k8s-home-server and goldentooth/gitops: `forward lan 192.168.2.53 {…}` inside `.:53`.
+    Values say a zone as zones[] (its own server block): the forward and its options are kept,
+    with the block's cache TTL, and the one thing that changes is named (the default block's
+    other plugins no longer see the zone's queries), once, with the key it was written as."""
+    corefile = TALOS_STOCK.replace("    forward . /etc/resolv.conf {", "    forward lan 192.168.2.53 {\n       policy sequential\n"
+                                   "       max_fails 3\n    }\n    forward . /etc/resolv.conf {")
+    (tmp_path / "in.yaml").write_text(_talos_configmap(corefile))
+    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), "--platform", "talos", "--platform-version", "v1.13.9",
+                                "--cluster", "home")
+    assert code == 1, output
+    said = [line for line in output.splitlines() if line.startswith("difference:")]
+    assert said == ["difference: Corefile default server block: forward lan 192.168.2.53 { policy sequential max_fails 3 }: "
+                    "values say a zone as zones[] (written: zone lan), rendered as its own server block lan:53 (loadbalance, "
+                    "log, prometheus no longer apply to it): check that nothing in the default block should still "
+                    "act on its queries, then import with --allow-loss"], output
+    code, output, out = _import(tmp_path, str(tmp_path / "in.yaml"), "--platform", "talos", "--platform-version", "v1.13.9",
+                                "--cluster", "home", "--allow-loss")
+    assert code == 0, output
+    values = values_from_data(yaml.safe_load(out.read_text()), "imported")
+    assert [(z.zone, z.upstreams, z.cache, z.options) for z in values.zones] == [("lan", ("192.168.2.53",), 30, ("max_fails 3",))]
+    rendered = "".join(str(o) for f in render_overlay(values) for o in f.objects)
+    assert "lan:53 {" in rendered and "forward . 192.168.2.53 {" in rendered  # proved by rendering it
+
+
+RPI_FLUX = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: coredns-custom
+  namespace: kube-system
+data:
+  empty.override: |
+    # Silence warnings due <https://github.com/coredns/coredns/issues/3600>
+  empty.server: |
+    # Silence warnings due <https://github.com/coredns/coredns/issues/3600>
+"""
+
+
+def test_a_server_key_of_comments_only_is_named_not_silently_dropped(tmp_path: Path) -> None:
+    """iamleot/rpi-flux: `empty.server` holds only a comment, to keep CoreDNS from warning that
+    its `*.server` import matches nothing; the render writes no such key, and import says so."""
+    (tmp_path / "cm.yaml").write_text(RPI_FLUX)
+    code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "k3s", "--platform-version",
+                                "v1.34.9+k3s1", "--cluster", "rpi")
+    assert code == 0, output
+    assert "imported: coredns-custom key empty.server -> nothing: it holds no server block" in output
+    assert "imported: coredns-custom key empty.override -> overrides: empty" in output
+
+
+APPS = """apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps/home
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+"""
+
+
+def test_an_umbrella_kustomization_that_applies_more_than_dns_is_not_repointed(tmp_path: Path) -> None:
+    """JobDouma/k8s-home-server: docs/migrate.md says to pass "the Flux Kustomization whose path
+    holds those files"; for `apps` that is an umbrella, and repointing it at the DNS overlay would
+    prune every other app (45 objects there). Refused (exit 2), nothing written, naming the files."""
+    build_tree(tmp_path, {"apps/home/kustomization.yaml": "resources: [coredns, blocky]\n",
+                          "apps/home/coredns/kustomization.yaml": "resources: [configmap.yaml]\n",
+                          "apps/home/coredns/configmap.yaml": TALOS,
+                          "apps/home/blocky/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: blocky}\n",
+                          "clusters/home/apps.yaml": APPS})
+    code, output, out = _import(tmp_path, str(tmp_path / "apps/home/coredns"), str(tmp_path / "clusters/home/apps.yaml"),
+                                "--platform", "talos", "--platform-version", "v1.13.9", "--cluster", "home")
+    assert code == 2, output
+    assert "clusters/home/apps.yaml:1: spec.path: Flux Kustomization apps applies more than cluster DNS: its path ./apps/home " \
+           "also holds apps/home/blocky/deployment.yaml" in output
+    assert "leave apps.yaml out of the import" in output and not out.exists()
+    code, output, out = _import(tmp_path, str(tmp_path / "apps/home/coredns"), "--platform", "talos",
+                                "--platform-version", "v1.13.9", "--cluster", "home")
+    assert code == 0, output  # without it: a Kustomization of its own, switched to in two commits
+
+
+@pytest.mark.parametrize("release", ["1.11", "v1.11.99"])
+def test_a_talos_release_that_does_not_exist_is_refused(tmp_path: Path, release: str) -> None:
+    """Issue 33: `1.11` and `v1.11.99` were accepted silently (a stand-in was borrowed)."""
+    (tmp_path / "cm.yaml").write_text(TALOS)
+    code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "talos", "--platform-version", release,
+                                "--cluster", "home")
+    assert code == 2 and not out.exists(), output
+    assert f"talos release '{release}' is not a release coredns-gen's tables hold" in output
+    assert "v1.13.x" in output or "v1.13.9" in output  # the valid ones are listed
+
+
+TALCONFIG = """clusterName: home
+# renovate: datasource=docker depName=ghcr.io/siderolabs/installer
+talosVersion: v1.13.9
+"""
+
+
+def test_import_reads_the_release_where_the_repository_says_it(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"talos/talconfig.yaml": TALCONFIG, "dns-in/cm.yaml": TALOS})
+    code, output, out = _import(tmp_path, str(tmp_path / "dns-in/cm.yaml"), "--platform", "talos", "--cluster", "prod-talos")
+    assert code == 0, output
+    assert "release: talos v1.13.9 (from talos/talconfig.yaml:3)" in output
+    assert "platformVersion: v1.13.9" in out.read_text()
+
+
+def test_import_without_a_release_anywhere_lists_the_valid_ones(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text(TALOS)
+    code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "talos", "--cluster", "home")
+    assert code == 2 and not out.exists(), output
+    assert "no --platform-version given and the repository names no talos release (talconfig.yaml talosVersion" in output
+    assert "pass the release the cluster runs: one of v1.8.x" in output

@@ -188,7 +188,7 @@ def test_new_output_outside_the_repository_is_refused(repo: Path, tmp_path_facto
 def test_a_flux_output_with_backslashes_is_refused(repo: Path) -> None:
     text = (repo / "dns/talos.yaml").read_text().replace("output: clusters/prod-talos/coredns.yaml", 'output: "clusters\\\\..\\\\..\\\\x.yaml"')
     stderr = _refused(repo, "talos.yaml", text.encode())
-    assert stderr == "dns/talos.yaml:19:11: flux.output: 'clusters\\\\..\\\\..\\\\x.yaml' contains a backslash — fix: separate folders " \
+    assert stderr == "dns/talos.yaml:22:11: flux.output: 'clusters\\\\..\\\\..\\\\x.yaml' contains a backslash — fix: separate folders " \
         "with forward slashes, e.g. clusters/prod/coredns.yaml\n"
 
 

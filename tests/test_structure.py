@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+import yaml
 
-from gen import addresses, injection, render_check, structure
+from gen import addresses, injection, render_check, structure, yamlio
+from gen.platforms import get
 from gen.rendered import RenderedFile
 from gen.render import render_cluster
-from gen.values import load_values
+from gen.values import load_values, values_from_data
 from tests.conftest import REPO_ROOT
 from tests.helpers import render_refused
 from tests.test_injection import AKS, K3S, TALOS
@@ -134,15 +136,39 @@ def test_every_example_renders_what_its_values_ask() -> None:
         assert _origins(values, files) == [], example
 
 
+OPTIONS = {"maxFails": 3, "expire": "30s", "healthCheck": "5s", "maxConcurrent": 500, "forceTcp": True}
+
+
+@pytest.mark.parametrize("example", ["talos", "k3s", "aks", "rke2", "eks", "kubeadm", "gardener"])
+def test_forward_options_render_what_they_ask_on_every_platform(example: str) -> None:
+    """upstream.forward and zones[].forward land in the first stanza on every platform that has
+    that stanza (AKS has no upstream); on Talos maxConcurrent replaces the stock Corefile's own."""
+    data = yaml.safe_load((REPO_ROOT / f"examples/{example}.yaml").read_text())
+    if "upstream" in data:
+        data["upstream"]["forward"] = OPTIONS
+    data.setdefault("zones", [{"zone": "corp.example", "upstreams": ["10.0.0.1"]}])
+    for zone in data["zones"]:
+        zone["forward"] = {"preferUdp": True, "maxFails": 0}
+    values = values_from_data(data, f"examples/{example}.yaml")
+    files = render_cluster(values)
+    port = get(example).SERVER_PORT
+    assert [d.origin for d, _ in structure.differences(values, files, render_check.owned_corefile(values, files), port)] == []
+    text = "".join(yamlio.dump(o) for f in files for o in f.objects)
+    assert "max_fails 0" in text and "prefer_udp" in text
+    if "upstream" in data:
+        assert "max_fails 3" in text and "force_tcp" in text and "max_concurrent 1000" not in text
+
+
 @pytest.mark.parametrize(("change", "origin"), [
     (lambda t: t.replace("forward . 10.96.0.53 ", "forward . 10.96.0.54 "), ("upstream", "resolvers", 0)),
+    (lambda t: t.replace("max_fails 3", "max_fails 30"), ("zones", 0, "forward")),
     (lambda t: t.replace("next SERVFAIL REFUSED", "next SERVFAIL"), ("upstream", "fallbackOn", 1)),
     (lambda t: t.replace("corp.example.com:53", "corp.example.org:53"), ("zones", 0, "zone")),
     (lambda t: t.replace("10.20.0.11", "10.20.0.11 6.6.6.6"), ("zones", 0, "upstreams", 1)),
     (lambda t: t.replace("    loop\n", ""), ()),
     (lambda t: t.replace("kubernetes cluster.local", "kubernetes cluster.evil"), ("clusterDomain",)),
     (lambda t: t + "evil.test:53 {\n    forward . 6.6.6.6\n}\n", ("zones", 0, "zone")),
-], ids=["resolver", "fallback-on", "zone-key", "zone-upstream", "stock-directive", "cluster-domain", "extra-block"])
+], ids=["resolver", "zone-option", "fallback-on", "zone-key", "zone-upstream", "stock-directive", "cluster-domain", "extra-block"])
 def test_a_talos_corefile_that_says_something_else_is_caught(change: Any, origin: tuple[Any, ...]) -> None:
     values, files = _render("talos")
     assert _origins(values, _tamper(files, "coredns", "Corefile", change)) == [origin]

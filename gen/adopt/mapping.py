@@ -20,7 +20,7 @@ from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY
 from gen.platforms.base import Platform
-from gen.spec import Upstream
+from gen.spec import FORWARD_OPTIONS, Upstream
 from gen.versions import Version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9_]{0,40}[a-z0-9])?")  # an override name (values schema)
@@ -78,6 +78,33 @@ def stanza(forwards: list[Directive]) -> Stanza:
     return Stanza(upstreams, fallback, fallback_on, policy, options, rest)
 
 
+_DURATION = re.compile(r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$")  # (values schema $defs.duration)
+_FLAGS = ("forceTcp", "preferUdp")
+
+
+def forward_values(options: list[Directive]) -> tuple[dict[str, Any], list[Directive]]:
+    """Forward options as the values' `forward:` mapping (gen.spec.FORWARD_OPTIONS), and the
+    options no key of it says (another option, or a value its schema refuses)."""
+    keys = {name: key for key, name in FORWARD_OPTIONS}
+    out: dict[str, Any] = {}
+    rest: list[Directive] = []
+    for option in options:
+        key = keys.get(option.name)
+        args = option.args
+        if key is None or option.block is not None or key in out:
+            rest.append(option)
+        elif key in _FLAGS and not args:
+            out[key] = True
+        elif key in ("maxFails", "maxConcurrent") and len(args) == 1 and args[0].isdigit() and \
+                int(args[0]) <= 1000000 and (key == "maxFails" or int(args[0]) >= 1):
+            out[key] = int(args[0])
+        elif key in ("expire", "healthCheck") and len(args) == 1 and _DURATION.match(args[0]):
+            out[key] = args[0]
+        else:
+            rest.append(option)
+    return out, rest
+
+
 def _needs_var(texts: list[str]) -> bool:
     return any(_VAR in t for t in texts)
 
@@ -125,9 +152,13 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
         extra += cache
     extra += [d for d in block.directives if d.name not in ("forward", "cache", "errors")]
     extra += [d for d in block.directives if d.name == "errors" and (d.args or d.block is not None)]
-    if found.options:
-        diffs.append(Difference(where, "forward options " + shown(lines_of(found.options)),
-                                "a zone's forward takes only `policy` and `next` from values", lines=lines_of(found.options)))
+    said, unsaid = forward_values(found.options)
+    if said:
+        out["forward"] = said
+    if unsaid:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
+                                "a zone's forward takes `policy`, `next` and zones[].forward (max_fails, expire, health_check, "
+                                "max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
     if extra:
         lines = list(lines_of(extra))
         need: Need = "zones[].lines"
@@ -167,10 +198,13 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
     if found.policy not in (None, "sequential") or (found.policy is None and len(found.upstreams) > 1):
         diffs.append(Difference(where, f"policy {found.policy or FORWARD_DEFAULT_POLICY + ' (the default)'}",
                                 "coredns-gen tries the resolvers in order (policy sequential)"))
-    unsaid = [o for o in found.options if o.render(0).strip() not in stock_options]
+    said, unsaid = forward_values([o for o in found.options if o.render(0).strip() not in stock_options])
+    if said:
+        out["forward"] = said
     if unsaid:
         diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
-                                "the root forward keeps the stock Corefile's options only", lines=lines_of(unsaid)))
+                                "the root forward takes the stock Corefile's options and upstream.forward (max_fails, expire, "
+                                "health_check, max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
     if found.rest:
         diffs.append(Difference(where, shown(lines_of(found.rest)), "a third root forward is not a values key",
                                 lines=lines_of(found.rest)))
@@ -209,11 +243,48 @@ def main_corefile(text: str, platform: Platform, release: Version, where: str, *
         data["upstream"] = upstream
     diffs += _imports(corefile.imports + [d for b in blocks for d in b.directives if d.name == "import"],
                       set(corefile.snippets), platform, release, where)
+    inline, found = _inline_zones(default, port, where)
+    diffs += found
     zones, found = _zones([b for b in blocks if b is not default], port, where)
     diffs += found
-    if zones:
-        data["zones"] = zones
+    if zones or inline:
+        data["zones"] = inline + zones
     return Mapped(data, diffs)
+
+
+def _inline_zones(default: ServerBlock, port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
+    """`forward <zone> …` inside the default block, said as zones[] (the values' one way to send a
+    zone elsewhere), with its forward's options and the block's cache TTL. Named as a difference,
+    never passed as the same: the zone gets a server block of its own, so the default block's
+    other plugins (log, loadbalance, prometheus, its cache options…) no longer see its queries."""
+    zones: list[dict[str, Any]] = []
+    diffs: list[Difference] = []
+    cache = [d for d in default.directives if d.name == "cache"]
+    ttl = cache[0].args[0] if len(cache) == 1 and len(cache[0].args) == 1 and cache[0].args[0].isdigit() else None
+    others = sorted({d.name for d in default.directives} - {"forward", "cache", "errors", "kubernetes", "health", "ready",
+                                                                "reload", "loop"})
+    for d in default.directives:
+        if d.name != "forward" or is_root_forward(d) or len(d.args) < 2:
+            continue
+        name = forward_zone(d)
+        if name is None or name == ".":
+            continue
+        moved = Directive("forward", [".", *d.args[1:]], d.line, block=d.block)
+        block = ServerBlock([f"{name}:{port}"], [Directive("errors", [], d.line), *(
+            [Directive("cache", [ttl], d.line)] if ttl else []), moved], d.line)
+        zone, found = zone_of(block, port, where)
+        if zone is None:
+            diffs += found
+            continue
+        zones.append(zone)
+        diffs += found
+        lost = f" ({', '.join(others)} no longer apply to it)" if others else ""
+        diffs.append(Difference(f"{where} default server block", shown(lines_of([d])),
+                                f"values say a zone as zones[] (written: zone {zone['zone']}), rendered as its own server "
+                                f"block {zone['zone']}:{port}{lost}: check that nothing in the default block should still act "
+                                f"on its queries, then import with --allow-loss",
+                                lines=lines_of([d]), adds=(f"{name}:{port}",)))
+    return zones, diffs
 
 
 def _imports(imports: list[Directive], snippets: set[str], platform: Platform, release: Version, where: str) -> list[Difference]:
@@ -256,11 +327,15 @@ def _upstream_key(text: str, key: str, where: str, platform: Platform, release: 
     found = stanza(roots)
     if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
         out["fallbackOn"] = found.fallback_on
+    said, unsaid = forward_values(found.options)
+    if said:
+        out["forward"] = said
     diffs = []
-    if found.options or found.rest or found.policy not in (None, "sequential"):
-        extra = [*found.options, *found.rest]
+    if unsaid or found.rest or found.policy not in (None, "sequential"):
+        extra = [*unsaid, *found.rest]
         diffs.append(Difference(where, shown(lines_of(extra)) or f"policy {found.policy}",
-                                "coredns-gen's upstream override holds only the resolvers, `policy sequential` and `next`",
+                                "coredns-gen's upstream override holds only the resolvers, `policy sequential`, upstream.forward's "
+                                "options and `next`",
                                 lines=lines_of(extra)))
     return out, diffs
 
@@ -288,6 +363,11 @@ def custom_keys(keys: dict[str, str], platform: Platform, release: Version, *, o
             diffs += found
             named = [f"{z['zone']}.server" for z in found_zones]
             renamed = f" (rendered as key {', '.join(named)})" if named and named != [key] else ""
+            if not found_zones and not found:
+                placed.append(f"{where} -> nothing: it holds no server block (CoreDNS reads nothing from it; such a key "
+                              "keeps CoreDNS from warning that `import …/*.server` matches no file), and the render writes "
+                              "`.server` keys only for zones[], so CoreDNS logs that warning again: harmless")
+                continue
             placed.append(f"{where} -> zones: {', '.join(z['zone'] for z in found_zones) or 'none'}{renamed}")
         elif key == UPSTREAM_KEY:
             data["upstream"], found = _upstream_key(text, key, where, platform, release)

@@ -13,13 +13,15 @@ class Difference:
     """One thing the imported values would not render as the input has it.
 
     `lines` are the Corefile lines (as gen.corefile renders them, stripped) this difference
-    accounts for, so the proof's line diff does not name them a second time."""
+    accounts for, so the proof's line diff does not name them a second time; `adds` the render's
+    server blocks it accounts for the same way."""
 
     where: str  # "Corefile server block internal.example.com:53", "coredns-custom key log.override"
     what: str  # the input's text or key, quoted
     why: str  # "needs zones[].lines, not in this version", "no values key says it"
     need: Need | None = None
     lines: tuple[str, ...] = ()
+    adds: tuple[str, ...] = ()  # server blocks of the render (canonical heads) it accounts for
 
     def __str__(self) -> str:
         return f"{self.where}: {self.what}: {self.why}"

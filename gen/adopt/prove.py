@@ -11,6 +11,7 @@ form leaves out what CoreDNS does not read as a difference:
     of the same plugin's lines, such as two `forward`s, is kept);
   - a zone's spelling (`Example.com.:53` and `example.com:53` are one zone; a missing port is 53);
   - `policy random` on a forward (CoreDNS's default), and any policy of a forward with one upstream;
+  - the order of a forward's options (its setup sets one field per option, whatever the order);
   - an import that matches no file (CoreDNS imports nothing then).
 The chart values of RKE2 beyond `servers` and an EKS add-on's configurationValues beyond
 `corefile` are compared key by key.
@@ -59,7 +60,7 @@ def _directive(d: Directive) -> Directive:
     if d.name == "forward" and block is not None:
         single = len(d.args) == 2
         block = [o for o in block if not (o.name == "policy" and (single or o.args == [FORWARD_DEFAULT_POLICY]))]
-        block = block or None
+        block = sorted(block, key=lambda o: o.name) or None  # (each option sets its own field: order means nothing)
     return Directive(d.name, list(d.args), d.line, block=block)
 
 
@@ -131,6 +132,10 @@ def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: 
     diff = "".join(difflib.unified_diff([f"{x}\n" for x in left], [f"{x}\n" for x in right],
                                         "what CoreDNS loads now", "what CoreDNS loads from the imported values", n=2))
     accounted: dict[str, int] = {}
+    added = {_key(head) for d in named for head in d.adds}
+    default = _key(f".:{platform.SERVER_PORT}")
+    kept = (f" ({platform.NAME} {release}'s stock default server block is kept as the platform writes it; values "
+            "change only its root forward (upstream), and send zones elsewhere with zones[])")
     for d in named:
         for line in d.lines:
             accounted[line.strip()] = accounted.get(line.strip(), 0) + 1
@@ -142,10 +147,11 @@ def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: 
                 accounted[line.strip()] -= 1
             elif line.strip() != "}" and line != f"{head} {{":
                 differences.append(Difference(f"server block {head}", f"`{line.strip()}`",
-                                              "is not in the render: no values key says it"))
+                                              f"is not in the render: no values key says it{kept if head == default else ''}"))
         for head, line in b[j1:j2]:
-            if line.strip() != "}" and line != f"{head} {{":
-                differences.append(Difference(f"server block {head}", f"`{line.strip()}`", "the render adds it"))
+            if line.strip() != "}" and line != f"{head} {{" and head not in added:
+                differences.append(Difference(f"server block {head}", f"`{line.strip()}`",
+                                              f"the render adds it{kept if head == default else ''}"))
     theirs, ours = _extra_values(held), _extra_values(rendered)
     for key in sorted(set(theirs) | set(ours)):
         if theirs.get(key) != ours.get(key):

@@ -241,6 +241,7 @@ def _flux(held: Held, repo: Path, data: dict[str, Any]) -> tuple[list[Difference
         return [], ([] if not held.flux else ["no Flux Kustomization among the inputs applies these files alone: "
                                               "`flux:` is left at its defaults (docs/migrate.md: keep the old one's name)"])
     ks, where = applying
+    _refuse_umbrella(ks, where, held, repo)
     left = [f"not cluster DNS configuration, left alone: Kustomization {(k.get('metadata') or {}).get('name')} "
             f"({held.origins[id(k)]})" for k in held.flux if k is not ks]
     file = where.rpartition(":")[0]
@@ -257,6 +258,37 @@ def _flux(held: Held, repo: Path, data: dict[str, Any]) -> tuple[list[Difference
     notes = built_notes + notes
     data["flux"] = flux
     return diffs, notes + left
+
+
+_BUILD_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_SHOWN_FILES = 3
+
+
+def _refuse_umbrella(ks: dict[str, Any], where: str, held: Held, repo: Path) -> None:
+    """Import keeps the applying Kustomization's name and repoints its `path` at the overlay (the
+    one-commit switch of docs/migrate.md); for a Kustomization that applies more than cluster DNS
+    (an `apps` umbrella) that prunes everything else it applies, so it is refused.
+
+    Raises:
+        UsageError: naming the files under its path that hold no cluster DNS object.
+    """
+    path = str((ks.get("spec") or {}).get("path") or "")
+    folder = repo / posixpath.normpath(path.lstrip("/")) if path else repo
+    dns = {os.path.abspath(held.origins[id(o)].partition(", ")[0].rpartition(":")[0]) for o in [*held.objects, *held.others]}
+    other = sorted(os.path.relpath(p, repo).replace(os.sep, "/") for p in folder.rglob("*")
+                   if p.is_file() and ".git" not in p.parts and p.suffix in (".yaml", ".yml") and p.name not in _BUILD_FILES
+                   and os.path.abspath(p) not in dns) if folder.is_dir() else []
+    if not other:
+        return
+    name = (ks.get("metadata") or {}).get("name")
+    file, _, line = where.partition(", ")[0].rpartition(":")
+    shown = ", ".join(other[:_SHOWN_FILES]) + (f" (+{len(other) - _SHOWN_FILES} more)" if len(other) > _SHOWN_FILES else "")
+    raise UsageError(Problem(
+        f"Flux Kustomization {name} applies more than cluster DNS: its path {path} also holds {shown}; import keeps its "
+        f"name and points its path at the DNS overlay, and Flux would then prune all of that",
+        file=file, line=int(line) if line.isdigit() else None, key="spec.path",
+        hint=f"leave {os.path.basename(file)} out of the import (render then writes a Kustomization of its own: switch in two "
+             f"commits, docs/migrate.md), or first move the DNS files under a Kustomization of their own"))
 
 
 def _held_folder(held: Held, repo: Path) -> str | None:
@@ -327,6 +359,12 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
     if known is None:
         problems.append(Problem(f"{platform.NAME} release {release!r} is not one coredns-gen knows", key="--platform-version",
                                 hint=f"use one of {platform.known_releases()}"))
+    elif known != release:  # a render borrows a stand-in for a patch newer than the tables; import names the release it reads
+        problems.append(Problem(f"{platform.NAME} release {release!r} is not a release coredns-gen's tables hold (`1.11` "
+                                "names no release; a patch past the newest known is a typo or newer than the tables)",
+                                key="--platform-version",
+                                hint=f"pass the exact release the cluster runs, e.g. {known} (the nearest below it), one of "
+                                     f"{platform.known_releases()}; a release newer than the tables: upgrade coredns-gen"))
     if problems:
         raise UsageError(problems)
     held = read_inputs(paths)

@@ -14,11 +14,12 @@ import json
 import os
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
+from gen import listing
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
 from gen.guard.repo import (
@@ -42,6 +43,7 @@ from gen.guard.rules import (
     not_judged_touched,
     object_moved,
     object_moved_deleted,
+    object_moved_pruned,
     object_orphaned,
     object_pruned,
     sourceignore_hides,
@@ -93,6 +95,7 @@ _MODULES: tuple[ModuleType, ...] = (
     object_orphaned,
     object_moved,
     object_moved_deleted,
+    object_moved_pruned,
     build_failed,
     not_judged_touched,
     helm_chart_not_judged,
@@ -283,6 +286,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
         coverage.nothing = nothing
         coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
                                     for c in discovery.chosen.get(label, []) if c.identity})
+        coverage.fixes = _listing_fixes(trees["head"], coverage.unreached)
+        findings = _point_at_unreached(findings, coverage.fixes, changed)
         findings.extend(coverage.findings())
     cache.count_rejected(discovery.marked.count_rejected())
     discovery.marked.save()
@@ -305,6 +310,29 @@ def _judge(opts: GuardOptions) -> GuardResult:
                  "chart_mirrors": sorted(f"{k}={v}" for k, v in opts.chart_mirrors),
                  "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
     return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
+
+
+def _listing_fixes(tree: Tree, unreached: list[str]) -> dict[str, str]:
+    """For each unreached file its folder's kustomization.yaml does not list: the line to add
+    (a render's clusters/<c>/coredns.yaml beside a kustomization.yaml that lists its resources)."""
+    def read(path: str) -> str | None:
+        return tree.read(path).decode("utf-8") if tree.is_file(path) else None
+    out = {}
+    for path in unreached:
+        missing = listing.missing_in(read, path)
+        if missing is not None:
+            out[path] = f"Flux never applies it: {missing.fix()}"
+    return out
+
+
+def _point_at_unreached(findings: list[Finding], fixes: dict[str, str], changed: frozenset[str]) -> list[Finding]:
+    """A refused removal in a change that also writes a file no cluster applies (the render's new
+    Flux file, not listed): the likely fix is listing that file, not restoring the old one."""
+    written = sorted(path for path in fixes if path in changed)
+    if not written:
+        return findings
+    extra = "; or, if " + " / ".join(written) + " is to take it over: " + "; ".join(fixes[p] for p in written)
+    return [replace(f, hint=f.hint + extra) if f.severity is Severity.ERROR and "fate" in f.details else f for f in findings]
 
 
 def _roots_digest(discovery: Discovery) -> str:

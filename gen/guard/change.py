@@ -8,7 +8,7 @@ shows what was broken before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -17,7 +17,7 @@ from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
 from gen.guard.helm.releases import HelmLayer
 from gen.guard.locate import Locator
-from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
+from gen.guard.model import FLUX_GROUP, HELM_GROUP, KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
 
 ClusterObjects = dict[ObjKey, tuple[KsRef, dict[str, Any]]]
@@ -111,13 +111,58 @@ class Change:
         """Whether an object that moves away from a Kustomization deleted with prune is lost with
         it (its finalizer deletes what is still labelled as its own, before or after the new owner
         takes it over: nothing orders it): None when not; else what is lost besides it, for a
-        Namespace what Kubernetes deletes with it (held_in: ConfigMaps, HelmReleases), [] for a
-        ConfigMap or HelmRelease itself (gen/guard/diff.py move_deletes)."""
-        if move_deletes(removal):
+        Namespace what Kubernetes deletes with it (held_in: ConfigMaps, HelmReleases), for a
+        Kustomization what its own finalizer deletes (ks_holds), [] for a ConfigMap or
+        HelmRelease itself (gen/guard/diff.py move_deletes)."""
+        if removal.fate != MOVED or not removal.ks_gone:
+            return None
+        return self.lost_with(removal)
+
+    def pruned_on_move(self, removal: Removal) -> list[ObjKey] | None:
+        """The same for a move away from a Kustomization that stays and prunes: its next reconcile
+        deletes every object of its last inventory still labelled as its own, so unless the new
+        owner has applied the object first (and relabelled it) it is deleted, and nothing orders
+        that but a `dependsOn` (move_ordered). None when not lost or when ordered."""
+        if removal.fate != MOVED or removal.ks_gone or self.move_ordered(removal):
+            return None
+        return self.lost_with(removal)
+
+    def lost_with(self, removal: Removal) -> list[ObjKey] | None:
+        """What deleting a moved object costs that a later re-create does not undo: None when
+        nothing (other kinds are back at the new owner's next apply), [] for a ConfigMap or an
+        unsuspended HelmRelease (an outage, an uninstall), else what goes with it."""
+        if move_deletes(replace(removal, ks_gone=True)):
             return []
-        if removal.fate == MOVED and removal.ks_gone:
-            return self.held_in(removal) or None
-        return None
+        key = removal.key
+        if key.kind == "Kustomization" and key.group == FLUX_GROUP:
+            return self.ks_holds(KsRef(removal.ks.cluster, key.namespace, key.name)) or None
+        return self.held_in(removal) or None
+
+    def ks_holds(self, ref: KsRef) -> list[ObjKey]:
+        """The ConfigMaps and unsuspended HelmReleases Kustomization `ref` applies at base, when
+        its finalizer deletes them if it is deleted (FluxKs.finalizer_keeps)."""
+        node = self.base.nodes.get(ref)
+        if node is None or node.ks.finalizer_keeps():
+            return []
+        held = [k for k, obj in node.build.objects.items()
+                if (k.kind == "ConfigMap" and not k.group)
+                or (k.kind == "HelmRelease" and k.group == HELM_GROUP and (obj.get("spec") or {}).get("suspend") is not True)]
+        return sorted(held, key=lambda k: (k.kind != "ConfigMap", k))
+
+    def move_ordered(self, removal: Removal) -> str:
+        """Why the new owner applies a moved object before the old one can prune it, or "": the
+        old Kustomization `dependsOn` the new one (directly or through others), every step reading
+        the same source, at base and at head. kustomize-controller then applies nothing of the
+        old one until the new one has applied the source's current revision (its
+        checkDependencies), which relabels the object as the new owner's, and the old one's prune
+        skips what another owner's labels name (fluxcd/pkg ssa)."""
+        new = removal.moved_to
+        if new is None or removal.ks_gone:
+            return ""
+        for revision in (self.base, self.head):
+            if not _depends(revision, removal.ks, new):
+                return ""
+        return f"{removal.ks} dependsOn {new} (same source), so {new} applies it first"
 
     def removal_finding(self, rule: str, severity: Severity, removal: Removal, message: str, hint: str) -> Finding:
         details = {
@@ -161,3 +206,26 @@ class Change:
                     v.hint,
                     details={"object": v.key.id, "kustomization": str(v.ks), "cluster": root.cluster},
                 )
+
+
+def _depends(revision: Revision, old: KsRef, new: KsRef) -> bool:
+    """Whether `old` waits for `new` at this revision: a `dependsOn` path from old to new in which
+    every Kustomization reads old's source (only then does kustomize-controller wait for the
+    revision, not just for Ready). At base `new` may not exist yet: old then waits for it."""
+    start = revision.nodes.get(old)
+    if start is None:
+        return False
+    source = start.ks.source
+    seen, todo = {old}, [start.ks]
+    while todo:
+        ks = todo.pop()
+        for namespace, name in ks.depends_on:
+            ref = KsRef(old.cluster, namespace, name)
+            node = revision.nodes.get(ref)
+            if ref == new and (node is None and revision.label == "base" or node is not None and node.ks.source == source):
+                return True
+            if node is None or ref in seen or node.ks.source != source:
+                continue
+            seen.add(ref)
+            todo.append(node.ks)
+    return False

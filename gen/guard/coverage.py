@@ -50,6 +50,8 @@ class Coverage:
     # bootstrap sources taken as this repository though no remote has their URL: the evidence
     identity: list[str] = field(default_factory=list)
     nothing: Nothing | None = None  # a --shard that judged nothing of its clusters (guard-merge decides)
+    # unreached file -> the fix: the line its folder's kustomization.yaml lacks (gen/listing.py)
+    fixes: dict[str, str] = field(default_factory=dict)
 
     @property
     def not_judged_count(self) -> int:
@@ -65,7 +67,8 @@ class Coverage:
         for path in self.unreached:
             out.append(Finding("unreached", Severity.INFO, path, 1,
                                f"{path} holds Flux Kustomizations that no cluster applies: not built, not judged",
-                               "list the cluster in .coredns-gen.yaml guard.clusters if a bootstrap applies it"))
+                               self.fixes.get(path) or "list the cluster in .coredns-gen.yaml guard.clusters if a "
+                                                       "bootstrap applies it"))
         for kind, name, by, why in self.operator:
             out.append(Finding("operator-not-judged", Severity.INFO, ".", 1,
                                f"{kind} {name} (applied by Kustomization {by} [{by.cluster}]) is not judged: {why}",
@@ -106,6 +109,7 @@ class Coverage:
             more = f" (+{len(self.unreached) - _SHOWN} more)" if len(self.unreached) > _SHOWN else ""
             out.append(f"  unreached: {len(self.unreached)} files with Flux Kustomizations no cluster applies: "
                        f"{', '.join(self.unreached[:_SHOWN])}{more}")
+            out += [f"    {path}: {fix}" for path, fix in sorted(self.fixes.items()) if path in self.unreached][:_SHOWN]
         if self.operator:
             shown = "; ".join(f"{kind} {name}: {why}" for kind, name, _, why in self.operator[:_SHOWN])
             more = f" (+{len(self.operator) - _SHOWN} more in --format json)" if len(self.operator) > _SHOWN else ""

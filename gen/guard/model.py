@@ -93,6 +93,9 @@ class FluxKs:
     annotations: tuple[tuple[str, str], ...] = ()
     suspended: bool = False
     deletion_policy: str = "MirrorPrune"  # spec.deletionPolicy: what its finalizer does when it is deleted
+    # spec.dependsOn as (namespace, name): kustomize-controller applies nothing until each is Ready and,
+    # when it reads the same source, has applied the source's current revision (its checkDependencies)
+    depends_on: tuple[tuple[str, str], ...] = ()
     # The object as Flux's generator and postBuild read it (JSON): what the helper is sent.
     build_spec: str = ""
 

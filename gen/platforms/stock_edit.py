@@ -39,6 +39,13 @@ def _forward(text: str) -> _Forward | None:
     return _Forward(match.start(), match.end(), indent, step, tuple(line.strip() for line in body.splitlines() if line.strip()))
 
 
+def merged_options(stock: tuple[str, ...], ours: tuple[str, ...]) -> list[str]:
+    """The stock forward's options, each replaced by the values' option of the same name, then the
+    values' other options (a platform's own limit stays unless the values set that option)."""
+    named = {o.split()[0] for o in ours}
+    return [o for o in stock if o.split()[0] not in named] + list(ours)
+
+
 def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
     """`text` with the forward pair of seed 000 (when `values.upstream` is set) and the extra zones.
 
@@ -53,7 +60,7 @@ def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
     if values.upstream is not None:
         u = values.upstream
         stanzas = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),
-                               fallback_on=list(u.fallback_on), policy="sequential", options=list(match.options),
+                               fallback_on=list(u.fallback_on), policy="sequential", options=merged_options(match.options, u.options),
                                indent=indent, step=step)
         text = text[: match.start] + stanzas + text[match.end:]
     for zone in values.zones:

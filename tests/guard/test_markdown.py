@@ -61,3 +61,26 @@ def test_thousands_of_findings_stay_under_the_limit_errors_first_and_the_rest_co
     assert f"**{5000 - shown} findings left out** (of 5300)" in page
     assert f"_{5000 - shown} more entries for this cluster left out" in page
     assert "### Cluster prod (5000 warnings)" in page  # counts stay whole
+
+
+def test_a_fleet_refused_for_one_cause_says_the_fix_once_and_shows_every_cluster():
+    """150 clusters refused for the same edit, each with a ~600-character fix: one cause with its
+    fix, then one short line per cluster at its file:line (was: the fix once per object, and 39
+    of 150 refusals shown)."""
+    fix = "put '- coredns-custom.yaml' back under resources: " + "because " * 70
+    many = [_f("configmap-pruned", Severity.ERROR, f"clusters/c{i:03d}/dns/kustomization.yaml", 3,
+               f"clusters/c{i:03d}/flux-system/gotk-sync.yaml",
+               f"ConfigMap kube-system/coredns-custom would be deleted by Flux: clusters/c{i:03d}/dns/kustomization.yaml "
+               "no longer lists 'coredns-custom.yaml'", fix) for i in range(150)]
+    page = format_markdown(many, "summary")
+    assert len(page.encode("utf-8")) <= LIMIT
+    assert page.count(fix.strip()) == 1  # the fix, once
+    assert "1. **configmap-pruned** (150 findings): ConfigMap kube-system/coredns-custom would be deleted by Flux: " \
+           "&lt;file&gt; no longer lists" in page
+    assert page.count("cause 1 (above)") == 150 and "left out" not in page
+    assert "- **configmap-pruned** <code>clusters/c149/dns/kustomization.yaml:3</code> cause 1 (above)" in page
+
+
+def test_findings_of_different_causes_keep_their_own_fix():
+    page = format_markdown(FINDINGS, "summary")
+    assert "### Causes" not in page and "fix: put '- coredns-custom.yaml' back under resources:" in page

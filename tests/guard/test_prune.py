@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gen.errors import UsageError
-from gen.finding import Severity, blocking
+from gen.finding import Finding, Severity, blocking
 from tests.guard.conftest import by_rule, configmap, flux_ks, hpa, kustomization, summary
 
 CUSTOM_ID = "kube-system_coredns-custom__ConfigMap"
@@ -247,16 +247,133 @@ def test_dropping_the_k3s_hpa_is_refused_by_its_invariant(flux_repo, guard):
         ("object-pruned", "warning", "kube-system_coredns_autoscaling_HorizontalPodAutoscaler")]
 
 
-def test_move_between_kustomizations_is_a_warning(flux_repo, guard):
+MOVE_BASE = {**PLATFORM, "clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("hpa.yaml"),
+             "dns/hpa.yaml": HPA}
+MOVE_HEAD = {"platform/coredns/kustomization.yaml": kustomization(), "platform/coredns/coredns-custom.yaml": None,
+             "dns/kustomization.yaml": kustomization("hpa.yaml", "coredns-custom.yaml"),
+             "dns/coredns-custom.yaml": PLATFORM["platform/coredns/coredns-custom.yaml"]}
+AFTER_DNS = "dependsOn:\n  - name: dns"
+
+
+def test_a_configmap_moved_in_one_change_between_pruning_kustomizations_is_refused(flux_repo, guard):
+    """`platform` (prune: true) and `dns` both start on the new revision; if `platform` runs first
+    it deletes coredns-custom until `dns` re-creates it (was an object-moved warning)."""
+    root = flux_repo(MOVE_BASE, MOVE_HEAD)
+    findings = guard(root).findings
+    assert [(f.rule, f.severity.value) for f in findings] == [("object-moved-pruned", "error")]
+    assert findings[0].details["moved_to"] == "flux-system/dns"
+    assert "in two commits" in findings[0].hint and "prune: disabled" in findings[0].hint
+    assert blocking(findings)
+
+
+HELMRELEASE = """
+    apiVersion: helm.toolkit.fluxcd.io/v2
+    kind: HelmRelease
+    metadata:
+      name: blocky
+      namespace: dns
+    spec:
+      interval: 1h
+      chart:
+        spec:
+          chart: blocky
+          sourceRef: {kind: HelmRepository, name: charts, namespace: flux-system}
+"""
+
+
+@pytest.mark.parametrize("suspend", [False, True])
+def test_a_helmrelease_moved_in_one_change_between_pruning_kustomizations_is_refused(flux_repo, guard, suspend):
+    """Deleted first, a HelmRelease is a `helm uninstall` of its release; a suspended one is not
+    uninstalled (helm-controller skips it), so its move stays a warning."""
+    release = HELMRELEASE + ("      suspend: true\n" if suspend else "")
+    base = {**MOVE_BASE, "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml", "blocky.yaml"),
+            "platform/coredns/blocky.yaml": release}
+    head = {"dns/kustomization.yaml": kustomization("hpa.yaml", "blocky.yaml"), "dns/blocky.yaml": release,
+            "platform/coredns/blocky.yaml": None,
+            "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml")}
+    findings = guard(flux_repo(base, head)).findings
+    assert [(f.rule, f.details["object"]) for f in findings] == [
+        ("object-moved" if suspend else "object-moved-pruned", "dns_blocky_helm.toolkit.fluxcd.io_HelmRelease")]
+
+
+def test_a_move_passes_when_the_object_carried_prune_disabled_at_base(flux_repo, guard):
+    """docs/migrate.md's two-commit way: the first commit marks the ConfigMap, the second moves it."""
+    marked = configmap("coredns-custom", data="corp.server: |\n  corp:53 {\n    forward . 10.0.0.1\n  }",
+                       annotations="kustomize.toolkit.fluxcd.io/prune: disabled")
+    root = flux_repo({**MOVE_BASE, "platform/coredns/coredns-custom.yaml": marked},
+                     {**MOVE_HEAD, "dns/coredns-custom.yaml": marked})
+    assert guard(root).findings == []
+
+
+@pytest.mark.parametrize("at", ["base and head", "head only"])
+def test_a_move_passes_when_the_old_kustomization_depends_on_the_new_one_at_base_and_head(flux_repo, guard, at):
+    """`platform` dependsOn `dns` (same GitRepository): kustomize-controller applies nothing of
+    `platform` until `dns` has applied the revision, so `dns` relabels the ConfigMap first. Added in
+    the same change it orders nothing: `platform` may reconcile the new revision with its old spec."""
+    ordered = flux_ks("platform", "./platform", extra=AFTER_DNS)
+    base = {**MOVE_BASE, "clusters/prod/platform.yaml": ordered} if at == "base and head" else MOVE_BASE
+    root = flux_repo(base, {**MOVE_HEAD, "clusters/prod/platform.yaml": ordered})
+    findings = guard(root).findings
+    if at == "base and head":
+        assert findings == []
+    else:
+        assert [(f.rule, f.severity.value) for f in findings] == [("object-moved-pruned", "error")]
+
+
+OTHER_SOURCE = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata:
+      name: other
+      namespace: flux-system
+    spec:
+      interval: 5m
+      url: ssh://git@example.invalid/fleet
+      ref:
+        branch: main
+"""
+
+
+def test_a_dependency_on_another_source_orders_nothing(flux_repo, guard):
+    """kustomize-controller waits for the dependency's revision only when both read one source."""
+    other = flux_ks("dns", "./dns").replace("name: flux-system\n", "name: other\n")
+    assert "name: other" in other
+    ordered = flux_ks("platform", "./platform", extra=AFTER_DNS)
+    root = flux_repo({**MOVE_BASE, "clusters/prod/platform.yaml": ordered, "clusters/prod/dns.yaml": other,
+                      "clusters/prod/other.yaml": OTHER_SOURCE},
+                     {**MOVE_HEAD, "clusters/prod/platform.yaml": ordered})
+    assert [f.rule for f in blocking_findings(guard(root).findings)] == ["object-moved-pruned"]
+
+
+def test_other_kinds_moved_are_warnings(flux_repo, guard):
     base = {**PLATFORM, "clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("hpa.yaml"),
             "dns/hpa.yaml": HPA}
-    head = {"platform/coredns/kustomization.yaml": kustomization(), "platform/coredns/coredns-custom.yaml": None,
-            "dns/kustomization.yaml": kustomization("hpa.yaml", "coredns-custom.yaml"),
-            "dns/coredns-custom.yaml": PLATFORM["platform/coredns/coredns-custom.yaml"]}
-    root = flux_repo(base, head)
+    head = {"dns/kustomization.yaml": kustomization("hpa.yaml", "svc.yaml"), "dns/svc.yaml": SERVICE}
+    root = flux_repo({**base, "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml", "svc.yaml"),
+                      "platform/coredns/svc.yaml": SERVICE},
+                     {**head, "platform/coredns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+                      "platform/coredns/svc.yaml": None})
     findings = guard(root).findings
     assert [(f.rule, f.severity.value) for f in findings] == [("object-moved", "warning")]
-    assert findings[0].details["moved_to"] == "flux-system/dns"
+    assert "dependsOn" in findings[0].hint
+
+
+def test_a_pruning_kustomization_moved_between_parents_that_both_stay_is_refused(flux_repo, guard):
+    """Kustomization `coredns` moves from parent `platform` to parent `dns`: if `platform` runs
+    first it deletes `coredns`, whose finalizer deletes the ConfigMap it applies (was a warning)."""
+    base = {**PLATFORM, "platform/kustomization.yaml": kustomization("coredns", "coredns-ks.yaml"),
+            "platform/coredns/kustomization.yaml": kustomization(),
+            "platform/coredns-ks.yaml": flux_ks("coredns", "./corefile"),
+            "corefile/kustomization.yaml": kustomization("coredns.yaml"), "corefile/coredns.yaml": configmap("coredns"),
+            "clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("hpa.yaml"),
+            "dns/hpa.yaml": HPA}
+    head = {"platform/kustomization.yaml": kustomization("coredns"), "platform/coredns-ks.yaml": None,
+            "dns/kustomization.yaml": kustomization("hpa.yaml", "coredns-ks.yaml"),
+            "dns/coredns-ks.yaml": flux_ks("coredns", "./corefile")}
+    findings = guard(flux_repo(base, head)).findings
+    assert [(f.rule, f.severity.value, f.details["object"]) for f in findings] == [
+        ("object-moved-pruned", "error", "flux-system_coredns_kustomize.toolkit.fluxcd.io_Kustomization")]
+    assert "ConfigMap kube-system/coredns" in findings[0].message
 
 
 def test_allow_flag_marks_the_removal_allowed(flux_repo, guard):
@@ -392,3 +509,27 @@ def test_a_deleted_kustomization_deletes_its_inventory_as_its_finalizer_does(flu
     if not deletes:
         orphaned = [f for f in by_rule(findings, "object-orphaned") if f.details["object"] == CUSTOM_ID]
         assert orphaned and ("suspend" in orphaned[0].message or "deletionPolicy: Orphan" in orphaned[0].message)
+
+
+def blocking_findings(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == Severity.ERROR]
+
+
+def test_an_unlisted_flux_file_is_named_with_the_line_to_add_and_the_refusal_says_it(flux_repo, guard):
+    """JobDouma/k8s-home-server: clusters/<c>/kustomization.yaml lists its resources; the render's
+    clusters/<c>/coredns.yaml beside it is never applied. The `unreached` line and the refusal of
+    the old ConfigMap's removal give the line to add (was: list the cluster in guard.clusters;
+    restore the old file)."""
+    listed = kustomization("flux-system", "platform.yaml")
+    base = {**PLATFORM, "clusters/prod/kustomization.yaml": listed}
+    head = {"platform/coredns/kustomization.yaml": kustomization(), "platform/coredns/coredns-custom.yaml": None,
+            "clusters/prod/coredns.yaml": flux_ks("coredns", "./dns"), "dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+            "dns/coredns-custom.yaml": PLATFORM["platform/coredns/coredns-custom.yaml"]}
+    result = guard(flux_repo(base, head))
+    fix = "add `- coredns.yaml` under `resources:` in clusters/prod/kustomization.yaml"
+    unreached = by_rule(result.findings, "unreached")
+    assert [(f.file, f.hint) for f in unreached] == [("clusters/prod/coredns.yaml", f"Flux never applies it: {fix}")]
+    refused = [f for f in result.findings if f.severity is Severity.ERROR]
+    assert [f.rule for f in refused] == ["configmap-pruned"]
+    assert f"or, if clusters/prod/coredns.yaml is to take it over: Flux never applies it: {fix}" in refused[0].hint
+    assert any(fix in line for line in result.coverage.lines())

@@ -67,11 +67,21 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: s
         annotations=tuple(sorted((str(k), str(v)) for k, v in annotations.items())) if isinstance(annotations, dict) else (),
         suspended=spec.get("suspend") is True,
         deletion_policy=str(spec.get("deletionPolicy") or "MirrorPrune"),
+        depends_on=_depends_on(spec.get("dependsOn"), namespace),
         build_spec=json.dumps({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
                                "metadata": {"name": str(meta.get("name") or ""), "namespace": namespace},
                                "spec": {k: v for k, v in spec.items() if k not in _NOT_BUILD}},
                               sort_keys=True, separators=(",", ":"), default=str),
     )
+
+
+def _depends_on(raw: Any, namespace: str) -> tuple[tuple[str, str], ...]:
+    """`spec.dependsOn` entries as (namespace, name); an entry without a namespace is in the
+    Kustomization's own (Flux's CrossNamespaceDependencyReference)."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(sorted((str(d.get("namespace") or namespace), str(d["name"]))
+                        for d in raw if isinstance(d, dict) and d.get("name")))
 
 
 def _scalar(value: Any) -> str:

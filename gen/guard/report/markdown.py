@@ -6,13 +6,16 @@ then what was not judged; and the counts. GitHub refuses a comment over 65,536 c
 page is kept under LIMIT bytes: entries go in by weight (errors first, then Corefile diffs,
 warnings, allowed removals, not-judged notes), and once the page is full the rest is left out and
 counted, per cluster and in total, never silently. Everything but the refusals is collapsed
-(`<details>`). Text from messages is HTML-escaped and its backtick spans become `<code>`, so no
+(`<details>`). Findings of one rule and one cause (the same message and fix once the file and
+the cluster are taken out: a fleet's clusters refused for the same edit) are said once, with
+their fix, under "Causes"; each of them is then one short line in its cluster, at file:line. Text from messages is HTML-escaped and its backtick spans become `<code>`, so no
 mark of a message shows up literally or turns into markup.
 """
 
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 from typing import Sequence
 
@@ -47,10 +50,36 @@ def format_markdown(findings: Sequence[Finding], summary: str = "", limit: int =
         budget -= size - limit + 512
 
 
+def _cause(f: Finding) -> tuple[str, str, str, str]:
+    """(rule, severity, message, fix) with what differs per occurrence taken out: the finding's
+    file, its cluster's root and name (findings alike but for those share one cause)."""
+    cluster = f.details.get("cluster", "")
+    message = f.message.removesuffix(f" [cluster {cluster}]") if cluster else f.message
+
+    def general(text: str) -> str:
+        for particular, mark in ((f.file, "<file>"), (cluster, "<cluster>"),
+                                 (posixpath.dirname(cluster), "<cluster folder>")):
+            if particular and len(particular) > 1:
+                text = text.replace(particular, mark)
+        return text
+    return f.rule, f.severity.value, general(message), general(f.hint)
+
+
+def _causes(verdicts: Sequence[Finding]) -> dict[tuple[str, str, str, str], int]:
+    """Each cause shared by two findings or more -> its number on the page, in the page's order."""
+    seen: dict[tuple[str, str, str, str], int] = {}
+    for f in sorted(verdicts, key=lambda f: (_rank(f), f.details.get("cluster", ""), f.sort_key())):
+        key = _cause(f)
+        seen[key] = seen.get(key, 0) + 1
+    shared = [key for key, count in seen.items() if count > 1]
+    return {key: n for n, key in enumerate(shared, 1)}
+
+
 def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, budget: int) -> str:
     views = [f for f in findings if f.rule == VIEW]
     changed = [f for f in views if _loads_change(f)]
     verdicts = [f for f in findings if f.rule != VIEW]
+    causes = _causes(verdicts)
     count = {s: sum(1 for f in verdicts if f.severity is s) for s in Severity}
     refused = count[Severity.ERROR] > 0
     head = [f"## coredns-gen guard: {'refused' if refused else 'passed'}", "",
@@ -60,14 +89,31 @@ def _page(findings: Sequence[Finding], ordered: list[Finding], summary: str, bud
             + (f" · **{len(views) - len(changed)}** platform defaults changed" if len(views) > len(changed) else ""), ""]
     if summary:  # a paragraph, not a code block: it wraps on a narrow screen instead of running off it
         head += ["<br>\n".join(_text(line) for line in summary.splitlines()), ""]
+    if causes:
+        shared: dict[tuple[str, str, str, str], int] = {}
+        for f in verdicts:
+            shared[_cause(f)] = shared.get(_cause(f), 0) + 1
+        lines = ["### Causes", "", "Each shared by several findings, said once; the findings below point here.", ""]
+        room = budget // 2  # (the rest of a cause's findings then show in full, counted like any entry)
+        for key, n in list(causes.items()):
+            rule, _, message, fix = key
+            line = f"{n}. **{rule}** ({shared[key]} findings): {_text(message)}" + (f"<br>fix: {_text(fix)}" if fix else "")
+            room -= len(line.encode("utf-8")) + 1
+            if room < 0:
+                del causes[key]
+                continue
+            lines.append(line)
+        head += [*lines, ""] if causes else []
     used = sum(len(line.encode("utf-8")) + 1 for line in head) + 400  # + the closing note
     names = {f.details["cluster"]: f.details.get("cluster_name", "") for f in views if f.details.get("cluster")}
     kept: dict[str, dict[int, list[str]]] = {}
     left: dict[str, int] = {}
     for f in ordered:
         cluster = f.details.get("cluster", "") or _REPO
-        entry = _diff(f) if f.rule == VIEW else _item(f, cluster)
-        cost = len(entry.encode("utf-8")) + 1 + (0 if cluster in kept else 300)
+        number = causes.get(_cause(f)) if f.rule != VIEW else None
+        entry = _diff(f) if f.rule == VIEW else _item(f, cluster) if number is None else _pointer(f, number)
+        # (a cluster's first entry brings its heading, root line and section titles)
+        cost = len(entry.encode("utf-8")) + 1 + (0 if cluster in kept else 160 + 2 * len(cluster.encode("utf-8")))
         if used + cost > budget:
             left[cluster] = left.get(cluster, 0) + 1
             continue
@@ -125,6 +171,11 @@ def _item(f: Finding, cluster: str) -> str:
         message = message[: -len(suffix)]
     fix = f"<br>fix: {_text(f.hint)}" if f.hint else ""
     return f"- **{f.rule}** <code>{html.escape(f'{f.file}:{f.line}', quote=False)}</code> {_text(message)}{fix}"
+
+
+def _pointer(f: Finding, number: int) -> str:
+    """One finding of a shared cause: where it is, and which cause (said once under Causes)."""
+    return f"- **{f.rule}** <code>{html.escape(f'{f.file}:{f.line}', quote=False)}</code> cause {number} (above)"
 
 
 def _diff(f: Finding) -> str:
