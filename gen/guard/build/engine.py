@@ -24,9 +24,10 @@ from typing import IO, Any
 
 from gen.errors import ToolError
 from gen.guard.repo.revision import Tree
+from gen.helperbuild import BUILD_PROTOCOL
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
-PROTOCOL = 4  # tools/helper/build/batch.go Protocol
+PROTOCOL = BUILD_PROTOCOL  # tools/helper/build/batch.go Protocol
 BUILD_HINT = HELPER_BUILD_HINT
 Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
 _IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said, and which binary
@@ -78,7 +79,7 @@ class Engine:
 
     def __init__(self, parallel: int | None = None) -> None:
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
-        self.helper = helper_binary()
+        self.helper = helper_binary(build=True)
         self.builds = 0
         self.identity = self._identity()
 
@@ -87,7 +88,7 @@ class Engine:
         and which binary it is (a helper rebuilt from changed code says the same versions, but
         may read, report or build otherwise): a cached build, index or artifact answer made by
         another helper is never reused. Asked once per binary and process. With no helper
-        installed, a run with nothing to build needs none."""
+        installed (and none to build: not a checkout), a run with nothing to build needs none."""
         if self.helper is None:
             return "no-helper"
         try:
