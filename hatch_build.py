@@ -5,8 +5,9 @@ programs that link CoreDNS's and Flux's own libraries; without them those comman
 each is built (the toolchain, the flags, which program holds what) is gen/helperbuild.py, loaded
 here by its path (the hook runs before the package is installed).
 
-- wheel: every program (coredns-gen-corefile, coredns-gen-helper, coredns-gen-flux-operator) is
-  built into a temporary folder and put in the wheel's gen/bin/; the wheel becomes
+- wheel: coredns-gen-helper (which answers render's and lint's subcommands too) and
+  coredns-gen-flux-operator are built into a temporary folder and put in the wheel's gen/bin/;
+  the wheel becomes
   `py3-none-<platform>` (the Python is pure, the helpers are not; static, CGO_ENABLED=0, so one
   Linux wheel serves glibc and musl alike), and installing it needs no Go.
 - editable (`pip install -e .`): only coredns-gen-corefile, what render and lint's static checks
@@ -33,7 +34,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 HELPER_NAME = "coredns-gen-helper"
 HELPER_DEST = f"gen/bin/{HELPER_NAME}"  # gen/tools.py package_bin()
-COREFILE_DEST = "gen/bin/coredns-gen-corefile"
+COREFILE_DEST = "gen/bin/coredns-gen-corefile"  # editable installs only
 # Go 1.27 links for macOS 13 or later (cmd/link macOS minimum); a static Linux binary needs no
 # glibc symbol at all, so it satisfies the oldest manylinux and musllinux policies.
 PLATFORM_TAGS = {
@@ -86,7 +87,7 @@ class HelperBuildHook(BuildHookInterface):  # type: ignore[misc]
             programs, out = build.AT_INSTALL, root / "gen" / "bin"
         else:
             self._tmp = tempfile.mkdtemp(prefix="coredns-gen-helper-")
-            programs, out = (*build.AT_INSTALL, *build.ON_FIRST_USE), Path(self._tmp)
+            programs, out = build.IN_WHEEL, Path(self._tmp)
             for program in programs:
                 build_data["force_include"][str(out / program)] = f"gen/bin/{program}"
             build_data["pure_python"] = False

@@ -6,13 +6,14 @@ One Go module (tools/helper) makes two programs, and tools/flux-operator a third
 
 - coredns-gen-corefile (tools/helper/cmd/coredns-gen-corefile): CoreDNS's Corefile parser,
   forward's upstream parser, the stock plugins' setups and source-controller's ignore rules:
-  everything `render` and lint's static checks ask. `pip install` builds it (a few minutes from
-  empty Go caches, the Go 1.27 toolchain's download included).
+  everything `render` and lint's static checks ask. `pip install -e .` builds it (a few minutes
+  from empty Go caches, the Go 1.27 toolchain's download included).
 - coredns-gen-helper (tools/helper/main.go): Flux's own build (fluxcd/pkg/kustomize, kustomize,
   the Kubernetes API machinery) for the guard, `import` and postBuild variables, and everything
   above; with coredns-gen-flux-operator (the Flux Operator CLI) beside it for ResourceSets. Those
   two took most of the 39 minutes a first `pip install -e .` took on a busy 2-core machine, for
-  commands `render` never runs: a wheel carries them, and a checkout builds them when they are
+  commands `render` never runs: a wheel carries them (and no coredns-gen-corefile: the helper
+  answers for it), and a checkout builds them when they are
   first needed (`build_on_first_use`), into the cache bin, in a folder named for the source they
   were built from, so two checkouts never share one and an edit to tools/helper builds anew.
 """
@@ -59,6 +60,9 @@ RECIPES: dict[Program, Recipe] = {
 }
 AT_INSTALL: tuple[Program, ...] = ("coredns-gen-corefile",)  # what `pip install -e .` builds
 ON_FIRST_USE: tuple[Program, ...] = ("coredns-gen-helper", "coredns-gen-flux-operator")  # beside each other
+# A wheel carries these: coredns-gen-helper answers coredns-gen-corefile's subcommands too, so the
+# small program would be 7 MB more of the same code (gen/tools.py corefile_binary takes the helper).
+IN_WHEEL: tuple[Program, ...] = ON_FIRST_USE
 GO_HINT = ("install Go (https://go.dev/dl/, or apt-get install golang-go; any Go from 1.21 fetches the "
            f"{TOOLCHAIN} toolchain through the module proxy), or set GO=/path/to/go, or install a released "
            "platform wheel, which carries every helper: pip install --only-binary coredns-gen coredns-gen")

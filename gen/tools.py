@@ -50,8 +50,8 @@ def cache_bin() -> Path:
 
 def package_bin() -> Path:
     """Where the wheel's build hook (hatch_build.py) puts the helpers: gen/bin beside this module,
-    in site-packages for a wheel (every helper), in the checkout for `pip install -e .`
-    (coredns-gen-corefile only)."""
+    in site-packages for a wheel (coredns-gen-helper and the Flux Operator CLI), in the checkout
+    for `pip install -e .` (coredns-gen-corefile only)."""
     return Path(__file__).resolve().parent / "bin"
 
 
@@ -105,14 +105,15 @@ def _say(line: str) -> None:
 def corefile_binary() -> Path | None:
     """The program that answers `corefile` and `artifact`: $COREDNS_GEN_HELPER when set (the whole
     helper answers them too), else coredns-gen-corefile installed with the package (what
-    `pip install -e .` builds), in the cache bin or on PATH; None when not found (callers exit 3
-    with COREFILE_BUILD_HINT)."""
+    `pip install -e .` builds), else the package's coredns-gen-helper (a wheel carries only that
+    one), else coredns-gen-corefile in the cache bin or on PATH; None when not found (callers
+    exit 3 with COREFILE_BUILD_HINT)."""
     explicit = os.environ.get(HELPER_ENV)
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
-    for folder in (package_bin(), cache_bin()):
-        if _executable(folder / COREFILE_NAME):
-            return folder / COREFILE_NAME
+    for candidate in (package_bin() / COREFILE_NAME, package_bin() / HELPER_NAME, cache_bin() / COREFILE_NAME):
+        if _executable(candidate):
+            return candidate
     found = shutil.which(COREFILE_NAME)
     return Path(found) if found else None
 
@@ -141,8 +142,8 @@ def helper_versions() -> list[tuple[str, Path | None, str]]:
     corefile = corefile_binary()
     if corefile is None:
         raise ToolError(f"{COREFILE_NAME} is not installed: render and lint need it", hint=COREFILE_BUILD_HINT)
-    out: list[tuple[str, Path | None, str]] = [
-        (COREFILE_NAME, corefile, _said(corefile, ["corefile", "-version"], "corefile ", COREFILE_BUILD_HINT))]
+    out: list[tuple[str, Path | None, str]] = [  # (a wheel's corefile answers come from its coredns-gen-helper)
+        (corefile.name, corefile, _said(corefile, ["corefile", "-version"], "corefile ", COREFILE_BUILD_HINT))]
     helper = helper_binary()
     if helper is None and source_root() is not None and not os.environ.get(HELPER_ENV):
         out.append((HELPER_NAME, None, "not built yet: the guard builds it from tools/helper on first use "

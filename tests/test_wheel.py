@@ -54,6 +54,10 @@ def test_the_helper_installed_with_the_package_comes_before_the_cache_and_path(t
     monkeypatch.setenv("PATH", str(on_path.parent))
     monkeypatch.delenv("COREDNS_GEN_HELPER", raising=False)
     assert tools.helper_binary() == own
+    assert tools.corefile_binary() == own  # a wheel carries no coredns-gen-corefile: its helper answers for it
+    small = _executable(own.parent / tools.COREFILE_NAME)
+    assert tools.corefile_binary() == small  # (an editable install's)
+    small.unlink()
     own.unlink()
     assert tools.helper_binary() == cached
     cached.unlink()
@@ -246,7 +250,9 @@ def test_the_built_wheel_runs_the_guard_with_its_own_helper(tmp_path, git_bin):
                           env={**os.environ, "GOTOOLCHAIN": "local"}).stdout.split()
     assert tag == "py3-none-" + _hook().platform_tag(*host)
     with zipfile.ZipFile(wheel) as archive:
-        for name in ("gen/bin/coredns-gen-corefile", "gen/bin/coredns-gen-helper", "gen/bin/coredns-gen-flux-operator"):
+        assert sorted(n for n in archive.namelist() if n.startswith("gen/bin/")) == [
+            "gen/bin/coredns-gen-flux-operator", "gen/bin/coredns-gen-helper"]  # it answers for coredns-gen-corefile
+        for name in ("gen/bin/coredns-gen-helper", "gen/bin/coredns-gen-flux-operator"):
             info = archive.getinfo(name)
             assert (info.external_attr >> 16) & stat.S_IXUSR
         assert "Root-Is-Purelib: false" in archive.read(f"coredns_gen-{VERSION}.dist-info/WHEEL").decode()
@@ -273,8 +279,8 @@ def test_the_built_wheel_runs_the_guard_with_its_own_helper(tmp_path, git_bin):
     assert version.returncode == 0, version.stderr
     lines = version.stdout.splitlines()
     assert lines[0] == f"coredns-gen {VERSION}"
-    assert lines[1].startswith("coredns-gen-corefile corefile 3 ")
-    assert lines[2].startswith(f"  at {venv}") and lines[2].endswith("/gen/bin/coredns-gen-corefile")
+    assert lines[1].startswith("coredns-gen-helper corefile 3 ")
+    assert lines[2].startswith(f"  at {venv}") and lines[2].endswith("/gen/bin/coredns-gen-helper")
     assert lines[3].startswith("coredns-gen-helper build 4 ")
     assert lines[4].startswith(f"  at {venv}") and lines[4].endswith("/gen/bin/coredns-gen-helper")
 

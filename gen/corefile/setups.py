@@ -1,4 +1,4 @@
-"""Whether a plugin's own setup accepts its options, decided by CoreDNS's code, asked through coredns-gen-helper.
+"""Whether a plugin's own setup accepts its options, decided by CoreDNS's code, asked through coredns-gen-corefile.
 
 The helper links the setup function of every stock plugin whose setup reads nothing but its
 tokens (tools/helper/setup: no file, interface, credential or API decides) and runs it on the

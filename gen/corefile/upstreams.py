@@ -1,5 +1,5 @@
 """Whether CoreDNS's forward accepts each TO, decided by CoreDNS's own plugin/pkg/parse.HostPortOrFile
-(the coredns/coredns module tools/helper/go.mod pins), asked through coredns-gen-helper.
+(the coredns/coredns module tools/helper/go.mod pins), asked through coredns-gen-corefile.
 
 The `corefile` helper process a command already runs answers (gen.corefile.helper), every TO a
 lint run asks about in one round trip, remembered per TO. It decides without reading this

@@ -2,7 +2,7 @@
 
 source-controller never puts every file of a repository into the artifact kustomize-controller
 builds from. The answer comes from source-controller's own code through the helper
-(`coredns-gen-helper artifact`: fluxcd/pkg/sourceignore's LoadIgnorePatterns over every
+(`coredns-gen-corefile artifact`: fluxcd/pkg/sourceignore's LoadIgnorePatterns over every
 `.sourceignore`, then `spec.ignore`, matched as the archive's filter matches: the defaults (VCS
 files, CI configuration, images and archives) only when no pattern at all is given, the VCS
 patterns always). An OCI artifact pushed from a folder (`flux push artifact --path=DIR`) is first
