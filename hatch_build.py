@@ -1,39 +1,40 @@
-"""Build coredns-gen-helper (tools/helper) into the wheel, so `pip install coredns-gen` carries it.
+"""Build coredns-gen's Go helpers into the package, so `pip install coredns-gen` carries them.
 
-Why a hook: the guard builds Flux Kustomizations and lint reads Corefiles through that Go program
-(Flux's and CoreDNS's own libraries); without it those commands exit 3. A wheel is therefore
-platform-specific: `py3-none-<platform>` (the Python is pure, the helper is not). The helper is a
-static binary (CGO_ENABLED=0), so one Linux wheel serves glibc and musl alike.
+Why a hook: render and lint read Corefiles, and the guard builds Flux Kustomizations, through Go
+programs that link CoreDNS's and Flux's own libraries; without them those commands exit 3. How
+each is built (the toolchain, the flags, which program holds what) is gen/helperbuild.py, loaded
+here by its path (the hook runs before the package is installed).
 
-- wheel: `go build -trimpath` into a temporary folder, put in the wheel as gen/bin/coredns-gen-helper.
-- editable (`pip install -e .`): the package is imported from this checkout, so the helper is built
-  into gen/bin/ here (ignored by git), where gen/tools.py looks first.
+- wheel: coredns-gen-helper (which answers render's and lint's subcommands too) and
+  coredns-gen-flux-operator are built into a temporary folder and put in the wheel's gen/bin/;
+  the wheel becomes
+  `py3-none-<platform>` (the Python is pure, the helpers are not; static, CGO_ENABLED=0, so one
+  Linux wheel serves glibc and musl alike), and installing it needs no Go.
+- editable (`pip install -e .`): only coredns-gen-corefile, what render and lint's static checks
+  need, into the checkout's gen/bin/ (ignored by git), where gen/tools.py looks. Flux's build and
+  the Flux Operator CLI are built from the checkout when the guard first needs them (or by
+  scripts/setup-dev): they took most of a first install's 39 minutes on a 2-core machine.
 - cross-build: GOOS/GOARCH in the environment pick the target (linux or darwin, amd64 or arm64)
   and the wheel's platform tag; a binary for another platform is not run.
-- no Go: the build stops (non-zero) saying so, never a wheel without its helper.
+- no Go: the build stops (non-zero) saying so, never a package without its helper.
 """
 
 from __future__ import annotations
 
-import os
+import importlib.util
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 HELPER_NAME = "coredns-gen-helper"
 HELPER_DEST = f"gen/bin/{HELPER_NAME}"  # gen/tools.py package_bin()
-# The Flux Operator CLI the helper's `resourceset` subcommand runs (tools/flux-operator: a module of
-# its own, the Flux Operator's own dependency graph), installed beside the helper.
-OPERATOR_NAME = "coredns-gen-flux-operator"
-OPERATOR_DEST = f"gen/bin/{OPERATOR_NAME}"
-OPERATOR_PACKAGE = "github.com/controlplaneio-fluxcd/flux-operator/cmd/cli"
-# go.mod says `go 1.27.0`; this pins the exact toolchain the go command fetches from the module
-# proxy when the installed Go is older (GOTOOLCHAIN in the environment overrides it).
-TOOLCHAIN = "go1.27.3"
+COREFILE_DEST = "gen/bin/coredns-gen-corefile"  # editable installs only
 # Go 1.27 links for macOS 13 or later (cmd/link macOS minimum); a static Linux binary needs no
 # glibc symbol at all, so it satisfies the oldest manylinux and musllinux policies.
 PLATFORM_TAGS = {
@@ -44,10 +45,20 @@ PLATFORM_TAGS = {
 }
 GO_MISSING = (
     "coredns-gen: building this wheel needs Go (the `go` command, 1.21 or newer, which fetches the "
-    f"{TOOLCHAIN} toolchain through the module proxy) to compile coredns-gen-helper from tools/helper; "
+    "go1.27 toolchain through the module proxy) to compile its helpers from tools/helper; "
     "none was found on PATH or in $GO. Install Go (https://go.dev/dl/, or apt-get install golang-go) "
     "or install a released platform wheel instead: pip install --only-binary coredns-gen coredns-gen"
 )
+
+
+def recipes(root: Path) -> ModuleType:
+    """gen/helperbuild.py of the tree being built (standard library only, so it loads on its own)."""
+    spec = importlib.util.spec_from_file_location("coredns_gen_helperbuild", root / "gen" / "helperbuild.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclass looks its module up while it is defined)
+    spec.loader.exec_module(module)
+    return module
 
 
 def platform_tag(goos: str, goarch: str) -> str:
@@ -63,46 +74,38 @@ class HelperBuildHook(BuildHookInterface):  # type: ignore[misc]
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        go = os.environ.get("GO") or shutil.which("go")
+        root = Path(self.root)
+        build = recipes(root)
+        go = build.go_command()
         if not go:
             raise RuntimeError(GO_MISSING)
-        env = {**os.environ, "CGO_ENABLED": "0", "GOTOOLCHAIN": os.environ.get("GOTOOLCHAIN") or TOOLCHAIN}
+        env = build.go_environment()
         goos, goarch, hostos, hostarch = self._go_env(go, env, "GOOS", "GOARCH", "GOHOSTOS", "GOHOSTARCH")
         tag = platform_tag(goos, goarch)
         if version == "editable":
-            # imported from this checkout (a .pth): the helper goes where gen/tools.py looks first
-            out = Path(self.root) / HELPER_DEST
-            operator = Path(self.root) / OPERATOR_DEST
+            # imported from this checkout (a .pth): the programs go where gen/tools.py looks first
+            programs, out = build.AT_INSTALL, root / "gen" / "bin"
         else:
             self._tmp = tempfile.mkdtemp(prefix="coredns-gen-helper-")
-            out = Path(self._tmp) / HELPER_NAME
-            operator = Path(self._tmp) / OPERATOR_NAME
-            build_data["force_include"][str(out)] = HELPER_DEST
-            build_data["force_include"][str(operator)] = OPERATOR_DEST
+            programs, out = build.IN_WHEEL, Path(self._tmp)
+            for program in programs:
+                build_data["force_include"][str(out / program)] = f"gen/bin/{program}"
             build_data["pure_python"] = False
             build_data["tag"] = f"py3-none-{tag}"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        self._build_operator(go, env, operator)
-        # -buildvcs=false: a build from an sdist has no VCS, so neither does any other (same binary)
-        argv = [go, "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", str(out), "."]
-        self.app.display_info(f"building {HELPER_NAME} for {goos}/{goarch} ({env['GOTOOLCHAIN']}): {' '.join(argv)}")
-        proc = subprocess.run(argv, cwd=Path(self.root) / "tools" / "helper", env=env, check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(f"coredns-gen: `go build` of tools/helper failed (exit {proc.returncode}); "
-                               "its output is above")
+        out.mkdir(parents=True, exist_ok=True)
+        self.app.display_info(f"coredns-gen: building {', '.join(programs)} for {goos}/{goarch}")
+        for program in programs:
+            try:
+                build.go_build(go, root, program, out / program, env, self.app.display_info)
+            except build.BuildError as err:
+                raise RuntimeError(f"coredns-gen: {err}") from None
         if (goos, goarch) == (hostos, hostarch):
-            said = subprocess.run([str(out), "build", "-version"], capture_output=True, text=True, check=False)
-            if said.returncode != 0 or not said.stdout.startswith("build "):
-                raise RuntimeError(f"coredns-gen: the freshly built {out} does not run: {said.stderr or said.stdout}")
-            self.app.display_info(f"{HELPER_NAME}: {said.stdout.strip()}")
-
-    def _build_operator(self, go: str, env: dict[str, str], out: Path) -> None:
-        argv = [go, "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", str(out), OPERATOR_PACKAGE]
-        self.app.display_info(f"building {OPERATOR_NAME}: {' '.join(argv)}")
-        proc = subprocess.run(argv, cwd=Path(self.root) / "tools" / "flux-operator", env=env, check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(f"coredns-gen: `go build` of tools/flux-operator failed (exit {proc.returncode}); "
-                               "its output is above")
+            for program in programs:
+                try:
+                    said = build.verify(out / program, program)
+                except build.BuildError as err:
+                    raise RuntimeError(f"coredns-gen: {err}") from None
+                self.app.display_info(f"{program}: {said}")
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         tmp = getattr(self, "_tmp", None)

@@ -77,7 +77,7 @@ def git(root: Path, *args: str) -> None:
 
 
 def helm(request: dict[str, object]) -> None:
-    binary = helper_binary()
+    binary = helper_binary(build=True)
     assert binary is not None, "coredns-gen-helper is not built (scripts/setup-dev)"
     out = subprocess.run([str(binary), "helm"], input=json.dumps(request) + "\n", capture_output=True, text=True,
                          check=True)

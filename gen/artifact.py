@@ -5,7 +5,7 @@ kustomize-controller builds from the artifact source-controller makes of a revis
 the whole repository: every `.sourceignore` and the GitRepository's `spec.ignore` leave files
 out. An overlay (or the Flux file) they leave out renders, commits, and is never applied, so
 render refuses it at the values file, naming the rule. The answer comes from the helper
-(`coredns-gen-helper artifact`, fluxcd/pkg/sourceignore, as the guard asks it), which also says
+(`coredns-gen-corefile artifact`, fluxcd/pkg/sourceignore, as the guard asks it), which also says
 which pattern decides (the last one that matches, as gitignore's matcher decides).
 """
 

@@ -43,23 +43,25 @@ _state = {"debug": False}
 
 
 def _show_version(value: bool) -> None:
-    """`--version`: this package's version and its helper's (the helper does the guard's builds
-    and lint's parsing, so a bug report needs both); exit 3 when the helper is missing."""
+    """`--version`: this package's version and its helpers' (they do lint's parsing and the guard's
+    builds, so a bug report needs all three); exit 3 when a helper is missing (in a checkout,
+    coredns-gen-helper is said to be built on first use instead)."""
     if not value:
         return
 
     def show() -> None:
         from importlib.metadata import PackageNotFoundError, version
 
-        from gen.tools import HELPER_NAME, helper_version
+        from gen.tools import helper_versions
 
         try:
             typer.echo(f"coredns-gen {version('coredns-gen')}")
         except PackageNotFoundError:
             typer.echo("coredns-gen (not installed as a package)")
-        binary, said = helper_version()
-        typer.echo(f"{HELPER_NAME} {said}")
-        typer.echo(f"  at {binary}")
+        for name, binary, said in helper_versions():
+            typer.echo(f"{name} {said}")
+            if binary is not None:
+                typer.echo(f"  at {binary}")
 
     _run(show)
     raise typer.Exit(0)
@@ -532,8 +534,10 @@ def guard(
     With --discover it judges nothing and prints what it believes about the
     repository (clusters with their bootstrap evidence, sources, what is not
     judged); --write records the clusters in .coredns-gen.yaml.
+    From a checkout (pip install -e .), the first run builds coredns-gen-helper
+    from tools/helper, saying so on stderr (Go needed; docs/install.md).
     Exit codes: 0 pass, 1 refused, 2 bad input, 3 git or coredns-gen-helper
-    missing or broken. See docs/guard.md.
+    missing or broken (or no Go to build it). See docs/guard.md.
     """
     from gen.guard import GuardOptions, run_guard
     from gen.guard.report.shard import Shard

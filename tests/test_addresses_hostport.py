@@ -15,7 +15,7 @@ import pytest
 
 from gen.addresses import _address_problem
 from gen.corefile.upstreams import judge
-from gen.tools import helper_binary
+from gen.tools import corefile_binary
 from tests.conftest import missing_tool
 
 HOSTS = ["1.1.1.1", "10.0.0.53", "256.1.1.1", "01.1.1.1", "1.1.1", "0.0.0.0", "::1", "::", "2606:4700::1111",
@@ -38,8 +38,8 @@ def _addresses() -> list[str]:
 
 @pytest.fixture(scope="module", autouse=True)
 def helper() -> None:
-    if helper_binary() is None:
-        missing_tool("coredns-gen-helper", RuntimeError("pip install -e . builds it into gen/bin"))
+    if corefile_binary() is None:
+        missing_tool("coredns-gen-corefile", RuntimeError("pip install -e . builds it into gen/bin"))
 
 
 @pytest.mark.parametrize("files_ok", [False, True])

@@ -158,3 +158,53 @@ def test_lint_in_the_examples_follows_overlay_instead_of_a_glob():
     for path in [*GITHUB, GITLAB, REPO_ROOT / "docs/ci.md"]:
         assert not re.search(r"coredns-gen lint [^\n]*overlays/\*", path.read_text()), path
     assert _step("Rendered Corefiles load in CoreDNS")["run"] == "coredns-gen lint --load --format github"
+
+
+WORKFLOWS = sorted((REPO_ROOT / ".github/workflows").glob("*.yaml"))
+
+
+def test_this_repositorys_workflows_pass_actionlint():
+    """ci.yaml, release.yaml and the weekly platform data refresh: the jobs that run .ci/run, .ci/wheel,
+    publish the release and refresh the release tables."""
+    assert [p.name for p in WORKFLOWS] == ["ci.yaml", "refresh-platform-data.yaml", "release.yaml"]
+    proc = subprocess.run([_actionlint(), "-no-color", *map(str, WORKFLOWS)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_release_publishes_every_platform_wheel_with_trusted_publishing():
+    """On a version tag: the sdist, a wheel per platform built natively from it and installed with
+    --no-index (.ci/wheel) before anything is published, then PyPI trusted publishing (an OIDC
+    token: no password or API token stored anywhere)."""
+    data = _load(REPO_ROOT / ".github/workflows/release.yaml")
+    assert data[True]["push"]["tags"] == ["v*"]
+    jobs = data["jobs"]
+    targets = {row["target"] for row in jobs["wheels"]["strategy"]["matrix"]["include"]}
+    assert targets == {"linux-amd64", "linux-arm64", "darwin-arm64"}
+    wheel_steps = " ".join(str(step.get("run", "")) for step in jobs["wheels"]["steps"])
+    assert "tar -xzf sdist/" in wheel_steps and ".ci/wheel dist/*.whl" in wheel_steps
+    publish = jobs["publish"]
+    assert set(publish["needs"]) == {"sdist", "wheels"} and publish["if"] == "startsWith(github.ref, 'refs/tags/v')"
+    assert publish["permissions"] == {"id-token": "write"} and data["permissions"] == {"contents": "read"}
+    (step,) = [s for s in publish["steps"] if str(s.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")]
+    assert "with" not in step  # no password, no repository override: trusted publishing to PyPI
+    assert publish["environment"]["url"] == "https://pypi.org/project/coredns-gen/"
+    assert tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["name"] == "coredns-gen"
+
+
+def test_ci_runs_the_checks_and_the_wheel_job():
+    jobs = _load(REPO_ROOT / ".github/workflows/ci.yaml")["jobs"]
+    assert [s.get("run") for s in jobs["test"]["steps"] if "run" in s] == [".ci/run"]
+    assert [s.get("run") for s in jobs["wheel"]["steps"] if "run" in s] == [".ci/wheel"]
+
+
+def test_no_placeholder_url_remains():
+    """Install commands name the real package (`coredns-gen` on PyPI) or a checkout, never a
+    placeholder organisation."""
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
+    found = []
+    for name in listed.splitlines():
+        path = REPO_ROOT / name
+        if path.suffix in (".md", ".yaml", ".yml", ".toml", ".py", ".cfg") and path.is_file() and path != Path(__file__):
+            if "your-org" in path.read_text(encoding="utf-8", errors="replace"):
+                found.append(name)
+    assert found == []

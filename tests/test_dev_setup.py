@@ -57,3 +57,15 @@ def test_ci_runs_the_readme_test_command_verbatim_in_a_new_virtual_environment()
     assert made < activated < run
     assert "set -euo pipefail" in lines
 
+
+
+def test_ci_checks_what_the_dev_loop_checks() -> None:
+    """ruff, mypy --strict (with the stubs it needs) and the Go tests run in CI, from the lock."""
+    pins = _pins()
+    assert {"ruff", "mypy", "types-pyyaml"} <= set(pins), "scripts/lock-deps with requirements/check.in"
+    ci = [line.strip() for line in (REPO_ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()
+          if not line.lstrip().startswith("#")]
+    assert "scripts/check || checked=$?" in ci
+    check = (REPO_ROOT / "scripts/check").read_text(encoding="utf-8")
+    for command in ("python3 -m ruff check gen tests", "python3 -m mypy --strict gen", "go vet ./...", "go test ./..."):
+        assert command in check, command

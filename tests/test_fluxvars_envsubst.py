@@ -54,7 +54,7 @@ def _value_sets(text: str, rng: random.Random) -> list[dict[str, str]]:
 def flux() -> Any:
     binary = helper_binary()
     if binary is None:
-        missing_tool("coredns-gen-helper", RuntimeError("pip install -e . builds it into gen/bin"))
+        missing_tool("coredns-gen-helper", RuntimeError("scripts/setup-dev builds it (or the first guard run)"))
     assert binary is not None
 
     def substitute(items: list[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:

@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
-PLACEHOLDER_RESOLVER = "192.0.2.53"  # gen.spec.PLACEHOLDER_RESOLVER (a test of the value, so a literal)
 from tests.conftest import REPO_ROOT
+
+PLACEHOLDER_RESOLVER = "192.0.2.53"  # gen.spec.PLACEHOLDER_RESOLVER (a test of the value, so a literal)
 
 runner = CliRunner()
 

@@ -86,7 +86,7 @@ def test_overlay_builds_with_real_kustomize_and_passes_strict_schemas(overlay: P
     proc = subprocess.run([*kustomize_argv, str(overlay)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     docs = load_all_safe(proc.stdout)
-    listed = [l for l in (overlay / "kustomization.yaml").read_text().splitlines() if l.startswith("- ")]
+    listed = [line for line in (overlay / "kustomization.yaml").read_text().splitlines() if line.startswith("- ")]
     assert len(docs) == len(listed)
     never = get(overlay.parent.name).NEVER_TOUCH
     for doc in docs:

@@ -31,7 +31,7 @@ def _changes(old: str, new: str) -> tuple[list[str], list[str]]:
     end = 0
     while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
         end += 1
-    return [l.rstrip("\n") for l in a[start:len(a) - end]], [l.rstrip("\n") for l in b[start:len(b) - end]]
+    return [line.rstrip("\n") for line in a[start:len(a) - end]], [line.rstrip("\n") for line in b[start:len(b) - end]]
 
 
 @pytest.mark.parametrize("minor", MINORS, ids=[f"v{a}.{b}" for a, b in MINORS])

@@ -81,7 +81,7 @@ def _folders(top: str, child_file: str, repo: Path) -> list[str]:
 def _build(parent: dict[str, Any], folder: str, repo: Path) -> tuple[list[dict[str, Any]], str]:
     """The parent's build, its own postBuild left out (only its patches matter here, and the
     values of its substituteFrom are in the cluster, not in git)."""
-    helper = helper_binary()
+    helper = helper_binary(build=True)
     if helper is None:
         raise ToolError("coredns-gen-helper is not installed: what a parent Flux Kustomization applies is "
                         "kustomize-controller's answer, asked through it", hint=HELPER_BUILD_HINT)

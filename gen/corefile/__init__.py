@@ -1,4 +1,4 @@
-"""Corefiles as CoreDNS's own Caddyfile lexer and parser read them (through coredns-gen-helper),
+"""Corefiles as CoreDNS's own Caddyfile lexer and parser read them (through coredns-gen-corefile),
 arranged into a tree with positions on every node.
 
 Public API:

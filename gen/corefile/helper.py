@@ -1,4 +1,4 @@
-"""CoreDNS's own Corefile lexer and parser, asked through coredns-gen-helper (`corefile`).
+"""CoreDNS's own Corefile lexer and parser, asked through coredns-gen-corefile (`corefile`).
 
 Every Corefile text coredns-gen judges (rendered, linted, guarded) is read by the caddyfile
 package CoreDNS links, not by a model of it: the helper answers each text's tokens (text, line),
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Callable, Hashable, Sequence, TypeVar
 
 from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT, helper_binary
+from gen.tools import COREFILE_BUILD_HINT, COREFILE_NAME, corefile_binary
 
 INSIDE_KEY = "coredns-gen-inside"  # the server block an `inside` text is spliced into (tools/helper/corefile)
 _CACHE_LIMIT = 1 << 14
@@ -59,17 +59,17 @@ class _Client:
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None:
             return self.proc
-        binary = helper_binary()
+        binary = corefile_binary()
         if binary is None:
-            raise ToolError("coredns-gen-helper not found: it reads Corefiles with CoreDNS's own parser",
-                            hint=HELPER_BUILD_HINT)
+            raise ToolError(f"{COREFILE_NAME} not found: it reads Corefiles with CoreDNS's own parser",
+                            hint=COREFILE_BUILD_HINT)
         try:
             # An empty environment: `{$VAR}` placeholders read as CoreDNS reads an unset variable,
             # whatever the machine running coredns-gen has set.
             proc = subprocess.Popen([str(binary), "corefile"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env={})
         except OSError as err:
-            raise ToolError(f"cannot run {binary}: {err}", hint=HELPER_BUILD_HINT) from err
+            raise ToolError(f"cannot run {binary}: {err}", hint=COREFILE_BUILD_HINT) from err
         self.proc, self.pid = proc, os.getpid()
         atexit.register(_close, proc)
         return proc
@@ -113,8 +113,8 @@ class _Client:
         """The `field` list of the helper's answer to `request`, one item per question."""
         results = self._send(request).get(field)
         if not isinstance(results, list) or len(results) != count:
-            raise ToolError(f"coredns-gen-helper corefile did not {what}",
-                            hint="rebuild it (an older helper cannot): " + HELPER_BUILD_HINT)
+            raise ToolError(f"{COREFILE_NAME} corefile did not {what}",
+                            hint="rebuild it (an older helper cannot): " + COREFILE_BUILD_HINT)
         return results
 
     def _send(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -128,8 +128,8 @@ class _Client:
             answer = b""
         if not answer:
             self.proc = None
-            raise ToolError("coredns-gen-helper corefile gave no answer", stderr=_stderr(proc),
-                            hint="rebuild it (an older helper has no `corefile` subcommand): " + HELPER_BUILD_HINT)
+            raise ToolError(f"{COREFILE_NAME} corefile gave no answer", stderr=_stderr(proc),
+                            hint="rebuild it (an older helper has no `corefile` subcommand): " + COREFILE_BUILD_HINT)
         parsed: dict[str, Any] = json.loads(answer)
         return parsed
 

@@ -1,4 +1,4 @@
-"""Whether a plugin's own setup accepts its options, decided by CoreDNS's code, asked through coredns-gen-helper.
+"""Whether a plugin's own setup accepts its options, decided by CoreDNS's code, asked through coredns-gen-corefile.
 
 The helper links the setup function of every stock plugin whose setup reads nothing but its
 tokens (tools/helper/setup: no file, interface, credential or API decides) and runs it on the
@@ -15,7 +15,7 @@ from typing import Literal, Sequence
 
 from gen.corefile.helper import judge_setups
 from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT
+from gen.tools import COREFILE_BUILD_HINT
 
 Verdict = Literal["ok", "refused", "unjudged"]
 VERDICTS: tuple[Verdict, ...] = ("ok", "refused", "unjudged")
@@ -48,7 +48,7 @@ def judge(asks: Sequence[SetupAsk]) -> list[SetupJudged]:
     for ask, raw in zip(asks, judge_setups([(a.plugin, a.text, a.keys) for a in asks]), strict=True):
         verdict = next((v for v in VERDICTS if v == raw.get("verdict")), None)
         if verdict is None:
-            raise ToolError(f"coredns-gen-helper judged {ask.plugin!r} {raw!r}, not one of {', '.join(VERDICTS)}",
-                            hint="rebuild it from this checkout: " + HELPER_BUILD_HINT)
+            raise ToolError(f"coredns-gen-corefile judged {ask.plugin!r} {raw!r}, not one of {', '.join(VERDICTS)}",
+                            hint="rebuild it from this checkout: " + COREFILE_BUILD_HINT)
         out.append(SetupJudged(verdict, str(raw.get("error", ""))))
     return out

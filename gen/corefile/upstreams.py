@@ -1,5 +1,5 @@
 """Whether CoreDNS's forward accepts each TO, decided by CoreDNS's own plugin/pkg/parse.HostPortOrFile
-(the coredns/coredns module tools/helper/go.mod pins), asked through coredns-gen-helper.
+(the coredns/coredns module tools/helper/go.mod pins), asked through coredns-gen-corefile.
 
 The `corefile` helper process a command already runs answers (gen.corefile.helper), every TO a
 lint run asks about in one round trip, remembered per TO. It decides without reading this
@@ -15,7 +15,7 @@ from typing import Literal, Sequence
 
 from gen.corefile.helper import judge_upstreams
 from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT
+from gen.tools import COREFILE_BUILD_HINT
 
 Verdict = Literal["ok", "refused", "file"]
 VERDICTS: tuple[Verdict, ...] = ("ok", "refused", "file")
@@ -40,7 +40,7 @@ def judge(tos: Sequence[str]) -> dict[str, Judged]:
     for to, raw in judge_upstreams(tos).items():
         verdict = next((v for v in VERDICTS if v == raw.get("verdict")), None)
         if verdict is None:
-            raise ToolError(f"coredns-gen-helper judged upstream {to!r} {raw!r}, not one of {', '.join(VERDICTS)}",
-                            hint="rebuild it from this checkout: " + HELPER_BUILD_HINT)
+            raise ToolError(f"coredns-gen-corefile judged upstream {to!r} {raw!r}, not one of {', '.join(VERDICTS)}",
+                            hint="rebuild it from this checkout: " + COREFILE_BUILD_HINT)
         out[to] = Judged(verdict, str(raw.get("error", "")))
     return out

@@ -25,7 +25,7 @@ from gen.guard.flux import bootstraps, resourcesets, roots as rootsmod
 from gen.guard.flux.applied import applied_before, written_in
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.index import ClusterLooks, look_key, outside_reads
-from gen.guard.build.engine import Engine, Job
+from gen.guard.build.engine import Engine, Job, binary_id
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.build import seen as seenmod
 from gen.guard.build.inputs import Resolver
@@ -38,6 +38,7 @@ from gen.guard.repo.manifests import file_docs
 from gen.guard.flux.sources import ELSEWHERE, ClusterSources, Delivery, SourceRef, Sources, source_key
 from gen.guard.flux.substitution import Vars, resolve
 from gen.guard.flux.sourceignore import KeptStore
+from gen.tools import corefile_binary
 
 _VERSION = "guard-build-4"  # bump when what a build means changes
 _ROUNDS = 4
@@ -81,7 +82,7 @@ class Discovery:
         self.roots_under = roots_under
         self.build_all = build_all
         self.marked = Marks(cache.directory)  # kept between runs: a warm run reads no file to answer
-        store = self.kept = KeptStore(cache.directory, engine.identity) if cache.directory is not None else None
+        store = self.kept = KeptStore(cache.directory, _artifact_identity(engine)) if cache.directory is not None else None
         self.synced_branch = synced_branch
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
                                        store, synced_branch) for label, tree in trees.items()}
@@ -560,3 +561,11 @@ def _keyed(objects: list[dict[str, Any]]) -> dict[ObjKey, dict[str, Any]]:
         if isinstance(obj, dict):
             keyed.setdefault(ObjKey.of(obj), obj)
     return keyed
+
+
+def _artifact_identity(engine: Engine) -> str:
+    """Which programs answered what an artifact holds: `artifact` is asked of coredns-gen-corefile
+    (gen/tools.py ask_artifact), which a checkout builds apart from the engine's helper, so a kept
+    answer names both (a rebuilt one of either is asked again)."""
+    answering = corefile_binary()
+    return f"{engine.identity} artifact:{binary_id(answering) if answering is not None else 'none'}"

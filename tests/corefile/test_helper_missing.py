@@ -1,4 +1,4 @@
-"""Without coredns-gen-helper nothing is judged by a model: render exits 3 naming the build command."""
+"""Without coredns-gen-corefile nothing is judged by a model: render exits 3 naming the build command."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_render_without_the_helper_exits_3_naming_the_build(tmp_path: Path) -> N
     result = subprocess.run([sys.executable, "-m", "gen", "render", "--repo", str(tmp_path), str(tmp_path / "v.yaml")],
                             env=env, capture_output=True, text=True, cwd=REPO_ROOT)
     assert result.returncode == 3, result.stderr
-    assert "coredns-gen-helper not found" in result.stderr and "go build -trimpath" in result.stderr
+    assert "coredns-gen-corefile not found" in result.stderr and "go build -trimpath" in result.stderr
     assert not (tmp_path / "overlays").exists()
 
 
@@ -28,8 +28,8 @@ def test_a_read_that_fills_the_cache_past_its_limit_still_answers_every_text(mon
 
     from gen.corefile import helper
 
-    if helper.helper_binary() is None and os.environ.get("CI") != "true":
-        pytest.skip("coredns-gen-helper is not built")
+    if helper.corefile_binary() is None and os.environ.get("CI") != "true":
+        pytest.skip("coredns-gen-corefile is not built")
     monkeypatch.setattr(helper, "_CACHE_LIMIT", 2)
     client = helper._Client()
     first = [(f".:{53 + i} {{\n  whoami\n}}\n", "Corefile", False) for i in range(4)]
@@ -45,8 +45,8 @@ def test_a_full_setup_memo_still_answers_what_it_held(monkeypatch):
 
     from gen.corefile import helper
 
-    if helper.helper_binary() is None and os.environ.get("CI") != "true":
-        pytest.skip("coredns-gen-helper is not built")
+    if helper.corefile_binary() is None and os.environ.get("CI") != "true":
+        pytest.skip("coredns-gen-corefile is not built")
     monkeypatch.setattr(helper, "_CACHE_LIMIT", 2)
     client = helper._Client()
     first = [("cache", f"cache {30 + i}\n", (".",)) for i in range(2)]

@@ -172,7 +172,7 @@ def test_without_the_helper_nothing_is_judged_and_the_run_fails(flux_repo, guard
 
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(tmp_path / "missing"))
     root = flux_repo(BASE, {"dns/kustomization.yaml": generator("files", "/etc/hostname")})
-    with pytest.raises(ToolError, match="coredns-gen-helper is not installed"):
+    with pytest.raises(ToolError, match="coredns-gen-(helper|corefile) is not installed"):
         guard(root)
 
 

@@ -19,7 +19,7 @@ from gen.finding import Finding, Severity
 from gen.lint.run import RULES
 from gen.lint.versions import SETUP_LINKED
 from gen.loopback import free_port
-from gen.tools import helper_binary
+from gen.tools import corefile_binary
 from tests.conftest import missing_tool
 
 ID = "plugin-setup-refused"
@@ -29,8 +29,8 @@ REFUSING = {r.ID for r in RULES if r.REFUSES}
 
 @pytest.fixture(scope="module", autouse=True)
 def helper() -> None:
-    if helper_binary() is None:
-        missing_tool("coredns-gen-helper", RuntimeError("pip install -e . builds it into gen/bin"))
+    if corefile_binary() is None:
+        missing_tool("coredns-gen-corefile", RuntimeError("pip install -e . builds it into gen/bin"))
 
 
 def _block(body: str) -> str:

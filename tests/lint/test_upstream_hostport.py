@@ -24,7 +24,7 @@ from gen.errors import ToolError
 from gen.finding import Finding, Severity
 from gen.lint.run import run_lint
 from gen.lint.versions import HOSTPORT_LINKED
-from gen.tools import helper_binary
+from gen.tools import corefile_binary
 from tests.conftest import REPO_ROOT, missing_tool
 from tests.lint.test_realworld import _binary
 
@@ -34,9 +34,9 @@ CORE = ".:53 {{\n    forward . {to}\n}}\n"
 @pytest.fixture(scope="module", autouse=True)
 def helper() -> Path:
     """The real coredns-gen-helper: skipped at a desk without it, a failure under CI=true."""
-    found = helper_binary()
+    found = corefile_binary()
     if found is None:
-        missing_tool("coredns-gen-helper", RuntimeError("pip install -e . builds it into gen/bin"))
+        missing_tool("coredns-gen-corefile", RuntimeError("pip install -e . builds it into gen/bin"))
     assert found is not None
     return found
 
@@ -127,7 +127,7 @@ def test_every_upstream_of_a_run_is_asked_in_one_round_trip(tmp_path: Path, monk
 def test_without_the_helper_nothing_is_judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corefile_helper.close()
     monkeypatch.setenv("COREDNS_GEN_HELPER", str(tmp_path / "absent"))
-    with pytest.raises(ToolError, match="coredns-gen-helper not found"):
+    with pytest.raises(ToolError, match="coredns-gen-corefile not found"):
         upstreams.judge(["tls://never-asked-before.example"])
     corefile_helper.close()
 

@@ -24,9 +24,10 @@ from typing import IO, Any
 
 from gen.errors import ToolError
 from gen.guard.repo.revision import Tree
+from gen.helperbuild import BUILD_PROTOCOL
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
-PROTOCOL = 4  # tools/helper/build/batch.go Protocol
+PROTOCOL = BUILD_PROTOCOL  # tools/helper/build/batch.go Protocol
 BUILD_HINT = HELPER_BUILD_HINT
 Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path is the artifact's
 _IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said, and which binary
@@ -78,7 +79,7 @@ class Engine:
 
     def __init__(self, parallel: int | None = None) -> None:
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
-        self.helper = helper_binary()
+        self.helper = helper_binary(build=True)
         self.builds = 0
         self._known: tuple[str, int, int] | None = None
         self._asking: subprocess.Popen[str] | None = None

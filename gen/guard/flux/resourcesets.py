@@ -161,7 +161,7 @@ def _render(requests: list[dict[str, Any]]) -> list[tuple[list[dict[str, Any]] |
     keys = [hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest() for r in requests]
     todo = {k: r for k, r in zip(keys, requests, strict=True) if k not in _RENDERED}
     if todo:
-        helper = helper_binary()
+        helper = helper_binary(build=True)
         if helper is None:
             raise ToolError("coredns-gen-helper is not installed: ResourceSets cannot be rendered", hint=HELPER_BUILD_HINT)
         lines = "".join(json.dumps({"id": k, **r}, sort_keys=True) + "\n" for k, r in todo.items())

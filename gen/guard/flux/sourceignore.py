@@ -2,7 +2,7 @@
 
 source-controller never puts every file of a repository into the artifact kustomize-controller
 builds from. The answer comes from source-controller's own code through the helper
-(`coredns-gen-helper artifact`: fluxcd/pkg/sourceignore's LoadIgnorePatterns over every
+(`coredns-gen-corefile artifact`: fluxcd/pkg/sourceignore's LoadIgnorePatterns over every
 `.sourceignore`, then `spec.ignore`, matched as the archive's filter matches: the defaults (VCS
 files, CI configuration, images and archives) only when no pattern at all is given, the VCS
 patterns always). An OCI artifact pushed from a folder (`flux push artifact --path=DIR`) is first
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from gen.cachefile import Sealed, seal, write_entry
 from gen.errors import ToolError
-from gen.tools import HELPER_BUILD_HINT, ask_artifact, helper_binary
+from gen.tools import COREFILE_BUILD_HINT, ask_artifact, corefile_binary
 
 if TYPE_CHECKING:
     import pathspec
@@ -142,8 +142,8 @@ def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore:
 def _ask_helper(request: dict[str, object], pushed: bool) -> frozenset[str]:
     answer = ask_artifact(request, "which files a Flux artifact holds is source-controller's (and the flux CLI's) answer")
     if pushed and answer.get("pushed") is not True:
-        raise ToolError(f"{helper_binary()} artifact does not know `flux push artifact`'s filter (an older helper)",
-                        hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}")
+        raise ToolError(f"{corefile_binary()} artifact does not know `flux push artifact`'s filter (an older helper)",
+                        hint=f"rebuild it from this checkout: {COREFILE_BUILD_HINT}")
     kept = answer["kept"]
     assert isinstance(kept, list)
     return frozenset(str(p) for p in kept)

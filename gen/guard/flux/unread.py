@@ -311,7 +311,7 @@ def _used_vars(builds: list[tuple[Node, Tree]]) -> list[list[str] | str]:
     """Per build: the variables Flux's substitution looks up in it (the helper's `vars`), or why not."""
     if not builds:
         return []
-    helper = helper_binary()
+    helper = helper_binary(build=True)
     if helper is None:
         raise ToolError("coredns-gen-helper is not installed: which variables a Flux Kustomization's build uses is "
                         "Flux's own parser's answer, asked through it", hint=HELPER_BUILD_HINT)

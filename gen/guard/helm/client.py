@@ -31,7 +31,7 @@ class HelmHelper:
     """A `coredns-gen-helper helm` process, started on the first request."""
 
     def __init__(self) -> None:
-        binary = helper_binary()
+        binary = helper_binary(build=True)
         if binary is None:
             raise ToolError("coredns-gen-helper is not installed: the guard renders HelmReleases with it",
                             hint=HELPER_BUILD_HINT)

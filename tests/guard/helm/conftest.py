@@ -34,7 +34,7 @@ CHARTS = Path(__file__).resolve().parents[2] / "data" / "charts"
 
 def helm_op(request: dict[str, Any]) -> dict[str, Any]:
     """One request to coredns-gen-helper helm (the tests' packaging and pushing)."""
-    binary = helper_binary()
+    binary = helper_binary(build=True)
     assert binary is not None
     out = subprocess.run([str(binary), "helm"], input=json.dumps(request) + "\n", capture_output=True, text=True,
                          timeout=300, check=True)
@@ -76,7 +76,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture
 def http_charts(tmp_path: Path) -> Iterator[Callable[[list[Path]], str]]:
     """publish(charts) -> the url of a chart repository serving them (packaged and indexed)."""
-    if helper_binary() is None:
+    if helper_binary(build=True) is None:
         missing_tool("coredns-gen-helper", FileNotFoundError("not built"))
     folder = tmp_path / "http-repo"
     folder.mkdir()
@@ -103,7 +103,7 @@ def http_charts(tmp_path: Path) -> Iterator[Callable[[list[Path]], str]]:
 def oci_registry(tmp_path: Path) -> Iterator[Callable[[list[Path], str], str]]:
     """push(charts, path) -> the oci:// url of `path` in a real registry on loopback (plain HTTP)."""
     binary = shutil.which("registry") or (str(cache_bin() / "registry") if (cache_bin() / "registry").is_file() else None)
-    if binary is None or helper_binary() is None:
+    if binary is None or helper_binary(build=True) is None:
         missing_tool("the distribution registry (scripts/setup-dev builds it) and coredns-gen-helper",
                      FileNotFoundError("registry"))
         raise AssertionError("unreachable")
