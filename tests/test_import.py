@@ -8,6 +8,9 @@ import of a render must give values that render the same configuration).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import typing
 from typing import Any
 from pathlib import Path
@@ -529,3 +532,31 @@ def test_a_flux_output_the_artifact_leaves_out_is_said(tmp_path: Path) -> None:
     result = import_dns([tmp_path / "kubernetes/apps/kube-system/coredns"], "k3s", "v1.34.2+k3s1", "home", repo=tmp_path)
     said = [n for n in result.notes if n.startswith("flux.output clusters/home/coredns.yaml would not be in the artifact")]
     assert said and "kubernetes/flux/config/cluster.yaml:15 `/*`" in said[0], result.notes
+
+
+INJECTED = "upstream:{br}  resolvers: [6.6.6.6]{br}#"
+
+
+@pytest.mark.parametrize("br", ["\n", "\r", "\x85", "\u2028", "\u2029"], ids=["lf", "cr", "nel", "ls", "ps"])
+def test_a_line_break_in_a_file_name_or_a_key_stays_inside_the_header_comment(tmp_path: Path, br: str) -> None:
+    """The header names the input files and each difference (a ConfigMap key among them): a line
+    break there ended the comment, and the rest became live YAML (`forward . 6.6.6.6` rendered).
+    Every comment line is written single-line (gen/comments.py): the values read as written."""
+    payload = INJECTED.format(br=br)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    name = folder / f"cm{payload}.yaml" if br in "\n\r" else folder / "cm.yaml"
+    key = json.dumps(f"x{payload}.bogus")  # a key no platform imports: a difference, named with --allow-loss
+    name.write_text((DATA / "mrmarble-home-ops-d22efe49.yaml").read_text()
+                    + f"  {key}: |\n    log\n")
+    code, output, out = _import(tmp_path, str(name), "--platform", "k3s", "--platform-version", "v1.34.2+k3s1",
+                                "--cluster", "home", "--allow-loss")
+    assert code == 0, output
+    text = out.read_text(encoding="utf-8")
+    head = text[:text.index("\ncluster")]
+    assert all(line.startswith("#") for line in head.splitlines()), head
+    values = yaml.safe_load(text)
+    assert "upstream" not in values and "6.6.6.6" not in json.dumps(values)
+    assert values_from_data(values, "imported").upstream is None or \
+        "6.6.6.6" not in values_from_data(values, "imported").upstream.resolvers
+
