@@ -19,13 +19,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
-from gen.errors import UsageError
+from gen.errors import GenError, UsageError
 from gen.finding import Finding, Severity
 from gen.guard.repo import (
     parse_cache,
 )
 from gen.guard.rules import (
     helm_chart_not_judged,
+    bootstrap_source_moved,
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
@@ -60,6 +61,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
+from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.unread import blind_spots, exact_note
 from gen.guard.report.progress import Report, ReportingEngine
@@ -88,6 +90,7 @@ _MODULES: tuple[ModuleType, ...] = (
     object_moved_deleted,
     build_failed,
     not_judged_touched,
+    bootstrap_source_moved,
     helm_chart_not_judged,
     k3s_hpa_min_replicas,
     talos_corefile_kept,
@@ -118,6 +121,7 @@ class GuardOptions:
     parallel: int | None = None
     report: Report | None = None  # progress for a terminal (gen.guard.report.progress)
     shard: Shard | None = None  # judge only this shard's clusters (gen.guard.report.shard)
+    follow_moves: bool = True  # judge the revision a moved bootstrap source syncs (gen/guard/flux/moves.py)
 
 
 @dataclass
@@ -243,11 +247,13 @@ def _judge(opts: GuardOptions) -> GuardResult:
             r.details["cause"] = cause
         unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
         facts = cluster_facts(trees["head"], config, revisions)
+        moves = find_moves(revisions["base"], revisions["head"], root, discovery.remotes, touched) \
+            if opts.follow_moves else []
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed, unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
-                        ref_charts=charts)
+                        ref_charts=charts, moves=moves)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(rule.check(change))
@@ -266,6 +272,9 @@ def _judge(opts: GuardOptions) -> GuardResult:
         findings.extend(coverage.findings())
     parse_cache.save(opts.cache_dir)
     cache.save()
+    for move in moves:  # (to base's or head's own commit: nothing changes, or judged already)
+        if move.commit is not None and move.commit not in refs.values():
+            findings += _after_move(opts, move)
     findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes) + carried_nodes,
@@ -282,6 +291,28 @@ def _judge(opts: GuardOptions) -> GuardResult:
     judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
                  "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
     return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
+
+
+def _after_move(opts: GuardOptions, move: Move) -> list[Finding]:
+    """What Flux would delete in the moved cluster when it syncs base -> the commit its bootstrap
+    source now names: the guard run again on that commit, its findings about this cluster kept
+    and said to be about that revision. A run that cannot judge it refuses the move."""
+    assert move.commit is not None
+    after = f" (after the merge, cluster {move.root.cluster} syncs {move.after}, commit {move.commit[:12]}: judged there)"
+    try:
+        result = _judge(GuardOptions(opts.repo, opts.base, move.commit, opts.paths, opts.allow, opts.inventory,
+                                     opts.cache_dir, opts.parallel, follow_moves=False))
+    except GenError as err:
+        return [Finding(bootstrap_source_moved.ID, bootstrap_source_moved.SEVERITY, ".", 1,
+                        f"{move.source}, the source of Kustomization {move.root}, moves from {move.before} to "
+                        f"{move.after}, and that revision cannot be judged: {str(err).splitlines()[0]}",
+                        f"fix that revision, or if the move is deliberate, allow it with --allow ks:{move.root}",
+                        details={"kustomization": str(move.root), "cluster": move.root.cluster, "source": move.source,
+                                 "before": move.before, "after": move.after, "commit": move.commit})]
+    return [Finding(f.rule, f.severity, f.file, f.line, f.message + after, f.hint, f.col,
+                    details={**f.details, "synced": move.commit})
+            for f in result.findings if f.details.get("cluster") == move.root.cluster
+            and f.severity in (Severity.ERROR, Severity.WARNING, Severity.ALLOWED)]
 
 
 def _roots_digest(discovery: Discovery) -> str:

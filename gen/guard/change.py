@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 from gen.finding import Finding, Severity
 from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
+from gen.guard.flux.moves import Move
 from gen.guard.locate import Locator
 from gen.guard.model import HELM_GROUP, KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
@@ -56,6 +57,7 @@ class Change:
     judged_reads: dict[str, set[str]] = field(default_factory=dict)  # cluster -> files judged ones read
     # "base"/"head" -> (cluster, HelmRelease) -> the charts its spec.chartRef may render (gen/guard/flux/charts.py)
     ref_charts: dict[str, dict[tuple[str, ObjKey], list[RefChart]]] = field(default_factory=dict)
+    moves: list[Move] = field(default_factory=list)  # bootstrap sources the change moves (gen/guard/flux/moves.py)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:
