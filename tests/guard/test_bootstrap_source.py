@@ -1,5 +1,6 @@
 """What a cluster's bootstrap GitRepository delivers: the revision it names (a change that moves it
-makes the cluster sync another revision)."""
+makes the cluster sync another revision) and the files its artifact holds (`spec.sparseCheckout`
+leaves files out as `spec.ignore` does; `spec.include` copies other artifacts in)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,34 @@ def test_a_bootstrap_move_can_be_allowed_by_its_kustomization(flux_repo, guard):
     assert [(f.rule, f.severity.value) for f in result.findings if f.rule == "bootstrap-source-moved"] == \
         [("bootstrap-source-moved", "allowed")]
 
+
+SPARSE = "  sparseCheckout:\n            - clusters/\n            - platform/a/\n        "
+
+
+def test_sparse_checkout_leaves_a_folder_out_of_the_artifact_and_flux_prunes_its_configmap(flux_repo, guard):
+    """`sparseCheckout: [clusters/, platform/a/]`: platform/b is never checked out, so the
+    Kustomization reading it loses its ConfigMap, as the same cut by spec.ignore does."""
+    base = {"clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+            "platform/kustomization.yaml": kustomization("a/cm.yaml", "b/cm.yaml"),
+            "platform/a/cm.yaml": configmap("a", namespace="default"),
+            "platform/b/cm.yaml": configmap("coredns-custom")}
+    root = flux_repo(base, {SYNC: _sync(extra=SPARSE)})
+    rules = _rules(guard(root))
+    assert ("configmap-pruned", "error") in rules or ("build-failed", "error") in rules, rules
+
+
+def test_sparse_checkout_of_the_built_folders_passes(flux_repo, guard):
+    base = {"clusters/prod/dns.yaml": flux_ks("dns", "./platform/a"),
+            "platform/a/kustomization.yaml": kustomization("cm.yaml"),
+            "platform/a/cm.yaml": configmap("coredns-custom"),
+            "platform/b/cm.yaml": configmap("unused", namespace="default")}
+    root = flux_repo(base, {SYNC: _sync(extra=SPARSE)})
+    assert _rules(guard(root)) == []
+
+
+def test_an_include_copied_into_the_bootstrap_artifact_is_not_judged(flux_repo, guard):
+    include = "  include:\n            - repository: {name: shared}\n              toPath: dns\n        "
+    root = flux_repo(DNS, {SYNC: _sync(extra=include), "dns/coredns-custom.yaml": configmap("coredns-custom", data="x: y")})
+    result = guard(root)
+    assert [r for r in summary(result.findings) if r[1] == "error"], summary(result.findings)
+    assert any("spec.include" in f.message for f in result.findings)
