@@ -560,3 +560,29 @@ def test_a_line_break_in_a_file_name_or_a_key_stays_inside_the_header_comment(tm
     assert values_from_data(values, "imported").upstream is None or \
         "6.6.6.6" not in values_from_data(values, "imported").upstream.resolvers
 
+
+def _bomb(indent: str) -> str:
+    """Nine aliases of nine aliases, nine deep: 1 KB of YAML, 9^9 nodes when followed."""
+    lines = [f'{indent}l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{indent}l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["configmap", "valuesContent"])
+def test_an_alias_bomb_is_bad_input_not_a_hang(tmp_path: Path, where: str) -> None:
+    """import walked the aliases of a 1 KB document (10^9 nodes) and never ended."""
+    if where == "configmap":
+        text = (DATA / "mrmarble-home-ops-d22efe49.yaml").read_text() + "bomb:\n" + _bomb("  ")
+        platform = ["k3s", "v1.34.2+k3s1"]
+    else:
+        text = ("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata: {name: rke2-coredns, namespace: kube-system}\n"
+                "spec:\n  valuesContent: |\n" + _bomb("    "))
+        platform = ["rke2", "v1.34.10+rke2r1"]
+    (tmp_path / "in.yaml").write_text(text)
+    assert len(text) < 2000
+    proc = subprocess.run([sys.executable, "-m", "gen", "import", str(tmp_path / "in.yaml"), "--platform", platform[0],
+                           "--platform-version", platform[1], "--cluster", "x", "-o", str(tmp_path / "dns/x.yaml"),
+                           "--repo", str(tmp_path)], capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "alias bomb" in proc.stderr and not (tmp_path / "dns/x.yaml").exists()

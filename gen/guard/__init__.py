@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -19,7 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
-from gen.errors import GenError, UsageError
+from gen.comments import one_line
+from gen.errors import GenError, Problem, UsageError
 from gen.finding import Finding, Severity
 from gen.guard.repo import (
     parse_cache,
@@ -203,6 +205,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
             discovery.owns = opts.shard.holds
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
+        _names_not_utf8(trees, revisions)
         cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
         carried_nodes = sum(entry.nodes for entry in reached.carried.values())
         if not discovery.roots.get("base") and not discovery.roots.get("head"):
@@ -313,6 +316,30 @@ def _after_move(opts: GuardOptions, move: Move) -> list[Finding]:
                     details={**f.details, "synced": move.commit})
             for f in result.findings if f.details.get("cluster") == move.root.cluster
             and f.severity in (Severity.ERROR, Severity.WARNING, Severity.ALLOWED)]
+
+
+def _names_not_utf8(trees: dict[str, Tree], revisions: dict[str, Any]) -> None:
+    """A file whose name is not UTF-8 under a Kustomization's spec.path is bad input (exit 2).
+    git keeps names as bytes and the files are unpacked as named, but the helper reports what a
+    build read as JSON, where such a name is no longer the file's: the build could not be told
+    apart from the other revision's. Flux builds every YAML file of a folder without a
+    kustomization.yaml, so the name matters there; elsewhere no build can name it.
+
+    Raises:
+        UsageError: such a file is in a folder a Kustomization builds from, at either revision.
+    """
+    odd = sorted({p for tree in trees.values() for p in tree.blobs if _SURROGATES.search(p)})
+    if not odd:
+        return
+    folders = {node.ks.path.strip("/") for rev in revisions.values() for node in rev.nodes.values()}
+    built = [p for p in odd if any(not f or p.startswith(f + "/") for f in folders)]
+    if built:
+        raise UsageError([Problem(f"the file name '{one_line(p)}' is not UTF-8, in a folder a Flux Kustomization "
+                                  "builds from: what its build reads cannot be judged", key="--head",
+                                  hint="rename it to a UTF-8 name (git mv)") for p in built])
+
+
+_SURROGATES = re.compile("[\udc80-\udcff]")  # the bytes of a name that is not UTF-8 (surrogateescape)
 
 
 def _roots_digest(discovery: Discovery) -> str:

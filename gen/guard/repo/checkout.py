@@ -24,9 +24,11 @@ from gen.tools import git_binary
 
 
 def _git(repo: Path, *args: str) -> str:
+    """git's output; bytes that are not UTF-8 (a file name git holds as bytes) kept as
+    surrogates, which os functions write back as the same bytes (the file is unpacked as named)."""
     argv = [git_binary(), "-C", str(repo), *args]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+        proc = subprocess.run(argv, capture_output=True, text=True, errors="surrogateescape", check=False)
     except OSError as err:
         raise ToolError(f"cannot run git: {err}") from err
     if proc.returncode != 0:
