@@ -586,3 +586,15 @@ def test_an_alias_bomb_is_bad_input_not_a_hang(tmp_path: Path, where: str) -> No
                           env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert "alias bomb" in proc.stderr and not (tmp_path / "dns/x.yaml").exists()
+
+
+def test_a_line_separator_inside_a_quoted_token_does_not_split_the_line(tmp_path: Path) -> None:
+    """CoreDNS breaks lines at LF only; import split `log . "a<U+2028>b"` in two (str.splitlines)
+    and named `log . "a` and `b"` as two lines the render lacks."""
+    (tmp_path / "in.yaml").write_text(
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns-custom, namespace: kube-system}\n'
+        'data:\n  internal.server: "internal.:53 {\\n  log . \\"a\\u2028b\\"\\n  forward . 192.168.0.1\\n}\\n"\n')
+    result = import_dns([tmp_path / "in.yaml"], "k3s", "v1.34.2+k3s1", "home")
+    said = [str(d) for d in result.differences]
+    assert not any(s.endswith('`b"`: is not in the render: no values key says it') for s in said), said
+    assert any('log . "a\u2028b"' in s for s in said), said
