@@ -37,9 +37,13 @@ class Move:
 
 
 def _spec(rev: Revision, root: KsRef, key: ObjKey) -> dict[str, Any] | None:
-    """The source object's spec as the cluster's builds at `rev` write it (None: none does)."""
-    for ref, node in sorted(rev.nodes.items()):
-        if node.root == root and key in node.build.objects:
+    """The source object's spec as the cluster's builds at `rev` write it (None: none does): the
+    root's own build first (gotk-sync.yaml), else its cluster's other builds in name order."""
+    nodes = [rev.nodes[root]] + [node for ref, node in sorted(rev.nodes.items()) if ref.cluster == root.cluster
+                                 and ref != root and node.root == root] \
+        if key not in rev.nodes[root].build.objects else [rev.nodes[root]]
+    for node in nodes:
+        if key in node.build.objects:
             spec = node.build.objects[key].get("spec")
             return spec if isinstance(spec, dict) else {}
     return None
