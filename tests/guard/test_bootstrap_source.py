@@ -46,7 +46,8 @@ def test_a_bootstrap_moved_to_a_branch_this_checkout_lacks_is_refused(flux_repo,
     finding = result.findings[0]
     assert finding.file == SYNC
     assert "from branch main of example.invalid/fleet to branch release" in finding.message
-    assert "git fetch origin release" in finding.message
+    assert "branch release is not in this checkout" in finding.message
+    assert finding.hint.startswith("fetch it (`git fetch origin release:refs/remotes/origin/release`) and run the guard")
 
 
 def test_a_bootstrap_moved_to_a_branch_that_drops_a_configmap_is_judged_there(flux_repo, guard):

@@ -34,6 +34,7 @@ class Move:
     after: str
     commit: str | None  # the commit the cluster syncs after the merge, when this checkout has it
     why: str  # why it is not judged (commit None)
+    fix: str = ""  # what makes it judgeable (commit None)
 
 
 def _spec(rev: Revision, root: KsRef, key: ObjKey) -> dict[str, Any] | None:
@@ -73,9 +74,9 @@ def find_moves(base: Revision, head: Revision, repo: Path, remotes: set[str], to
         if old == new:
             continue
         ours = new[0] == old[0] or new[0] in remotes
-        commit, why = synced_commit(repo, str(after.get("url") or ""), new[1], ours)
+        commit, why, fix = synced_commit(repo, str(after.get("url") or ""), new[1], ours)
         out.append(Move(root, f"GitRepository {namespace}/{name}", _spelled(old[0], old[1]), _spelled(new[0], new[1]),
-                        commit, why))
+                        commit, why, fix))
     return out
 
 
@@ -93,14 +94,15 @@ def _commit(repo: Path, name: str) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
-def synced_commit(repo: Path, url: str, revision: tuple[str, str], ours: bool) -> tuple[str | None, str]:
+def synced_commit(repo: Path, url: str, revision: tuple[str, str], ours: bool) -> tuple[str | None, str, str]:
     """(the commit a GitRepository of `url` at `revision` fetches, as this checkout has it, or
-    None and why not). `ours`: the URL is this repository (its bootstrap URL or a remote), so
-    its local branches and tags are that repository's."""
+    None, why not and what would make it judgeable). `ours`: the URL is this repository (its
+    bootstrap URL or a remote), so its local branches and tags are that repository's."""
     kind, value = revision
     remotes = _remote_names(repo, url)
     if not ours and not remotes:
-        return None, f"{url or 'its URL'} is another repository, which this checkout does not hold"
+        return None, f"{url or 'its URL'} is another repository, which this checkout does not hold", \
+            "add it as a remote and fetch the ref (git remote add, git fetch)"
     if kind == "branch" and value:
         names = [f"refs/remotes/{r}/{value}" for r in remotes] + ([f"refs/heads/{value}"] if ours else [])
     elif kind == "tag" and value:
@@ -110,13 +112,14 @@ def synced_commit(repo: Path, url: str, revision: tuple[str, str], ours: bool) -
     elif kind == "name" and value.startswith("refs/"):
         names = [value] + [f"refs/remotes/{r}/{value[len('refs/'):]}" for r in remotes]
     elif kind == "semver":
-        return None, f"semver {value!r} picks the highest matching tag of the remote, which this checkout may not hold"
+        return None, f"semver {value!r} picks the highest matching tag of the remote, which this checkout may not hold", \
+            "pin a tag or a commit while the move is reviewed"
     else:
-        return None, "it names no branch, tag or commit this checkout can look up"
+        return None, "it names no branch, tag or commit this checkout can look up", "name a branch, tag or commit"
     for name in names:
         commit = _commit(repo, name)
         if commit is not None:
-            return commit, ""
+            return commit, "", ""
     fetch = f"git fetch origin {value}:refs/remotes/origin/{value}" if kind == "branch" else \
         f"git fetch origin tag {value}" if kind == "tag" else f"git fetch origin {value}"
-    return None, f"{kind} {value} is not in this checkout (fetch it: `{fetch}`)"
+    return None, f"{kind} {value} is not in this checkout", f"fetch it (`{fetch}`)"

@@ -38,7 +38,6 @@ def check(change: Change) -> Iterator[Finding]:
                       f"{move.source}, the source of Kustomization {move.root}, moves from {move.before} to "
                       f"{move.after}: once merged, the cluster syncs that revision, not this one, and it is not "
                       f"judged: {move.why}" + change.where(move.root),
-                      f"make the revision judgeable ({move.why.rpartition('(')[2].rstrip(')') or 'fetch it'}) and run "
-                      f"the guard again; if the move is deliberate, allow it with --allow ks:{move.root}",
+                      f"{move.fix} and run the guard again; if the move is deliberate, allow it with --allow ks:{move.root}",
                       details={"kustomization": str(move.root), "cluster": move.root.cluster, "source": move.source,
                                "before": move.before, "after": move.after, "reason": move.why})
