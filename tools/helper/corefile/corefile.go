@@ -153,6 +153,7 @@ func Main(args []string) {
 		os.Exit(3)
 	}
 	defer os.RemoveAll(dir)
+	defer setup.Close()
 	if err := upstream.Sandbox(); err != nil {
 		fmt.Fprintln(os.Stderr, "coredns-gen-helper corefile: no empty working directory:", err)
 		os.Exit(3)

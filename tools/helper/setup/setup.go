@@ -138,9 +138,20 @@ var standIn = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	standInDir = dir
 	path := filepath.Join(dir, "resolv.conf")
 	return path, os.WriteFile(path, []byte(standInText), 0o600)
 })
+
+var standInDir string
+
+// Close removes the stand-in's folder, if a judgment made one (the serving process calls it
+// when its input ends).
+func Close() {
+	if standInDir != "" {
+		_ = os.RemoveAll(standInDir)
+	}
+}
 
 // standIns returns the directive's tokens with each file argument a setup would open (forward's
 // and grpc's TOs that name a file, upstream.NamesFile; autopath's RESOLV-CONF with a `/`) replaced
