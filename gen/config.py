@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -252,8 +253,16 @@ def values_from_config(repo: Path) -> list[Path]:
                 problems.append(Problem(f"{quote(pattern)} matches {rel.as_posix()}, which {why}", file=CONFIG_NAME, key=f"values[{i}]",
                                         hint="remove the symlink, or narrow the glob so it matches files of the repository only"))
                 continue
-            if match.is_file():
+            try:
+                mode = match.stat().st_mode
+            except OSError:
+                continue  # gone since the glob listed it, or a dangling link: nothing to render
+            if stat.S_ISREG(mode):
                 found.add(match)
+            elif not stat.S_ISDIR(mode):  # a FIFO, socket or device: said, never opened or skipped silently
+                problems.append(Problem(f"{quote(pattern)} matches {rel.as_posix()}, which is not a regular file "
+                                        "(a FIFO, socket or device)", file=CONFIG_NAME, key=f"values[{i}]",
+                                        hint="remove it, or narrow the glob so it matches values files only"))
     if problems:
         raise UsageError(problems)
     return sorted(found)

@@ -165,13 +165,18 @@ def _shown(path: Path, repo: Path) -> str:
     renders from files it does not hold cannot be reproduced from git.
 
     Raises:
-        ValuesError: the file is outside the repository.
+        ValuesError: the file is outside the repository, or its name is not printable UTF-8.
     """
     root = os.path.abspath(repo)
     for absolute, base in _spellings(path, repo, root):
         inside = base.rstrip(os.sep) + os.sep
         if absolute.startswith(inside):
-            return absolute[len(inside):].replace(os.sep, "/")
+            shown = absolute[len(inside):].replace(os.sep, "/")
+            if not shown.isprintable():  # it goes into every generated file's header comment (gen/comments.py)
+                raise ValuesError(Problem(f"the file name {quote(shown)} holds a line break, a control character or "
+                                          "bytes that are not UTF-8", key="VALUES_FILE",
+                                          hint="rename the values file to a name of printable UTF-8 characters"))
+            return shown
     raise ValuesError(Problem(f"is outside the repository {root}", file=os.path.abspath(path), key="VALUES_FILE",
                               hint="keep values files in the GitOps repository (e.g. dns/<cluster>.yaml), or pass --repo"))
 

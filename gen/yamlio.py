@@ -408,8 +408,53 @@ def load_positioned(text: str) -> Any:
 
 
 def load_all_safe(text: str) -> list[Any]:
-    """Load every document of a manifest stream as plain Python data (kubectl output, overlays)."""
-    return [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    """Load every document of a manifest stream as plain Python data (kubectl output, overlays).
+
+    Raises:
+        yaml.YAMLError: not YAML. AliasBombError: its aliases expand it past MAX_ALIAS_GROWTH.
+    """
+    docs = [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d is not None]
+    refuse_alias_bombs(docs)
+    return docs
+
+
+MAX_ALIAS_GROWTH = 100_000  # nodes the aliases of a stream may add to what it writes out
+
+
+class AliasBombError(ValueError):
+    """Aliases that make a small document a huge one ("billion laughs": nine aliases of nine
+    aliases … in 1 KB are 10^9 nodes). A loader shares the aliased object, so loading is quick;
+    whatever walks the data afterwards (a JSON dump, a template, a comparison) never ends."""
+
+
+def alias_growth(docs: Iterable[Any]) -> int:
+    """How many more nodes `docs` hold when every alias is followed than they write out
+    (0 or less without aliases); counted once per shared collection, so it is quick however
+    large the answer. A collection that holds itself counts once."""
+    sizes: dict[int, int] = {}
+    seen: set[int] = set()
+    written = 0
+    stack: list[tuple[Any, bool]] = [(d, False) for d in docs]
+    while stack:
+        node, done = stack.pop()
+        children = list(node.values()) + list(node) if isinstance(node, dict) else node
+        if done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) if isinstance(c, (dict, list)) else 1 for c in children)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        written += 1 + len(children)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if isinstance(c, (dict, list)) and id(c) not in seen)
+    expanded = sum(sizes.get(id(d), 1) for d in docs if isinstance(d, (dict, list)))
+    return expanded - written
+
+
+def refuse_alias_bombs(docs: list[Any]) -> None:
+    """Raises AliasBombError when the aliases of `docs` add more than MAX_ALIAS_GROWTH nodes."""
+    if any(isinstance(d, (dict, list)) for d in docs) and alias_growth(docs) > MAX_ALIAS_GROWTH:
+        raise AliasBombError(f"its YAML aliases expand it by more than {MAX_ALIAS_GROWTH:,} nodes (an alias bomb)")
 
 
 MAX_DEPTH = 100  # collections inside collections: a parser's own stack gives out a few hundred deeper

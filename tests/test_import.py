@@ -8,6 +8,9 @@ import of a render must give values that render the same configuration).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import typing
 from typing import Any
 from pathlib import Path
@@ -688,3 +691,69 @@ def test_import_without_a_release_anywhere_lists_the_valid_ones(tmp_path: Path) 
     assert code == 2 and not out.exists(), output
     assert "no --platform-version given and the repository names no talos release (talconfig.yaml talosVersion" in output
     assert "pass the release the cluster runs: one of v1.8.x" in output
+
+
+INJECTED = "upstream:{br}  resolvers: [6.6.6.6]{br}#"
+
+
+@pytest.mark.parametrize("br", ["\n", "\r", "\x85", "\u2028", "\u2029"], ids=["lf", "cr", "nel", "ls", "ps"])
+def test_a_line_break_in_a_file_name_or_a_key_stays_inside_the_header_comment(tmp_path: Path, br: str) -> None:
+    """The header names the input files and each difference (a ConfigMap key among them): a line
+    break there ended the comment, and the rest became live YAML (`forward . 6.6.6.6` rendered).
+    Every comment line is written single-line (gen/comments.py): the values read as written."""
+    payload = INJECTED.format(br=br)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    name = folder / f"cm{payload}.yaml" if br in "\n\r" else folder / "cm.yaml"
+    key = json.dumps(f"x{payload}.bogus")  # a key no platform imports: a difference, named with --allow-loss
+    name.write_text((DATA / "mrmarble-home-ops-d22efe49.yaml").read_text()
+                    + f"  {key}: |\n    log\n")
+    code, output, out = _import(tmp_path, str(name), "--platform", "k3s", "--platform-version", "v1.34.2+k3s1",
+                                "--cluster", "home", "--allow-loss")
+    assert code == 0, output
+    text = out.read_text(encoding="utf-8")
+    head = text[:text.index("\ncluster")]
+    assert all(line.startswith("#") for line in head.splitlines()), head
+    values = yaml.safe_load(text)
+    assert "upstream" not in values and "6.6.6.6" not in json.dumps(values)
+    assert values_from_data(values, "imported").upstream is None or \
+        "6.6.6.6" not in values_from_data(values, "imported").upstream.resolvers
+
+
+def _bomb(indent: str) -> str:
+    """Nine aliases of nine aliases, nine deep: 1 KB of YAML, 9^9 nodes when followed."""
+    lines = [f'{indent}l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{indent}l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("where", ["configmap", "valuesContent"])
+def test_an_alias_bomb_is_bad_input_not_a_hang(tmp_path: Path, where: str) -> None:
+    """import walked the aliases of a 1 KB document (10^9 nodes) and never ended."""
+    if where == "configmap":
+        text = (DATA / "mrmarble-home-ops-d22efe49.yaml").read_text() + "bomb:\n" + _bomb("  ")
+        platform = ["k3s", "v1.34.2+k3s1"]
+    else:
+        text = ("apiVersion: helm.cattle.io/v1\nkind: HelmChartConfig\nmetadata: {name: rke2-coredns, namespace: kube-system}\n"
+                "spec:\n  valuesContent: |\n" + _bomb("    "))
+        platform = ["rke2", "v1.34.10+rke2r1"]
+    (tmp_path / "in.yaml").write_text(text)
+    assert len(text) < 2000
+    proc = subprocess.run([sys.executable, "-m", "gen", "import", str(tmp_path / "in.yaml"), "--platform", platform[0],
+                           "--platform-version", platform[1], "--cluster", "x", "-o", str(tmp_path / "dns/x.yaml"),
+                           "--repo", str(tmp_path)], capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "alias bomb" in proc.stderr and not (tmp_path / "dns/x.yaml").exists()
+
+
+def test_a_line_separator_inside_a_quoted_token_does_not_split_the_line(tmp_path: Path) -> None:
+    """CoreDNS breaks lines at LF only; import split `log . "a<U+2028>b"` in two (str.splitlines)
+    and named `log . "a` and `b"` as two lines the render lacks."""
+    (tmp_path / "in.yaml").write_text(
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns-custom, namespace: kube-system}\n'
+        'data:\n  internal.server: "internal.:53 {\\n  log . \\"a\\u2028b\\"\\n  forward . 192.168.0.1\\n}\\n"\n')
+    result = import_dns([tmp_path / "in.yaml"], "k3s", "v1.34.2+k3s1", "home")
+    said = [str(d) for d in result.differences]
+    assert not any(s.endswith('`b"`: is not in the render: no values key says it') for s in said), said
+    assert any('log . "a\u2028b"' in s for s in said), said

@@ -313,3 +313,31 @@ def test_permission_denied_while_staging_leaves_nothing(repo: Path, monkeypatch:
                                                     "Permission denied — fix: check the permissions of the file and its folder\n")
     assert snapshot_tree(repo) == before
     assert not (repo / "overlays/talos/prod-talos2").exists()
+
+
+@pytest.mark.parametrize("name", [b"in\nupstream:\n  resolvers: [6.6.6.6]\n#.yaml", b"caf\xe9.yaml", b"a\xc2\x85b.yaml"],
+                         ids=["newline", "latin1", "nel"])
+def test_a_values_file_whose_name_is_no_printable_utf8_is_bad_input(repo: Path, name: bytes) -> None:
+    """Its name goes into every generated file's header comment: a line break there would end the
+    comment (the rest becomes live YAML), a name that is not UTF-8 crashed the render (exit 4)."""
+    before = snapshot_tree(repo)
+    path = os.path.join(os.fsencode(repo / "dns"), name)
+    with open(path, "wb") as handle:
+        handle.write((repo / "dns/talos.yaml").read_bytes().replace(b"prod-talos", b"other"))  # a cluster of its own
+    proc = subprocess.run([os.fsencode(sys.executable), b"-m", b"gen", b"render", b"--repo", os.fsencode(repo), path],
+                          cwd=repo, capture_output=True, timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert (proc.returncode, "Traceback" in stderr) == (2, False), stderr
+    assert "VALUES_FILE: the file name" in stderr and "rename the values file" in stderr
+    assert "\n  resolvers" not in stderr
+    os.remove(path)
+    assert snapshot_tree(repo) == before
+
+
+def test_a_config_glob_matching_a_fifo_is_bad_input_not_skipped(repo: Path) -> None:
+    """`values: [dns/*.yaml]` matched a FIFO and render went on without it, saying nothing."""
+    os.mkfifo(repo / "dns/pipe.yaml")
+    (repo / ".coredns-gen.yaml").write_text('values: ["dns/*.yaml"]\n')
+    code, stderr = _cli(repo, "render", "--repo", str(repo))
+    assert code == 2, stderr
+    assert "matches dns/pipe.yaml, which is not a regular file" in stderr

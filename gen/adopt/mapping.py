@@ -33,9 +33,17 @@ def shown(lines: tuple[str, ...] | list[str]) -> str:
     return " ".join(lines)
 
 
+def corefile_lines(text: str) -> list[str]:
+    """Rendered Corefile text as CoreDNS's lexer sees its lines: broken at LF only. str.splitlines
+    also breaks at CR, NEL, U+2028 and U+2029, which a quoted token may hold (`log . "a\u2028b"`
+    was cut in two and named as two differences)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def lines_of(directives: list[Directive]) -> tuple[str, ...]:
     """The lines directives are written as (gen.corefile's rendering, indentation stripped)."""
-    return tuple(line.strip() for d in directives for line in d.render(0).splitlines())
+    return tuple(line.strip(" ") for d in directives for line in corefile_lines(d.render(0)))
 
 
 class Mapped(NamedTuple):
@@ -163,7 +171,7 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
         lines = list(lines_of(extra))
         need: Need = "zones[].lines"
         if available(need) and (not _needs_var(lines) or available("${VAR}")):
-            out["lines"] = [line.rstrip() for d in extra for line in d.render(0).splitlines()]  # (nested lines indented)
+            out["lines"] = [line.rstrip(" ") for d in extra for line in corefile_lines(d.render(0))]  # (nested lines indented)
         else:
             diffs.append(Difference(where, shown(lines), missing(need), need, tuple(lines)))
     return out, diffs

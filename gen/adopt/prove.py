@@ -24,6 +24,7 @@ import json
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from gen import yamlio
+from gen.adopt.mapping import corefile_lines
 from gen.adopt.model import Difference
 from gen.corefile import Directive, ServerKey, normalize_zone, parse_corefile
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY
@@ -74,7 +75,7 @@ def canonical(text: str, name: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for head, directives in sorted(blocks, key=lambda b: b[0]):
         out.append((head, head + " {"))
-        out += [(head, line) for d in directives for line in d.render(1).splitlines()]
+        out += [(head, line) for d in directives for line in corefile_lines(d.render(1))]
         out.append((head, "}"))
     return out
 

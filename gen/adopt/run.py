@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gen import artifact, yamlio
+from gen.comments import comment
 from gen.adopt import fluxbuild, mapping
 from gen.adopt.model import Difference, Held
 from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
@@ -417,10 +418,10 @@ def import_dns(paths: list[Path], platform_name: str, release: str, cluster: str
 
 def _text(data: dict[str, Any], held: Held, differences: list[Difference]) -> str:
     sources = sorted({held.origins[id(o)].partition(", ")[0].rpartition(":")[0] for o in [*held.objects, *held.others]})
-    head = [f"# Imported by `coredns-gen import` from {', '.join(sources) or 'nothing'}."]
+    head = [comment(f"Imported by `coredns-gen import` from {', '.join(sources) or 'nothing'}.")]
     if differences:
-        head.append("# It does not render everything the input holds:")
-        head += [f"#   - {d}" for d in differences]
+        head.append(comment("It does not render everything the input holds:"))
+        head += [comment(f"  - {d}") for d in differences]
     order = list(SCHEMA["properties"])  # the schema's order: identity, DNS, then the rest
     ordered = {k: data[k] for k in sorted(data, key=lambda k: order.index(k) if k in order else len(order))}
     return "\n".join(head) + "\n" + yamlio.dump(ordered)

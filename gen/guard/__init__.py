@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,8 @@ from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
 from gen import listing
-from gen.errors import UsageError
+from gen.comments import one_line
+from gen.errors import GenError, Problem, UsageError
 from gen.finding import Finding, Severity
 from gen.guard.repo import (
     parse_cache,
@@ -29,6 +31,7 @@ from gen.guard.rules import (
     helm_chart_not_judged,
     helm_release_not_judged,
     helm_upgrade_deletes,
+    bootstrap_source_moved,
     build_failed,
     configmap_pruned,
     coredns_custom_keys,
@@ -65,6 +68,7 @@ from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
 from gen.guard.helm import releases as helm_releases
+from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
 from gen.guard.flux.unread import blind_spots, exact_note, placeholder_note
@@ -98,6 +102,7 @@ _MODULES: tuple[ModuleType, ...] = (
     object_moved_pruned,
     build_failed,
     not_judged_touched,
+    bootstrap_source_moved,
     helm_chart_not_judged,
     k3s_hpa_min_replicas,
     talos_corefile_kept,
@@ -129,6 +134,7 @@ class GuardOptions:
     report: Report | None = None  # progress for a terminal (gen.guard.report.progress)
     shard: Shard | None = None  # judge only this shard's clusters (gen.guard.report.shard)
     chart_mirrors: tuple[tuple[str, str], ...] = ()  # --chart-mirror ORIGIN=MIRROR, before guard.charts
+    follow_moves: bool = True  # judge the revision a moved bootstrap source syncs (gen/guard/flux/moves.py)
 
 
 @dataclass
@@ -212,6 +218,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
             discovery.owns = opts.shard.holds
         discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
         revisions = discovery.explore(refs, reached.only)
+        _names_not_utf8(trees, revisions)
         cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
         carried_nodes = sum(entry.nodes for entry in reached.carried.values())
         if not discovery.roots.get("base") and not discovery.roots.get("head"):
@@ -264,11 +271,13 @@ def _judge(opts: GuardOptions) -> GuardResult:
         helm = helm_releases.judge(revisions, trees, touched, changed, {**_in_repo(root, config.guard_charts), **dict(opts.chart_mirrors)},
                                    opts.cache_dir, work / "helm")
         cache.count_rejected(helm.rejected)
+        moves = find_moves(revisions["base"], revisions["head"], root, discovery.remotes, touched) \
+            if opts.follow_moves else []
         change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
                         workdir=work, platforms={c: f.platform for c, f in facts.items()},
                         changed=changed, unjudged=unjudged,
                         judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
-                        ref_charts=charts, helm=helm)
+                        ref_charts=charts, helm=helm, moves=moves)
         findings: list[Finding] = []
         for rule in RULES:
             findings.extend(shown_finding(f) for f in rule.check(change))
@@ -293,6 +302,9 @@ def _judge(opts: GuardOptions) -> GuardResult:
     discovery.marked.save()
     parse_cache.save(opts.cache_dir)
     cache.save()
+    for move in moves:  # (to base's or head's own commit: nothing changes, or judged already)
+        if move.commit is not None and move.commit not in refs.values():
+            findings += _after_move(opts, move)
     findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
     stats = {
         "kustomizations_base": len(revisions["base"].nodes) + carried_nodes,
@@ -333,6 +345,53 @@ def _point_at_unreached(findings: list[Finding], fixes: dict[str, str], changed:
         return findings
     extra = "; or, if " + " / ".join(written) + " is to take it over: " + "; ".join(fixes[p] for p in written)
     return [replace(f, hint=f.hint + extra) if f.severity is Severity.ERROR and "fate" in f.details else f for f in findings]
+
+
+def _after_move(opts: GuardOptions, move: Move) -> list[Finding]:
+    """What Flux would delete in the moved cluster when it syncs base -> the commit its bootstrap
+    source now names: the guard run again on that commit, its findings about this cluster kept
+    and said to be about that revision. A run that cannot judge it refuses the move."""
+    assert move.commit is not None
+    after = f" (after the merge, cluster {move.root.cluster} syncs {move.after}, commit {move.commit[:12]}: judged there)"
+    try:
+        result = _judge(GuardOptions(opts.repo, opts.base, move.commit, opts.paths, opts.allow, opts.inventory,
+                                     opts.cache_dir, opts.parallel, chart_mirrors=opts.chart_mirrors,
+                                     follow_moves=False))
+    except GenError as err:
+        return [Finding(bootstrap_source_moved.ID, bootstrap_source_moved.SEVERITY, ".", 1,
+                        f"{move.source}, the source of Kustomization {move.root}, moves from {move.before} to "
+                        f"{move.after}, and that revision cannot be judged: {str(err).splitlines()[0]}",
+                        f"fix that revision, or if the move is deliberate, allow it with --allow ks:{move.root}",
+                        details={"kustomization": str(move.root), "cluster": move.root.cluster, "source": move.source,
+                                 "before": move.before, "after": move.after, "commit": move.commit})]
+    return [Finding(f.rule, f.severity, f.file, f.line, f.message + after, f.hint, f.col,
+                    details={**f.details, "synced": move.commit})
+            for f in result.findings if f.details.get("cluster") == move.root.cluster
+            and f.severity in (Severity.ERROR, Severity.WARNING, Severity.ALLOWED)]
+
+
+def _names_not_utf8(trees: dict[str, Tree], revisions: dict[str, Any]) -> None:
+    """A file whose name is not UTF-8 under a Kustomization's spec.path is bad input (exit 2).
+    git keeps names as bytes and the files are unpacked as named, but the helper reports what a
+    build read as JSON, where such a name is no longer the file's: the build could not be told
+    apart from the other revision's. Flux builds every YAML file of a folder without a
+    kustomization.yaml, so the name matters there; elsewhere no build can name it.
+
+    Raises:
+        UsageError: such a file is in a folder a Kustomization builds from, at either revision.
+    """
+    odd = sorted({p for tree in trees.values() for p in tree.blobs if _SURROGATES.search(p)})
+    if not odd:
+        return
+    folders = {node.ks.path.strip("/") for rev in revisions.values() for node in rev.nodes.values()}
+    built = [p for p in odd if any(not f or p.startswith(f + "/") for f in folders)]
+    if built:
+        raise UsageError([Problem(f"the file name '{one_line(p)}' is not UTF-8, in a folder a Flux Kustomization "
+                                  "builds from: what its build reads cannot be judged", key="--head",
+                                  hint="rename it to a UTF-8 name (git mv)") for p in built])
+
+
+_SURROGATES = re.compile("[\udc80-\udcff]")  # the bytes of a name that is not UTF-8 (surrogateescape)
 
 
 def _roots_digest(discovery: Discovery) -> str:

@@ -24,7 +24,8 @@ from gen.config import CONFIG_NAME, Config
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
 
-BUILD_RULES = ("build-failed", "not-judged-touched")  # about a whole Kustomization: ks:/cluster: waive them
+# about a whole Kustomization: ks:/cluster: waive them
+BUILD_RULES = ("build-failed", "not-judged-touched", "bootstrap-source-moved")
 
 
 @dataclass(frozen=True)

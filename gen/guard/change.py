@@ -16,6 +16,7 @@ from gen.finding import Finding, Severity
 from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
 from gen.guard.helm.releases import HelmLayer
+from gen.guard.flux.moves import Move
 from gen.guard.locate import Locator
 from gen.guard.model import FLUX_GROUP, HELM_GROUP, KsRef, ObjKey, Revision
 from gen.guard.unjudged import Unjudged
@@ -58,6 +59,7 @@ class Change:
     # "base"/"head" -> (cluster, HelmRelease) -> the charts its spec.chartRef may render (gen/guard/flux/charts.py)
     ref_charts: dict[str, dict[tuple[str, ObjKey], list[RefChart]]] = field(default_factory=dict)
     helm: HelmLayer = field(default_factory=HelmLayer)  # what helm-controller's upgrades delete (gen/guard/helm/)
+    moves: list[Move] = field(default_factory=list)  # bootstrap sources the change moves (gen/guard/flux/moves.py)
     _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
 
     def where(self, ref: KsRef) -> str:

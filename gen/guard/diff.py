@@ -5,8 +5,11 @@ lacks, when `spec.prune` is true and the object carries no `prune: disabled` (or
 `reconcile: disabled`, `ssa: Ignore`) marker. A Kustomization that leaves git is deleted by its
 parent (if that one prunes), and its finalizer then deletes its whole inventory (if it pruned).
 A ConfigMap whose name changes only by kustomize's generator hash is replaced by design, and so is
-one whose generator switches between a hash name and its stable name (`disableNameSuffixHash`):
-the same generator writes the new object and kustomize points every reference in the build at it.
+one whose generator switches from a hash name to its stable name (`disableNameSuffixHash`): the
+same generator writes the new object and kustomize points every reference in the build at it. A
+stable name becoming a hash name is not: the stable name is an identity that what is outside the
+build mounts by name (AKS's CoreDNS mounts kube-system/coredns-custom, gen/data/aks), and Flux
+prunes it like any object that leaves the build.
 """
 
 from __future__ import annotations
@@ -95,21 +98,34 @@ def names_generator(stem: str, name: str) -> bool:
 
 def _churn(key: ObjKey, head_keys: set[ObjKey], same_generator: Callable[[str, str], bool]) -> bool:
     """Whether head replaces this generated object by its successor from the same generator:
-    a new hash (`name-<hash>` -> `name-<other hash>`), or hash name <-> stable name."""
+    a new hash (`name-<hash>` -> `name-<other hash>`), or hash name -> stable name. A stable
+    name -> hash name is not (hashed_successor): nothing outside the build follows the rename."""
     if key.kind not in ("ConfigMap", "Secret") or key.group:
         return False
     stem, hashed = _stem(key.name)
+    if not hashed:
+        return False
     for other in head_keys:
         if (other.kind, other.group, other.namespace) != (key.kind, key.group, key.namespace) or other == key:
             continue
         other_stem, other_hashed = _stem(other.name)
         if other_stem != stem:
             continue
-        if hashed and other_hashed:
-            return True
-        if (hashed or other_hashed) and same_generator(key.kind, stem):
+        if other_hashed or same_generator(key.kind, stem):
             return True
     return False
+
+
+def hashed_successor(key: ObjKey, head_keys: set[ObjKey]) -> str | None:
+    """The hash name head's build gives a ConfigMap or Secret that had a stable name (its
+    generator lost `disableNameSuffixHash`), or None."""
+    if key.kind not in ("ConfigMap", "Secret") or key.group or _stem(key.name)[1]:
+        return None
+    for other in sorted(head_keys):
+        if (other.kind, other.group, other.namespace) == (key.kind, key.group, key.namespace) and \
+                _stem(other.name) == (key.name, True):
+            return other.name
+    return None
 
 
 def _ks_fate(ref: KsRef, base: Revision, head: Revision,
@@ -153,7 +169,7 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
                      generators: Generators | None = None) -> tuple[list[Removal], list[BuildIssue]]:
     """Judge every Kustomization of the clusters the change touches (all when `touched` is None).
 
-    `generators` tells which generator names a build reads: a hash name <-> stable name switch is
+    `generators` tells which generator names a build reads: a hash name -> stable name switch is
     a replacement only when a generator of that name is read at both revisions."""
     removals: list[Removal] = []
     issues: list[BuildIssue] = []
@@ -200,6 +216,10 @@ def compute_removals(base: Revision, head: Revision, inventory: dict[KsRef, set[
                                      ks_outcome, head_owner)
             if fate is None:
                 continue
+            successor = None if ks_gone else hashed_successor(key, head_keys)
+            if successor is not None:
+                reason += (f"; its generator now names it {successor} (no disableNameSuffixHash), and what mounts "
+                           f"{key.name} by name (a platform's CoreDNS) finds it gone")
             owner = head_owner.get((ref.cluster, key))
             removals.append(Removal(key, obj, ref, fate, reason, ks_gone=ks_gone,
                                     moved_to=owner if fate == MOVED else None))

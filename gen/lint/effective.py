@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from gen.comments import comment
 from gen.corefile import CorefileError, Source, VirtualFS, expand_imports
 from gen.lint.inputs import CUSTOM_CONFIGMAP
 from gen.lint.objects import inputs_from_objects
@@ -106,7 +107,7 @@ def effective_corefile(objects: Iterable[Mapping[str, Any]], platform: Platform 
 
 
 def _as_written(keys: Mapping[str, Source]) -> str:
-    return "".join(f"# coredns-custom {k}\n{s.text.rstrip()}\n" for k, s in keys.items())
+    return "".join(f"{comment('coredns-custom ' + k)}\n{s.text.rstrip()}\n" for k, s in keys.items())
 
 
 def _version(platform: Platform, release: str | None) -> Version | None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from gen.comments import comment
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
 from gen.corefile.model import Snippet
 from gen.kubeapi import FakeKubeAPI
@@ -164,7 +165,7 @@ class _Writer:
             return f"{scheme}{'::1' if ':' in host else LOOPBACK}{sep}{port}"
         if "/" in rest and not scheme:  # a resolv.conf-style file: CoreDNS reads it at start-up
             target = self.path(rest)
-            self.save(target, f"# coredns-gen lint --load: stands for {rest}\nnameserver {LOOPBACK}\n")
+            self.save(target, f"{comment('coredns-gen lint --load: stands for ' + rest)}\nnameserver {LOOPBACK}\n")
             return str(target)
         return token  # a host name: CoreDNS refuses it as the cluster's would
 

@@ -78,11 +78,15 @@ def _documents(text: str, file: str) -> list[Any]:
                                     key="yaml", hint="a manifest nests a few levels; this is not a Kubernetes object"))
     try:
         docs = [d for d in yaml.load_all(text) if d is not None]
+        yamlio.refuse_alias_bombs(docs)
     except MarkedYAMLError as err:
         mark = err.problem_mark
         raise ManifestError(Problem(f"not valid YAML: {err.problem}", file=file,
                                     line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None,
                                     key="yaml", hint="fix the YAML syntax")) from None
+    except yamlio.AliasBombError as err:
+        raise ManifestError(Problem(str(err), file=file, key="yaml",
+                                    hint="write the objects out; a manifest does not need aliases")) from None
     out: list[Any] = []
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") == "List" and isinstance(doc.get("items"), list):

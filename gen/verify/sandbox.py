@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from gen.comments import comment
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
 from gen.errors import Problem, UsageError, quote
 from gen.verify.upstreams import DEFAULT_LIFETIME, FakeUpstream, can_bind_port_53, free_port, loopback_host, start_fake
@@ -261,7 +262,7 @@ class _Writer:
         if not self.use_file:
             return fake.address
         target = self.path(token)
-        self._save(target, f"# coredns-gen verify: stands for {token}\nnameserver {fake.host}\n")
+        self._save(target, f"{comment('coredns-gen verify: stands for ' + token)}\nnameserver {fake.host}\n")
         return str(target)
 
     def _hosts(self, d: Directive) -> None:

@@ -33,6 +33,8 @@ def _coredns_refuses(text: str, *, inside: bool) -> bool:
 @example('log "\\\\" " { "\\\\""\n}\ncom {\nforward . 6.6.6.6')
 @example('.:53 {\n  log "{"\n}\n')
 @example("(s) {\n log\n}\n.:53 {\n import s\n}\n")
+@example('.:53 {\n import /dev/stdin\n log "a b" "c\\"d"\n}\n')
+@example('.:53 {\n import "../x y"\n forward . 1.1.1.1 # c\n}\n')
 def test_the_tree_is_coredns_parse(text: str) -> None:
     """parse_corefile agrees with CoreDNS (an AssertionError inside is a disagreement), and never
     accepts what CoreDNS's parser refuses."""
@@ -77,3 +79,21 @@ def test_the_quick_split_is_coredns_lexer(text: str) -> None:
 def test_the_quick_split_is_not_used_where_it_would_differ(text: str) -> None:
     assert fast_lines(text) != [tuple(w for w, _ in read(text).tokens)]
     assert _SPLIT_DIFFERS.search(text)
+
+
+@pytest.mark.parametrize("pattern", ["/dev/stdin", "/dev/zero", "/etc/hostname", "../../../../etc/hostname",
+                                     "/etc/host*", "{$HOME}/.bashrc", '"/dev/std in"'])
+@pytest.mark.parametrize("inside", [False, True], ids=["corefile", "override"])
+def test_an_import_outside_the_corefiles_folder_opens_nothing(pattern: str, inside: bool) -> None:
+    """CoreDNS's parser opens whatever an `import` names: `import /dev/stdin` read the helper's own
+    requests (render --check and the guard hung), `/dev/zero` ran it out of memory, and a path of
+    this machine was read into the answer. Such an import now finds nothing, as a relative one does
+    in the helper's empty folder: a glob matches nothing, a file is not found."""
+    body = f"import {pattern}\nlog\n"
+    reading = read(body if inside else ".:53 {\n" + body + "}\n", inside=inside)
+    if "*" in pattern:
+        assert reading.error is None
+        assert [sorted(b.tokens) for b in reading.blocks] == [["log"]]
+    else:
+        assert reading.error is not None and "File to import not found" in reading.error, reading.error
+        assert pattern.strip('"') in reading.error and "coredns-gen-outside" not in reading.error

@@ -461,3 +461,24 @@ def test_a_flux_configuration_prune_written_as_a_parameter_is_judged_as_pruning(
     name, text = FILES[form]
     base = {**_files(form, prune=False), name: text % {"apps": _quoted(form, "./apps/production"), "prune": written}}
     assert "configmap-pruned" in {rule for rule, _ in errors(guard(_repo(flux_repo, base)))}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("infra/deep.json", '{"type": "Microsoft.KubernetesConfiguration/fluxConfigurations", "x": '
+                        + "[" * 100_000 + "]" * 100_000 + "} flux"),
+    ("infra/deep.bicep", "resource fc 'Microsoft.KubernetesConfiguration/fluxConfigurations@2023-05-01' = "
+                         + "{ a: " * 20_000 + "1" + " }" * 20_000 + "\n// flux\n"),
+], ids=["arm", "bicep"])
+def test_a_template_nested_past_the_readers_is_bad_input(tmp_path, name, text):
+    """The ARM reader (the JSON decoder) and the Bicep reader raised RecursionError: exit 4."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "infra").mkdir()
+    (root / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "deep")
+    commit = git(root, "rev-parse", "HEAD").strip()
+    with pytest.raises(UsageError) as err:
+        bootstraps.scan(load_tree(root, commit, tmp_path / "tree"))
+    assert name in str(err.value) and "nested too deep" in str(err.value)

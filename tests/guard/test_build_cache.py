@@ -105,3 +105,20 @@ def test_no_directory_caches_nothing(tmp_path: Path) -> None:
     cache.put("f1", OBJECTS)
     cache.save()
     assert cache.get("f1") is None and not list(tmp_path.iterdir())
+
+
+def test_a_packs_folder_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    """builds-2 linked to another folder: a run found that folder's *.pack files damaged (they are
+    not sealed packs) and its merge deleted them. The link is not followed: nothing there is read,
+    written or deleted, and the run says so once."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "backup.pack").write_bytes(b"someone else's file")
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    (cache_dir / cachemod.PACKS).symlink_to(elsewhere)
+    for run in range(cachemod.MAX_PACKS + 2):
+        cache = one_run(cache_dir, {f"f{run}": OBJECTS})
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["backup.pack"]
+    assert (elsewhere / "backup.pack").read_bytes() == b"someone else's file"
+    assert cache.note() is not None and "symlink" in cache.note()  # type: ignore[operator]

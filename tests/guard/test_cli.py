@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
+from tests.conftest import REPO_ROOT
 from tests.guard.conftest import configmap, flux_ks, kustomization
+from tests.helpers import git
 
 PLATFORM = {
     "clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
@@ -136,3 +141,29 @@ def test_the_build_cache_is_where_the_environment_says_when_the_command_runs(flu
     code, _, _ = invoke(flux_repo(PLATFORM, DROP), env={"COREDNS_GEN_CACHE_DIR": str(chosen)})
     assert code == 1
     assert list(chosen.rglob("*.pack")), "no build was cached where COREDNS_GEN_CACHE_DIR points"
+
+
+@pytest.mark.parametrize("where", ["docs", "platform"])
+def test_a_committed_file_whose_name_is_not_utf8_is_judged_or_refused(flux_repo, where):
+    """git holds file names as bytes: a Latin-1 name crashed the guard's listing (exit 4), even
+    for a file no build reads (judged: exit 0). In a folder Flux builds without a
+    kustomization.yaml it is read, and the helper's answer cannot name it: refused, exit 2."""
+    base = {"clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+            "platform/coredns-custom.yaml": configmap("coredns-custom")}
+    root = flux_repo(base, {})
+    folder = os.path.join(os.fsencode(root), where.encode())
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, b"caf\xe9.yaml"), "w") as handle:
+        handle.write(configmap("cafe", namespace="default"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "latin-1")
+    proc = subprocess.run([sys.executable, "-m", "gen", "guard", "--repo", str(root), "--base", "base"],
+                          capture_output=True, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "GITHUB_ACTIONS": ""})
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in stderr, stderr
+    if where == "docs":
+        assert proc.returncode == 0, stderr
+    else:
+        assert proc.returncode == 2, stderr
+        assert "the file name 'platform/caf\\udce9.yaml' is not UTF-8" in stderr and "git mv" in stderr

@@ -1,5 +1,6 @@
-"""Replacements that are not losses: a generator switching between its hash name and its stable
-name (`disableNameSuffixHash`) is the same generator writing the successor (issue 9, point 7)."""
+"""Replacements that are not losses: a generator's new hash, or a generator switching from its hash
+name to its stable name (`disableNameSuffixHash`), is the same generator writing the successor; a
+stable name becoming a hash name is a prune of the stable name."""
 
 from __future__ import annotations
 
@@ -28,9 +29,20 @@ def test_hash_name_to_stable_name_passes(flux_repo, guard):
     assert guard(root).findings == []
 
 
-def test_stable_name_back_to_hash_name_passes(flux_repo, guard):
+def test_stable_name_becoming_a_hash_name_is_a_prune_of_the_stable_name(flux_repo, guard):
+    """AKS's CoreDNS mounts kube-system/coredns-custom by name: a generator losing
+    disableNameSuffixHash writes coredns-custom-<hash>, and Flux prunes the name AKS mounts."""
     root = flux_repo({**BASE, "dns/kustomization.yaml": GEN.format(options=STABLE)},
                      {"dns/kustomization.yaml": GEN.format(options="")})
+    result = guard(root)
+    assert [(f.rule, f.severity.value) for f in result.findings] == [("configmap-pruned", "error")]
+    assert _ids(result) == ["kube-system_coredns-custom__ConfigMap"]
+    assert "its generator now names it coredns-custom-" in result.findings[0].message
+
+
+def test_a_hash_rotation_stays_routine(flux_repo, guard):
+    root = flux_repo({**BASE, "dns/kustomization.yaml": GEN.format(options="")},
+                     {"dns/kustomization.yaml": GEN.format(options="").replace("log.override=log", "log.override=errors")})
     assert guard(root).findings == []
 
 

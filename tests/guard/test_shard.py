@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -343,3 +344,20 @@ def test_shards_merged_say_what_one_run_says_when_clusters_come_and_go(seed: int
 def test_shards_merged_agree_on_many_fleets_that_change(tmp_path: Path, batch_bin: Path) -> None:
     for seed in range(4, 20):
         _fleet_change_case(seed, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["deep", "fifo", "zero"])
+def test_a_result_file_guard_merge_cannot_read_is_bad_input(tmp_path, kind):
+    """JSON nested 100,000 deep raised RecursionError (exit 4); a FIFO hung the merge; /dev/zero was
+    read until memory ran out. Each is a clear refusal, exit 2, without reading past what it needs."""
+    if kind == "deep":
+        path = tmp_path / "deep.json"
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "fifo":
+        path = tmp_path / "fifo.json"
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero")
+    with pytest.raises(UsageError) as err:
+        merge_results([path])
+    assert str(path) in str(err.value)

@@ -9,6 +9,9 @@ arguments, once-per-block), so everything else a plugin refuses passed lint and 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -20,7 +23,7 @@ from gen.lint.run import RULES
 from gen.lint.versions import SETUP_LINKED
 from gen.loopback import free_port
 from gen.tools import corefile_binary
-from tests.conftest import missing_tool
+from tests.conftest import REPO_ROOT, missing_tool
 
 ID = "plugin-setup-refused"
 LINKED = str(SETUP_LINKED)
@@ -119,3 +122,33 @@ def test_the_real_coredns_agrees(body: str, coredns_bin: Path, lint_text: Callab
     started = try_load(text, coredns_bin).started
     refused = bool(_refusals(lint_text(text, coredns_version=LINKED)))
     assert refused is not started, text
+
+
+@pytest.mark.parametrize("body", ["forward . /dev/stdin", "grpc . /dev/stdin", "autopath /dev/stdin"])
+def test_a_setup_naming_stdin_does_not_hang_lint(tmp_path: Path, body: str) -> None:
+    """The setup read the helper's own stdin (its requests): lint waited for an answer forever."""
+    (tmp_path / "Corefile").write_text(_block(body))
+    proc = subprocess.run([sys.executable, "-m", "gen", "lint", "--coredns-version", LINKED, str(tmp_path / "Corefile")],
+                          capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert "Traceback" not in proc.stderr and ID not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("body", [
+    "forward . RESOLV {\n    max_fails 3\n}",  # a file of this machine that is no resolv.conf: was refused by its content
+    "grpc . RESOLV",
+    "autopath cluster.local RESOLV",
+])
+def test_a_file_a_setup_would_open_is_not_read_from_the_lint_machine(
+        lint_text: Callable[..., list[Finding]], body: str, tmp_path: Path) -> None:
+    """forward's, grpc's and autopath's setups read the file their arguments name, on the machine
+    lint runs on; that file is the pod's. The setup is judged on a stand-in (the rest of its
+    options still are), and the file is judged only by `lint --load`."""
+    garbage = tmp_path / "not-resolv.conf"
+    garbage.write_text("this is no resolv.conf\x00\n" * 3)
+    found = lint_text(_block(body.replace("RESOLV", str(garbage))), coredns_version=LINKED)
+    assert [f for f in found if f.rule == ID] == []
+
+
+def test_a_stand_in_still_judges_the_other_options(lint_text: Callable[..., list[Finding]]) -> None:
+    found = lint_text(_block("forward . /etc/resolv.conf {\n    max_fails -1\n}"), coredns_version=LINKED)
+    assert [f.rule for f in found if f.rule == ID] == [ID]

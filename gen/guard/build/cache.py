@@ -43,7 +43,10 @@ class BuildCache:
     damaged merges the packs at its end, keeping only entries that verify."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.directory = directory
+        # a packs folder that is a symlink leads elsewhere: merging would delete that folder's
+        # *.pack files, which are not this cache's. It is neither read nor written (said once).
+        self.linked = directory is not None and (directory / PACKS).is_symlink()
+        self.directory = None if self.linked else directory
         self.hits = 0
         self._sealed: list[Sealed] | None = None  # every pack, newest first, read at the first get
         self._packs: list[Path] = []  # oldest first
@@ -60,7 +63,11 @@ class BuildCache:
         self._elsewhere += count
 
     def note(self) -> str | None:
-        """The one line a run says when cached entries did not verify; None when all did."""
+        """The one line a run says when cached entries did not verify (or the cache was not
+        used); None when all did."""
+        if self.linked:
+            return (f"note: the build cache's {PACKS} folder is a symlink, which is not followed: no build was "
+                    f"cached (remove the link, or point COREDNS_GEN_CACHE_DIR at a folder of its own)")
         if not self.rejected:
             return None
         return (f"note: {self.rejected} cached entries in {self.directory} did not verify (damaged, torn or "

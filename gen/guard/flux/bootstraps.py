@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterator, Literal
 
+from gen.errors import Problem, UsageError
 from gen.guard.flux import fluxconfigs
 from gen.guard.flux.fluxconfigs import FluxConfig
 from gen.guard.repo.manifests import try_docs
@@ -123,7 +124,14 @@ def scan(tree: Tree) -> list[Evidence]:
             continue
         if path.endswith((".json", ".bicep")):  # templates, not scripts: only Azure's fluxConfigurations
             if "fluxconfiguration" in raw.lower().replace("-", ""):
-                configs = (fluxconfigs.arm_configs if path.endswith(".json") else fluxconfigs.bicep_configs)(raw)
+                try:
+                    configs = (fluxconfigs.arm_configs if path.endswith(".json") else fluxconfigs.bicep_configs)(raw)
+                except RecursionError:  # (the JSON decoder's stack limit, the Bicep reader's own)
+                    raise UsageError(Problem("nested too deep to read (past Python's recursion limit): whether it "
+                                             "creates a fluxConfiguration is unknown", file=path,
+                                             hint="keep templates nested a few levels deep (Azure's own limits "
+                                                  "are far below this); a generated file need not be committed"))\
+                        from None
                 found += [ev for c in configs for ev in _configuration(path, c, folders)]
             continue
         # shell (and PowerShell) continuation lines make one command; same length, so offsets stay the file's

@@ -93,6 +93,27 @@ def git_revision(ref: object) -> tuple[str, str]:
     return ("other", "")
 
 
+def _sparse(value: object) -> tuple[str, ...] | None:
+    """A GitRepository's spec.sparseCheckout as source-controller hands it to the clone (each
+    entry's leading `./` trimmed: gitrepository_controller.go gitCheckout); None when not set."""
+    if not isinstance(value, list) or not value:
+        return None
+    return tuple(str(entry).removeprefix("./") for entry in value)
+
+
+def _included(value: object) -> str:
+    """A GitRepository's spec.include, said: `<source> -> <toPath>` each ("" when none). The
+    default toPath is the included GitRepository's name (GitRepositoryInclude.GetToPath)."""
+    if not isinstance(value, list):
+        return ""
+    said = []
+    for entry in value:
+        entry = entry if isinstance(entry, dict) else {}
+        name = str((entry.get("repository") or {}).get("name") or "") if isinstance(entry.get("repository"), dict) else ""
+        said.append(f"GitRepository {name or '?'} -> {entry.get('toPath') or name or '?'}/")
+    return ", ".join(said)
+
+
 @dataclass(frozen=True)
 class Delivery:
     """A source's verdict: the view id it delivers, or why it is not this repository."""
@@ -260,10 +281,12 @@ class Sources:
         assert found is not None, view_id
         return found
 
-    def git_view(self, spec_ignore: str | None) -> str:
-        view_id = "git" if spec_ignore is None else "git:" + hashlib.sha256(spec_ignore.encode()).hexdigest()[:12]
+    def git_view(self, spec_ignore: str | None, sparse: tuple[str, ...] | None = None) -> str:
+        """The artifact of this revision a GitRepository with this spec.ignore and sparseCheckout delivers."""
+        view_id = "git" if spec_ignore is None and sparse is None else \
+            "git:" + hashlib.sha256(repr((spec_ignore, sparse)).encode()).hexdigest()[:12]
         if view_id not in self._views:
-            self._views[view_id] = views.artifact(self.tree, "", spec_ignore, self.store)
+            self._views[view_id] = views.artifact(self.tree, "", spec_ignore, self.store, sparse=sparse)
         return view_id
 
     def _folder_view(self, folder: str, push: Push | None = None, spec_ignore: str | None = None) -> str | None:
@@ -330,8 +353,13 @@ class Sources:
         spec = (obj or {}).get("spec") or {}
         if kind == "GitRepository":
             ignore = spec.get("ignore") if isinstance(spec.get("ignore"), str) else None
+            sparse = _sparse(spec.get("sparseCheckout"))
+            included = _included(spec.get("include"))
+            if included:  # (checked out, then the includes copied in, then archived: reconcileInclude)
+                return Delivery(None, f"source {where} copies other sources' artifacts into its own "
+                                      f"(spec.include: {included}), which this repository does not hold")
             if ref == root:
-                return Delivery(self.git_view(ignore))
+                return Delivery(self.git_view(ignore, sparse))
             if obj is None:
                 return Delivery(None, f"source {where} is not defined in this repository")
             url = normalize_url(str(spec.get("url") or ""))
@@ -352,7 +380,7 @@ class Sources:
                     NO_BRANCH
                 return Delivery(None, f"source {where} tracks {spec.get('ref')} of this repository, and what is "
                                       f"judged is {judged}")
-            return Delivery(self.git_view(ignore))
+            return Delivery(self.git_view(ignore, sparse))
         if kind == "OCIRepository":
             url = normalize_url(str(spec.get("url") or ""))
             ignore = spec.get("ignore") if isinstance(spec.get("ignore"), str) else None

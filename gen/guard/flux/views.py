@@ -27,10 +27,19 @@ from gen.guard.repo.revision import Tree, index_entries
 _GLOB = re.compile(r"[*?\[]")
 
 
+def sparse_keeps(path: str, sparse: tuple[str, ...]) -> bool:
+    """Whether a GitRepository's `spec.sparseCheckout` checks `path` out: source-controller trims a
+    leading `./` from each entry and hands them to go-git, whose index keeps an entry whose name
+    starts with one of them (plumbing/format/index Index.SkipUnless: a plain prefix, not a folder
+    match) and marks every other one skip-worktree, so it is never on disk nor in the artifact."""
+    return any(path.startswith(entry) for entry in sparse)
+
+
 def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
-             store: sourceignore.KeptStore | None = None, push: sourceignore.Push | None = None) -> Tree | None:
+             store: sourceignore.KeptStore | None = None, push: sourceignore.Push | None = None,
+             sparse: tuple[str, ...] | None = None) -> Tree | None:
     """The artifact of `tree` (a revision) rooted at folder `prefix` (`push`: as `flux push artifact`
-    pushes that folder); None if no such folder.
+    pushes that folder; `sparse`: a GitRepository's sparseCheckout, `./` trimmed); None if no such folder.
 
     On disk it is the revision's own folder where nothing is ignored; where something is, it is
     a folder of its own holding exactly its files (kustomize must not read an ignored file that
@@ -38,21 +47,24 @@ def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,
     prefix = prefix.strip("/")
     if prefix and not tree.is_dir(prefix):
         return None
-    ignored = sourceignore.matcher(tree.blobs, tree.read, spec_ignore, prefix, tree.links, store, push)
+    # a sparse checkout leaves files off the disk before source-controller reads a .sourceignore
+    files = tree.blobs if sparse is None else {p: b for p, b in tree.blobs.items() if sparse_keeps(p, sparse)}
+    links = tree.links if sparse is None else {p for p in tree.links if sparse_keeps(p, sparse)}
+    ignored = sourceignore.matcher(files, tree.read, spec_ignore, prefix, links, store, push)
     lead = prefix + "/" if prefix else ""
     # source-controller's archive holds regular files only: "Ignore anything that is not a file or
     # directories e.g. symlinks" (fluxcd/pkg/artifact storage/archive.go, Archive), so a symlink
     # committed in git is not in the artifact kustomize-controller builds from.
-    blobs = {p[len(lead):]: b for p, b in tree.blobs.items()
+    blobs = {p[len(lead):]: b for p, b in files.items()
              if p.startswith(lead) and p not in tree.links and not ignored(p)}
     # the folders that held a link are there, as the clone's walk archives every folder
-    kept_folders = {posixpath.dirname(p[len(lead):]) for p in tree.links if p.startswith(lead) and not ignored(p)}
+    kept_folders = {posixpath.dirname(p[len(lead):]) for p in links if p.startswith(lead) and not ignored(p)}
     under = sum(1 for p in tree.blobs if p.startswith(lead)) if prefix else len(tree.blobs)
     if len(blobs) == under:  # nothing ignored: the revision's folders as they are
         return Tree(tree.commit, tree.root / prefix if prefix else tree.root, blobs,
                     tree.entries if not prefix else index_entries(blobs), {}, prefix=prefix,
                     checkout=tree.checkout)
-    name = hashlib.sha256(f"{prefix}\0{spec_ignore}\0{push}".encode()).hexdigest()[:16]
+    name = hashlib.sha256(f"{prefix}\0{spec_ignore}\0{push}\0{sparse}".encode()).hexdigest()[:16]
     entries = index_entries(blobs)
     for folder in kept_folders:
         while folder:

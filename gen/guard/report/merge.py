@@ -31,6 +31,7 @@ from gen.guard.coverage import Coverage, Nothing
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
 from gen.guard.rules import sourceignore_hides
+from gen.inputfile import read_user_file
 
 FORMAT = "coredns-gen/guard-result"
 VERSION = 3  # 2: coverage.unread/holding decide `unreached` in the merge; 3: judged_as, sha256
@@ -185,12 +186,13 @@ def _finding(raw: dict[str, Any]) -> Finding:
 def _load(path: Path) -> _Part:
     name = str(path)
     hint = "pass the files `guard --result FILE` wrote"
+    text = read_user_file(path, name, error=UsageError, yaml=False, missing_hint=hint)  # (a FIFO, /dev/zero: refused)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise UsageError(f"cannot read {name}: {err.strerror}", file=name, hint=hint) from None
+        doc = json.loads(text)
     except ValueError as err:
         raise UsageError(f"{name} is not JSON: {err}", file=name, hint=hint) from None
+    except RecursionError:  # the decoder's own stack limit: no guard result nests past a few levels
+        raise UsageError(f"{name} is not a guard result: JSON nested too deep to read", file=name, hint=hint) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise UsageError(f"{name} is not a guard result (no \"format\": \"{FORMAT}\")", file=name,
                          hint=f"{hint}, not `--format json` output")

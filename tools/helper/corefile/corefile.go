@@ -12,8 +12,10 @@
 // text it refuses, blocks its server blocks (keys, and each directive's tokens as CoreDNS hands
 // them to the plugin's setup). inside=true reads the text as CoreDNS reads an imported override:
 // spliced into a server block (here `coredns-gen-inside {` … `}`); lines stay the text's own.
-// Imports of files resolve in an empty directory (a relative import finds nothing); the process
-// runs with the environment its caller gave it, which `{$VAR}` placeholders read.
+// Imports of files resolve in an empty directory (a relative import finds nothing); an import
+// whose pattern leads out of it (`import /dev/stdin`, `import ../../etc/x`) is asked under that
+// directory instead (confine), so it finds nothing too and no file of this machine is opened. The
+// process runs with the environment its caller gave it, which `{$VAR}` placeholders read.
 //
 // The same process answers what forward makes of its TOs, so a lint run asks it with no second
 // process: {"texts": [], "upstreams": ["tls://1.1.1.1", ...]} -> {"results": [], "upstreams":
@@ -34,6 +36,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/coredns/caddy/caddyfile"
 
@@ -95,9 +98,18 @@ func Parse(t text, dir string) result {
 		res.Tokens = append(res.Tokens, token{d.Val(), d.Line()})
 	}
 	path := filepath.Join(dir, name)
+	body, moved, cerr := confine(body, path, dir)
+	if cerr != nil {
+		msg := cerr.Error()
+		res.Error = &msg
+		return res
+	}
 	blocks, err := caddyfile.Parse(path, strings.NewReader(body), nil)
 	if err != nil {
 		msg := err.Error()
+		for asked, written := range moved {
+			msg = strings.ReplaceAll(msg, asked, written)
+		}
 		if m := errLine.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			file := m[1]
@@ -141,6 +153,7 @@ func Main(args []string) {
 		os.Exit(3)
 	}
 	defer os.RemoveAll(dir)
+	defer setup.Close()
 	if err := upstream.Sandbox(); err != nil {
 		fmt.Fprintln(os.Stderr, "coredns-gen-helper corefile: no empty working directory:", err)
 		os.Exit(3)
@@ -187,4 +200,106 @@ func Main(args []string) {
 			return
 		}
 	}
+}
+
+// outside is the folder under the import directory that confined patterns are asked in: it never
+// exists, so a confined pattern matches nothing (a glob) or is not found (a file), as CoreDNS's
+// parser says of a relative import here.
+const outside = "coredns-gen-outside"
+
+// confine returns body with every file import whose pattern (after `{$VAR}` expansion, as the
+// parser expands it) leads out of dir rewritten to the same pattern under dir/outside, and the
+// rewritten patterns -> the patterns as written (for messages). A body that needs no rewrite is
+// returned as it is; one that does is written back from its own tokens, each on its line, so the
+// parser sees the same tokens at the same lines. A token that cannot be written back so is an error.
+func confine(body, file, dir string) (string, map[string]string, error) {
+	d := caddyfile.NewDispenser(file, strings.NewReader(body))
+	var tokens []caddyfile.Token
+	for d.Next() {
+		tokens = append(tokens, caddyfile.Token{File: d.File(), Line: d.Line(), Text: d.Val()})
+	}
+	moved := map[string]string{}
+	snippets := map[string]bool{}
+	for i, tok := range tokens {
+		if strings.HasPrefix(tok.Text, "(") && strings.HasSuffix(tok.Text, ")") {
+			snippets[strings.TrimSuffix(tok.Text[1:], ")")] = true // (defined before a later import)
+		}
+		directive := i == 0 || tokens[i-1].Line != tok.Line || tokens[i-1].Text == "{"
+		if tok.Text != "import" || !directive || i+1 >= len(tokens) || tokens[i+1].Line != tok.Line {
+			continue
+		}
+		pattern := expandEnv(tokens[i+1].Text)
+		if pattern == "" || snippets[pattern] {
+			continue
+		}
+		glob := pattern
+		if !filepath.IsAbs(glob) {
+			glob = filepath.Join(dir, glob)
+		}
+		glob = filepath.Clean(glob)
+		if strings.HasPrefix(glob, dir+string(filepath.Separator)) {
+			continue
+		}
+		asked := filepath.Join(dir, outside, glob)
+		moved[asked] = tokens[i+1].Text
+		tokens[i+1].Text = asked
+	}
+	if len(moved) == 0 {
+		return body, moved, nil
+	}
+	var out strings.Builder
+	line := 1
+	for _, tok := range tokens {
+		for line < tok.Line {
+			out.WriteByte('\n')
+			line++
+		}
+		out.WriteByte(' ')
+		written, ok := writeToken(tok.Text)
+		if !ok {
+			return "", nil, fmt.Errorf("%s:%d - token %q cannot be read here beside an import of a file outside "+
+				"the Corefile's folder", filepath.Base(file), tok.Line, tok.Text)
+		}
+		out.WriteString(written)
+		line += strings.Count(tok.Text, "\n")
+	}
+	out.WriteByte('\n')
+	return out.String(), moved, nil
+}
+
+// writeToken spells a token so that caddyfile's lexer reads it back as text: bare when it holds
+// nothing the lexer splits or drops at, else quoted (the lexer unescapes only `\"`); false when
+// no spelling reads back (a `\` before a `"` or at the end of a token that needs quotes).
+func writeToken(text string) (string, bool) {
+	bare := text != "" && !strings.HasPrefix(text, "\"") && !strings.ContainsRune(text, '#') &&
+		strings.IndexFunc(text, unicode.IsSpace) < 0
+	if bare {
+		return text, true
+	}
+	if strings.HasSuffix(text, "\\") || strings.Contains(text, "\\\"") {
+		return "", false
+	}
+	return "\"" + strings.ReplaceAll(text, "\"", "\\\"") + "\"", true
+}
+
+// expandEnv is caddyfile's replaceEnvVars (parse.go, unexported): `{%VAR%}` then `{$VAR}`, each
+// replaced by the variable's value, what the parser does to an import pattern before globbing.
+func expandEnv(s string) string {
+	for _, ref := range [][2]string{{"{%", "%}"}, {"{$", "}"}} {
+		index := strings.Index(s, ref[0])
+		for index != -1 {
+			end := strings.Index(s[index:], ref[1])
+			if end == -1 {
+				break
+			}
+			end += index
+			if end <= index+len(ref[0]) {
+				break
+			}
+			whole := s[index : end+len(ref[1])]
+			s = strings.ReplaceAll(s, whole, os.Getenv(whole[len(ref[0]):len(whole)-len(ref[1])]))
+			index = strings.Index(s, ref[0])
+		}
+	}
+	return s
 }

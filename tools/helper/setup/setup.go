@@ -13,8 +13,11 @@ package setup
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/coredns/caddy"
@@ -51,11 +54,16 @@ import (
 	_ "github.com/coredns/coredns/plugin/transfer"
 	_ "github.com/coredns/coredns/plugin/view"
 	_ "github.com/coredns/coredns/plugin/whoami"
+
+	"github.com/coredns-gen/coredns-gen/tools/helper/upstream"
 )
 
 // Judged are the directives whose setup this package runs (the imports above register them).
 // Each reads only its tokens: `hosts` stats its file but only warns when it is missing, `forward`
-// and `grpc` read files only for a `tls` option with arguments (the caller leaves those out).
+// and `grpc` read files only for a `tls` option with arguments (the caller leaves those out) and
+// for a TO that names a resolv.conf-style file, `autopath` for its RESOLV-CONF: those names are
+// handed to the setup as a stand-in file of this process's own (standIns), never opened here: the
+// file is the pod's, judged only by `coredns-gen lint --load`.
 var Judged = map[string]bool{
 	"acl": true, "any": true, "autopath": true, "bufsize": true, "cache": true, "cancel": true,
 	"chaos": true, "debug": true, "dns64": true, "errors": true, "forward": true, "grpc": true,
@@ -88,8 +96,12 @@ func Judge(r Request) (res Result) {
 	if err != nil {
 		return Result{Verdict: "unjudged", Error: err.Error()}
 	}
+	tokens, err := standIns(r.Plugin, caddyfile.NewDispenser("Corefile", strings.NewReader(r.Text)))
+	if err != nil {
+		return Result{Verdict: "unjudged", Error: err.Error()}
+	}
 	c := caddy.NewTestController("dns", "")
-	c.Dispenser = caddyfile.NewDispenser("Corefile", strings.NewReader(r.Text))
+	c.Dispenser = caddyfile.NewDispenserTokens("Corefile", tokens)
 	c.ServerBlockKeys = r.Keys
 	defer func() {
 		if p := recover(); p != nil {
@@ -115,4 +127,71 @@ func shutDown(c *caddy.Controller) {
 	if instance != nil {
 		instance.ShutdownCallbacks()
 	}
+}
+
+// standInText is what a stand-in resolv.conf holds: one name server, so a setup that reads it
+// takes the branch a readable file takes.
+const standInText = "nameserver 127.0.0.1\n"
+
+var standIn = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "coredns-gen-setup-")
+	if err != nil {
+		return "", err
+	}
+	standInDir = dir
+	path := filepath.Join(dir, "resolv.conf")
+	return path, os.WriteFile(path, []byte(standInText), 0o600)
+})
+
+var standInDir string
+
+// Close removes the stand-in's folder, if a judgment made one (the serving process calls it
+// when its input ends).
+func Close() {
+	if standInDir != "" {
+		_ = os.RemoveAll(standInDir)
+	}
+}
+
+// standIns returns the directive's tokens with each file argument a setup would open (forward's
+// and grpc's TOs that name a file, upstream.NamesFile; autopath's RESOLV-CONF with a `/`) replaced
+// by the stand-in: `forward . /dev/stdin` would block on this process's own requests, and
+// `forward . /etc/resolv.conf` would be judged by the lint machine's file, not the pod's.
+func standIns(plugin string, d caddyfile.Dispenser) ([]caddyfile.Token, error) {
+	var tokens []caddyfile.Token
+	for d.Next() {
+		tokens = append(tokens, caddyfile.Token{File: d.File(), Line: d.Line(), Text: d.Val()})
+	}
+	if plugin != "forward" && plugin != "grpc" && plugin != "autopath" {
+		return tokens, nil
+	}
+	for start := 0; start < len(tokens); start++ {
+		if tokens[start].Text != plugin || (start > 0 && tokens[start-1].Line == tokens[start].Line) {
+			continue
+		}
+		end := start + 1
+		for end < len(tokens) && tokens[end].Line == tokens[start].Line && tokens[end].Text != "{" {
+			end++
+		}
+		args := tokens[start+1 : end]
+		for i := range args {
+			file := false
+			switch {
+			case plugin == "autopath":
+				file = i == len(args)-1 && !strings.HasPrefix(args[i].Text, "@") && strings.Contains(args[i].Text, "/")
+			case i > 0: // forward FROM TO...: the FROM is a zone
+				file = upstream.NamesFile(args[i].Text)
+			}
+			if !file {
+				continue
+			}
+			path, err := standIn()
+			if err != nil {
+				return nil, fmt.Errorf("no stand-in file for %s: %v", args[i].Text, err)
+			}
+			args[i].Text = path
+		}
+		start = end - 1
+	}
+	return tokens, nil
 }

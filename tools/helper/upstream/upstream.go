@@ -61,10 +61,17 @@ type Result struct {
 	Error   string  `json:"error,omitempty"`
 }
 
+// NamesFile tells whether HostPortOrFile would read TO as a file of the machine it runs on: an
+// address part with a `/` (no IP address, zone or port has one), not a unix:// socket.
+func NamesFile(to string) bool {
+	trans, host := parse.Transport(to)
+	return trans != transport.UNIX && strings.Contains(host, "/")
+}
+
 // Judge asks HostPortOrFile about one TO. The working directory must be an empty one (Sandbox).
 func Judge(to string) Result {
-	trans, host := parse.Transport(to)
-	probe, slash := to, trans != transport.UNIX && strings.Contains(host, "/")
+	_, host := parse.Transport(to)
+	probe, slash := to, NamesFile(to)
 	if slash {
 		probe = to[:len(to)-len(host)] + strings.ReplaceAll(host, "/", "_")
 	}
