@@ -157,7 +157,7 @@ def _check_seed(tmp: Path, seed: int, pairs: int) -> None:
     for n, (base, head) in enumerate(_pairs(made, pairs)):
         commits = {"base": base, "head": head}
         cache = tmp / f"cache-{seed}-{n}"
-        trees = dict(zip(("base", "head"), listingmod.tree_ids(root, [base, head])))
+        trees = dict(zip(("base", "head"), listingmod.tree_ids(root, [base, head]), strict=True))
         states = {"no cache": None, "nothing kept": cache, "both kept": cache}
         for state, directory in [*states.items(), ("head kept", cache), ("base kept", cache)]:
             if state == "head kept" and trees["base"] != trees["head"]:

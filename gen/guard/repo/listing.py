@@ -272,7 +272,7 @@ def _decode(tree: str, content: bytes) -> Listing | None:
     blobs = {p: ids[i * width:(i + 1) * width] for i, p in enumerate(paths)}
     if len(blobs) != len(paths) or not set(modes) <= blobs.keys():
         return None
-    return Listing(tree, blobs, dict(zip(paths, sizes)), modes, submodules)
+    return Listing(tree, blobs, dict(zip(paths, sizes, strict=False)), modes, submodules)
 
 
 def listings(repo: Path, commits: dict[str, str], directory: Path | None) -> Pair:

@@ -80,7 +80,9 @@ def http_charts(tmp_path: Path) -> Iterator[Callable[[list[Path]], str]]:
         missing_tool("coredns-gen-helper", FileNotFoundError("not built"))
     folder = tmp_path / "http-repo"
     folder.mkdir()
-    handler = lambda *a, **kw: _Quiet(*a, directory=str(folder), **kw)
+    def handler(*a: Any, **kw: Any) -> _Quiet:
+        return _Quiet(*a, directory=str(folder), **kw)
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -121,7 +123,7 @@ def oci_registry(tmp_path: Path) -> Iterator[Callable[[list[Path], str], str]]:
                     break
             except OSError:
                 if proc.poll() is not None:
-                    raise AssertionError(f"registry exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+                    raise AssertionError(f"registry exited: {proc.stderr.read().decode() if proc.stderr else ''}") from None
                 time.sleep(0.05)
         else:
             raise AssertionError("registry did not listen")
