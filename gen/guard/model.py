@@ -174,9 +174,11 @@ class Revision:
     nodes: dict[KsRef, Node] = field(default_factory=dict)
     roots: list[KsRef] = field(default_factory=list)
 
-    def clusters(self) -> dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
-        """Every object each cluster (one root's tree) gets, with the Kustomization applying it."""
-        out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {root: {} for root in self.roots}
+    def clusters(self, only: set[KsRef] | None = None) -> dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]]:
+        """Every object each cluster (one root's tree; of the roots `only` names, when given) gets,
+        with the Kustomization applying it."""
+        out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {
+            root: {} for root in self.roots if only is None or root in only}
         for ref in sorted(self.nodes):
             node = self.nodes[ref]
             if node.build.error is None and node.root in out:

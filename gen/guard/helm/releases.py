@@ -220,14 +220,7 @@ def _with_releases(rev: Revision, tree: Tree, touched: set[str],
              if node.build.error is None and any(k.kind == "HelmRelease" and k.group == HELM_GROUP
                                                  and (node.root.cluster in touched or _may_read_files(obj, tree, changed_files))
                                                  for k, obj in node.build.objects.items())}
-    out: dict[KsRef, dict[ObjKey, tuple[KsRef, dict[str, Any]]]] = {root: {} for root in rev.roots if root in roots}
-    for ref in sorted(rev.nodes):
-        node = rev.nodes[ref]
-        if node.build.error is None and node.root in out:
-            objects = out[node.root]
-            for key, obj in node.build.objects.items():
-                objects.setdefault(key, (ref, obj))
-    return out
+    return rev.clusters(roots)
 
 
 def _may_read_files(obj: Any, tree: Tree, changed_files: frozenset[str]) -> bool:
