@@ -56,8 +56,8 @@ def missing_in(read: Callable[[str], str | None], rel: str) -> Missing | None:
     else:
         return None
     try:
-        docs = yamlio.load_all_safe(text)  # libyaml: past its depth limit a YAMLError; an alias is not expanded
-    except (yaml.YAMLError, RecursionError):  # (RecursionError: PyYAML's pure-Python loader, without libyaml)
+        docs = yamlio.load_all_safe(text)  # libyaml: past its depth limit a YAMLError; an alias bomb refused
+    except (yaml.YAMLError, RecursionError, yamlio.AliasBombError):  # (RecursionError: PyYAML's pure-Python loader)
         return None
     doc = docs[0] if docs and isinstance(docs[0], dict) else {}
     resources = doc.get("resources")
