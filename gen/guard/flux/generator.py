@@ -28,11 +28,10 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Callable, Iterator
 
 from gen.guard.repo.revision import Tree
 
-Strategy = Literal["Overwrite", "Merge", "Extract"]
 _GLOB_CHARS = "*?[]"
 
 
@@ -413,7 +412,8 @@ def _ds_segment(seg: str) -> str:
 
 
 def _split_top(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
+    parts: list[str] = []
+    depth = start = 0
     for i, c in enumerate(text):
         if c == "{":
             depth += 1

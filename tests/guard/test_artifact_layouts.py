@@ -1,0 +1,103 @@
+"""ExternalArtifacts of this repository laid out as source-watcher lays them out, judged end to end
+(real git repositories, Flux's own build): small repositories for the rules of
+gen/guard/flux/generator.py, after xunholy/k8s-gitops's layout (an ArtifactGenerator copying each
+app's folder out of the repository's own source, one Kustomization per ExternalArtifact).
+"""
+
+from __future__ import annotations
+
+from tests.guard.conftest import configmap, kustomization
+from tests.guard.test_discovery_evidence import PRUNED, docs, errors
+
+
+def _generator(*copies: tuple[str, str, str]) -> str:
+    """ArtifactGenerator flux-system/split: (artifact, from, to) each, from the GitRepository flux-system."""
+    arts = "".join(f"""
+                - name: {name}
+                  originRevision: "@repo"
+                  copy:
+                    - {{from: "{src}", to: "{dest}"}}""" for name, src, dest in copies)
+    return f"""
+            apiVersion: source.extensions.fluxcd.io/v1beta1
+            kind: ArtifactGenerator
+            metadata: {{name: split, namespace: flux-system}}
+            spec:
+              sources:
+                - {{alias: repo, kind: GitRepository, name: flux-system}}
+              artifacts:{arts}
+    """
+
+
+def _ks(name: str, path: str) -> str:
+    return f"""
+            apiVersion: kustomize.toolkit.fluxcd.io/v1
+            kind: Kustomization
+            metadata: {{name: {name}, namespace: flux-system}}
+            spec:
+              interval: 10m
+              path: {path}
+              prune: true
+              sourceRef: {{kind: ExternalArtifact, name: {name}}}
+    """
+
+
+def test_a_double_star_in_a_glob_is_one_folder_and_the_match_keeps_its_path(flux_repo, guard):
+    """Go's fs.Glob (source-watcher's for a copy): `deploy/**/*.yaml` is `deploy/*/*.yaml`, and each
+    match lands at its own path under `to`. Before, `**` crossed folders and the glob's folder was
+    cut off (`dns/cm.yaml`): `./deploy/dns` was missing at both revisions and the prune passed."""
+    base = {
+        "clusters/prod/dns.yaml": docs(_generator(("dns", "@repo/deploy/**/*.yaml", "@artifact/")),
+                                       _ks("dns", "./deploy/dns")),
+        "deploy/dns/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "deploy/dns/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"deploy/dns/kustomization.yaml": kustomization()}))
+    assert errors(result) == PRUNED
+    assert result.findings[0].file == "deploy/dns/kustomization.yaml"
+
+
+def test_an_app_dropped_with_its_artifact_deletes_its_configmaps(flux_repo, guard):
+    """xunholy/k8s-gitops 4fe7e0081 (emberstone-db), 101ca8542, 7ee1326e5: the app's folder, its
+    Kustomization and its ArtifactGenerator entry go in one commit; Flux deletes the Kustomization,
+    and with it (prune: true) the ConfigMap its configMapGenerator made."""
+    app = kustomization("coredns-custom.yaml")
+    base = {
+        "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml", "dns.yaml", "web.yaml"),
+        "clusters/prod/split.yaml": docs(_generator(("dns", "@repo/deploy/dns/app/", "@artifact/deploy/dns/"),
+                                                    ("web", "@repo/deploy/web/app/", "@artifact/deploy/web/"))),
+        "clusters/prod/dns.yaml": docs(_ks("dns", "./deploy/dns/app")),
+        "clusters/prod/web.yaml": docs(_ks("web", "./deploy/web/app")),
+        "deploy/dns/app/kustomization.yaml": app,
+        "deploy/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+        "deploy/web/app/kustomization.yaml": kustomization("web.yaml"),
+        "deploy/web/app/web.yaml": configmap("web", namespace="web"),
+    }
+    head = {
+        "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml", "web.yaml"),
+        "clusters/prod/split.yaml": docs(_generator(("web", "@repo/deploy/web/app/", "@artifact/deploy/web/"))),
+        "clusters/prod/dns.yaml": None,
+        "deploy/dns/app/kustomization.yaml": None,
+        "deploy/dns/app/coredns-custom.yaml": None,
+    }
+    result = guard(flux_repo(base, head, standard=True))
+    assert errors(result) == PRUNED, result.findings
+
+
+def test_a_generator_that_fails_at_head_leaves_its_kustomizations_not_judged(flux_repo, guard):
+    """The folder an artifact copies is deleted while the generator still names it: source-watcher
+    fails on that artifact and builds none after it, so the cluster keeps their old artifacts.
+    What it keeps is not this revision: not judged, and the change under it is refused."""
+    base = {
+        "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml"),
+        "clusters/prod/split.yaml": docs(_generator(("dns", "@repo/deploy/dns/app/", "@artifact/deploy/dns/"),
+                                                    ("web", "@repo/deploy/web/app/", "@artifact/deploy/web/")),
+                                         _ks("dns", "./deploy/dns/app"), _ks("web", "./deploy/web/app")),
+        "deploy/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "deploy/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+        "deploy/web/app/kustomization.yaml": kustomization("web.yaml"),
+        "deploy/web/app/web.yaml": configmap("web", namespace="web"),
+    }
+    result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": None,
+                                    "deploy/dns/app/coredns-custom.yaml": None}))
+    refused = [f for f in result.findings if f.rule == "not-judged-touched"]
+    assert refused and "fails on artifact dns" in refused[0].message, result.findings
