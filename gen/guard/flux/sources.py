@@ -46,6 +46,9 @@ _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?m
 # Said of a source that is certainly another repository (not a mirror or a fork of this one): the
 # Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
 ELSEWHERE = "no file of this repository is in it"
+# Said of an ExternalArtifact whose ArtifactGenerator fails alike at base and at head: source-watcher
+# builds nothing from that artifact on, so the cluster keeps what an earlier revision made, at both.
+STALE = "the cluster keeps an artifact of an earlier revision at base and at head, which this change does not alter"
 NO_BRANCH = "a revision of no branch (--base names a commit or a tag)"  # the ref of a script's bootstrap is unknown
 
 
@@ -275,6 +278,7 @@ class Sources:
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
         self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
         self._layouts: dict[str, list[generator.Layout | str]] = {}  # an ArtifactGenerator's layouts, by spec and sources
+        self.peers: dict[str, Sources] = {}  # label -> the Sources of every revision judged (this one's too)
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -473,14 +477,16 @@ class Sources:
         arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict)]
         meta = gen.get("metadata") or {}
         who = f"ArtifactGenerator {meta.get('namespace') or namespace}/{meta.get('name')}"
-        for earlier, laid in zip(arts, layouts, strict=True):
-            if isinstance(laid, str):
-                # source-watcher builds the artifacts in order and stops at the first that fails:
-                # this one and every later one keep the artifact they had (the controller's reconcile)
-                return Delivery(None, f"source {where}: {who} fails on artifact {earlier.get('name')} "
-                                      f"({laid}), so the cluster keeps the artifact it had")
-            if earlier is art:
-                break
+        failing = _first_failure(arts, layouts, art)
+        if failing is not None:
+            # source-watcher builds the artifacts in order and stops at the first that fails: this
+            # one and every later one keep the artifact they had (the controller's reconcile)
+            failed, why = failing
+            others = [peer._failure(ref, root) for label, peer in sorted(self.peers.items()) if label != self.label]
+            if others and all(other == failed for other in others):
+                return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}): {STALE}")
+            return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}), so the cluster "
+                                  "keeps the artifact it had")
         digest = hashlib.sha256(json.dumps([art, chosen], sort_keys=True).encode()).hexdigest()[:12]
         view_id = f"ea:{namespace}/{name}:{digest}"
         if self._views.get(view_id) is None:
@@ -490,6 +496,32 @@ class Sources:
                                                      self.tree.commit, self.store)
         return Delivery(view_id)
 
+    def _failure(self, ref: SourceRef, root: SourceRef) -> str | None:
+        """The artifact on which the repository's own ArtifactGenerator making `ref` fails before
+        it gets to `ref` (None: it makes `ref`, or what it does is not known here)."""
+        _, namespace, name = ref
+        for gen in self._indexed("ArtifactGenerator"):
+            if str((gen.get("metadata") or {}).get("namespace") or namespace) != namespace:
+                continue
+            spec = gen.get("spec") or {}
+            arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict)]
+            art = next((a for a in arts if a.get("name") == name), None)
+            if art is None:
+                continue
+            aliases: dict[str, Tree] = {}
+            chosen: list[str] = []
+            for src in spec.get("sources") or []:
+                if isinstance(src, dict) and src.get("kind") != "ExternalArtifact":
+                    sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
+                    got = self.deliver(sref, root, {}, 4)
+                    if got.view is None:
+                        return None
+                    aliases[str(src.get("alias") or "")] = self.view(got.view)
+                    chosen.append(f"{src.get('alias')}={got.view}")
+            failing = _first_failure(arts, self._generated(gen, aliases, chosen), art)
+            return failing[0] if failing is not None else None
+        return None
+
     def _generated(self, gen: dict[str, Any], aliases: dict[str, Tree], chosen: list[str]) -> list[generator.Layout | str]:
         """Each artifact of an ArtifactGenerator laid out from these sources, in its order (once a run)."""
         key = hashlib.sha256(json.dumps([gen.get("spec"), chosen], sort_keys=True, default=str).encode()).hexdigest()
@@ -498,3 +530,14 @@ class Sources:
             arts = [a for a in (gen.get("spec") or {}).get("artifacts") or [] if isinstance(a, dict)]
             found = self._layouts[key] = [generator.lay_out(aliases, list(a.get("copy") or [])) for a in arts]
         return found
+
+
+def _first_failure(arts: list[dict[str, Any]], layouts: list[generator.Layout | str],
+                   art: dict[str, Any]) -> tuple[str, str] | None:
+    """The first artifact up to `art` (in the generator's order) whose layout fails, and why."""
+    for earlier, laid in zip(arts, layouts, strict=True):
+        if isinstance(laid, str):
+            return str(earlier.get("name")), laid
+        if earlier is art:
+            break
+    return None
