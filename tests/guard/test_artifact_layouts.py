@@ -101,3 +101,23 @@ def test_a_generator_that_fails_at_head_leaves_its_kustomizations_not_judged(flu
                                     "deploy/dns/app/coredns-custom.yaml": None}))
     refused = [f for f in result.findings if f.rule == "not-judged-touched"]
     assert refused and "fails on artifact dns" in refused[0].message, result.findings
+
+
+def test_a_generator_failing_at_both_revisions_leaves_later_artifacts_as_they_were(flux_repo, guard):
+    """xunholy/k8s-gitops 7ee1326e5..ac5da86ba: harbor's folder was removed but its entry stayed in
+    the ArtifactGenerator, so source-watcher failed on it for a week and rebuilt no artifact after
+    it. A change to a later app's files in that week reached no cluster: passed, its Kustomization
+    named as not judged (the artifact the cluster keeps is an earlier revision's)."""
+    base = {
+        "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml"),
+        "clusters/prod/split.yaml": docs(_generator(("gone", "@repo/deploy/gone/app/", "@artifact/deploy/gone/"),
+                                                    ("dns", "@repo/deploy/dns/app/", "@artifact/deploy/dns/")),
+                                         _ks("dns", "./deploy/dns/app")),
+        "deploy/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+        "deploy/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+    }
+    result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": kustomization()}))
+    assert [f for f in result.findings if f.severity.value == "error"] == []
+    [(ref, why, _, _)] = result.coverage.not_judged
+    assert (ref.namespace, ref.name) == ("flux-system", "dns")
+    assert "fails on artifact gone" in why and "at base and at head" in why, why
