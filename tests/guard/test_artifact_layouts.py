@@ -83,10 +83,11 @@ def test_an_app_dropped_with_its_artifact_deletes_its_configmaps(flux_repo, guar
     assert errors(result) == PRUNED, result.findings
 
 
-def test_a_generator_that_fails_at_head_leaves_its_kustomizations_not_judged(flux_repo, guard):
+def test_a_generator_that_fails_at_head_keeps_the_artifact_it_had(flux_repo, guard):
     """The folder an artifact copies is deleted while the generator still names it: source-watcher
-    fails on that artifact and builds none after it, so the cluster keeps their old artifacts.
-    What it keeps is not this revision: not judged, and the change under it is refused."""
+    fails on that artifact and builds none after it, so the cluster keeps the artifacts it had and
+    Flux deletes nothing through them (before, the guard laid out an empty artifact). Named as not
+    judged at head, with the generator's own error."""
     base = {
         "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml"),
         "clusters/prod/split.yaml": docs(_generator(("dns", "@repo/deploy/dns/app/", "@artifact/deploy/dns/"),
@@ -99,8 +100,12 @@ def test_a_generator_that_fails_at_head_leaves_its_kustomizations_not_judged(flu
     }
     result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": None,
                                     "deploy/dns/app/coredns-custom.yaml": None}))
-    refused = [f for f in result.findings if f.rule == "not-judged-touched"]
-    assert refused and "fails on artifact dns" in refused[0].message, result.findings
+    assert [f for f in result.findings if f.severity.value == "error"] == []
+    said = {ref.name: why for ref, why, _, _ in result.coverage.not_judged}
+    assert sorted(said) == ["dns", "web"], said
+    assert "fails on artifact dns (failed to apply copy operation from '@repo/deploy/dns/app/' to " \
+        "'@artifact/deploy/dns/': source 'deploy/dns/app' does not exist), so the cluster keeps the artifact it had" \
+        in said["web"]
 
 
 def test_a_generator_failing_at_both_revisions_leaves_later_artifacts_as_they_were(flux_repo, guard):
