@@ -86,8 +86,6 @@ class Discovery:
         self.synced_branch = synced_branch
         self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
                                        store, synced_branch) for label, tree in trees.items()}
-        for each in self.sources.values():  # an ArtifactGenerator that fails at both revisions (flux/sources.py)
-            each.peers = self.sources
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
         self._kids: dict[tuple[str, str, str, str], list[FluxKs]] = {}
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache

@@ -83,11 +83,11 @@ def test_an_app_dropped_with_its_artifact_deletes_its_configmaps(flux_repo, guar
     assert errors(result) == PRUNED, result.findings
 
 
-def test_a_generator_that_fails_at_head_keeps_the_artifact_it_had(flux_repo, guard):
+def test_a_generator_that_fails_at_head_leaves_its_kustomizations_not_judged(flux_repo, guard):
     """The folder an artifact copies is deleted while the generator still names it: source-watcher
-    fails on that artifact and builds none after it, so the cluster keeps the artifacts it had and
-    Flux deletes nothing through them (before, the guard laid out an empty artifact). Named as not
-    judged at head, with the generator's own error."""
+    fails on that artifact and builds none after it, so the cluster keeps their old artifacts, and
+    what this change does to them lands, unjudged, when the generator is fixed. Refused, naming the
+    generator's own error (before, the guard laid out an empty artifact: build-failed at head)."""
     base = {
         "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml"),
         "clusters/prod/split.yaml": docs(_generator(("dns", "@repo/deploy/dns/app/", "@artifact/deploy/dns/"),
@@ -100,19 +100,19 @@ def test_a_generator_that_fails_at_head_keeps_the_artifact_it_had(flux_repo, gua
     }
     result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": None,
                                     "deploy/dns/app/coredns-custom.yaml": None}))
-    assert [f for f in result.findings if f.severity.value == "error"] == []
-    said = {ref.name: why for ref, why, _, _ in result.coverage.not_judged}
-    assert sorted(said) == ["dns", "web"], said
+    assert [(f.rule, f.details["kustomization"]) for f in result.findings if f.severity.value == "error"] == \
+        [("not-judged-touched", "flux-system/dns")]
+    [refused] = [f for f in result.findings if f.severity.value == "error"]
     assert "fails on artifact dns (failed to apply copy operation from '@repo/deploy/dns/app/' to " \
-        "'@artifact/deploy/dns/': source 'deploy/dns/app' does not exist), so the cluster keeps the artifact it had" \
-        in said["web"]
+        "'@artifact/deploy/dns/': source 'deploy/dns/app' does not exist)" in refused.message
+    assert {ref.name for ref, _, _, _ in result.coverage.not_judged} == {"dns", "web"}
 
 
-def test_a_generator_failing_at_both_revisions_leaves_later_artifacts_as_they_were(flux_repo, guard):
+def test_a_generator_failing_at_both_revisions_refuses_a_change_to_a_later_artifact(flux_repo, guard):
     """xunholy/k8s-gitops 7ee1326e5..ac5da86ba: harbor's folder was removed but its entry stayed in
     the ArtifactGenerator, so source-watcher failed on it for a week and rebuilt no artifact after
-    it. A change to a later app's files in that week reached no cluster: passed, its Kustomization
-    named as not judged (the artifact the cluster keeps is an earlier revision's)."""
+    it. A change to a later app's files in that week reached the cluster only with the fix, all at
+    once, unjudged: refused, naming the artifact the generator fails on."""
     base = {
         "clusters/prod/kustomization.yaml": kustomization("flux-system", "split.yaml"),
         "clusters/prod/split.yaml": docs(_generator(("gone", "@repo/deploy/gone/app/", "@artifact/deploy/gone/"),
@@ -122,7 +122,6 @@ def test_a_generator_failing_at_both_revisions_leaves_later_artifacts_as_they_we
         "deploy/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
     }
     result = guard(flux_repo(base, {"deploy/dns/app/kustomization.yaml": kustomization()}))
-    assert [f for f in result.findings if f.severity.value == "error"] == []
-    [(ref, why, _, _)] = result.coverage.not_judged
-    assert (ref.namespace, ref.name) == ("flux-system", "dns")
-    assert "fails on artifact gone" in why and "at base and at head" in why, why
+    [refused] = [f for f in result.findings if f.severity.value == "error"]
+    assert refused.rule == "not-judged-touched" and refused.file == "deploy/dns/app/kustomization.yaml"
+    assert "fails on artifact gone" in refused.message and "until the generator is fixed" in refused.message

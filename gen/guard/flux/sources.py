@@ -46,9 +46,10 @@ _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?m
 # Said of a source that is certainly another repository (not a mirror or a fork of this one): the
 # Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
 ELSEWHERE = "no file of this repository is in it"
-# Said of an ExternalArtifact whose ArtifactGenerator fails alike at base and at head: source-watcher
-# builds nothing from that artifact on, so the cluster keeps what an earlier revision made, at both.
-STALE = "the cluster keeps an artifact of an earlier revision at base and at head, which this change does not alter"
+# Said of an ExternalArtifact whose ArtifactGenerator fails before it (a folder it copies is gone, a
+# glob matches nothing): source-watcher builds nothing from that artifact on, so the cluster keeps an
+# artifact of an earlier revision, and what this revision holds lands all at once when it is fixed.
+GENERATOR_FAILS = "so the cluster keeps an artifact of an earlier revision until the generator is fixed"
 NO_BRANCH = "a revision of no branch (--base names a commit or a tag)"  # the ref of a script's bootstrap is unknown
 
 
@@ -278,7 +279,6 @@ class Sources:
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
         self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
         self._layouts: dict[str, list[generator.Layout | str]] = {}  # an ArtifactGenerator's layouts, by spec and sources
-        self.peers: dict[str, Sources] = {}  # label -> the Sources of every revision judged (this one's too)
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -482,11 +482,7 @@ class Sources:
             # source-watcher builds the artifacts in order and stops at the first that fails: this
             # one and every later one keep the artifact they had (the controller's reconcile)
             failed, why = failing
-            others = [peer._failure(ref, root) for label, peer in sorted(self.peers.items()) if label != self.label]
-            if others and all(other == failed for other in others):
-                return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}): {STALE}")
-            return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}), so the cluster "
-                                  "keeps the artifact it had")
+            return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}), {GENERATOR_FAILS}")
         digest = hashlib.sha256(json.dumps([art, chosen], sort_keys=True).encode()).hexdigest()[:12]
         view_id = f"ea:{namespace}/{name}:{digest}"
         if self._views.get(view_id) is None:
@@ -495,32 +491,6 @@ class Sources:
             self._views[view_id] = views.materialize(laid, self.workdir / self.label / view_id.replace("/", "_").replace(":", "_"),
                                                      self.tree.commit, self.store)
         return Delivery(view_id)
-
-    def _failure(self, ref: SourceRef, root: SourceRef) -> str | None:
-        """The artifact on which the repository's own ArtifactGenerator making `ref` fails before
-        it gets to `ref` (None: it makes `ref`, or what it does is not known here)."""
-        _, namespace, name = ref
-        for gen in self._indexed("ArtifactGenerator"):
-            if str((gen.get("metadata") or {}).get("namespace") or namespace) != namespace:
-                continue
-            spec = gen.get("spec") or {}
-            arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict)]
-            art = next((a for a in arts if a.get("name") == name), None)
-            if art is None:
-                continue
-            aliases: dict[str, Tree] = {}
-            chosen: list[str] = []
-            for src in spec.get("sources") or []:
-                if isinstance(src, dict) and src.get("kind") != "ExternalArtifact":
-                    sref = (str(src.get("kind") or ""), str(src.get("namespace") or namespace), str(src.get("name") or ""))
-                    got = self.deliver(sref, root, {}, 4)
-                    if got.view is None:
-                        return None
-                    aliases[str(src.get("alias") or "")] = self.view(got.view)
-                    chosen.append(f"{src.get('alias')}={got.view}")
-            failing = _first_failure(arts, self._generated(gen, aliases, chosen), art)
-            return failing[0] if failing is not None else None
-        return None
 
     def _generated(self, gen: dict[str, Any], aliases: dict[str, Tree], chosen: list[str]) -> list[generator.Layout | str]:
         """Each artifact of an ArtifactGenerator laid out from these sources, in its order (once a run)."""
