@@ -30,7 +30,9 @@ its folder that no kustomization file lists (a folder deleted from `resources:` 
 other revision (what it reads there is unknown).
 A source that is certainly another repository (gen/guard/flux/sources.py `elsewhere`: another owner
 and name on a remote's host, a ghcr.io package of another owner) holds no file of this one: only
-the file its spec is written in counts.
+the file its spec is written in counts. One on an ExternalArtifact whose ArtifactGenerator fails at
+one revision (gen/guard/flux/sources.py `GENERATOR_FAILS`) may read what its build read at the other:
+the cluster keeps an older artifact, and the change lands, unjudged, when the generator is fixed.
 One that is new at head (absent at base, every ancestor built there) is not in any cluster yet:
 it deletes nothing, whatever the change. A `spec.path` missing at both revisions is judged: kustomize-controller fails on it before any
 build, so it applies and prunes nothing at either.
@@ -43,7 +45,7 @@ from typing import Literal, Sequence
 
 from gen.guard.build.inputs import Views
 from gen.guard.flux.unread import Blind
-from gen.guard.flux.sources import ELSEWHERE
+from gen.guard.flux.sources import ELSEWHERE, GENERATOR_FAILS
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
 from gen.guard.report.errortext import cause
@@ -95,7 +97,9 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
                 written = locator.ks_source(rev.label, ref)
                 own = {written[0]} if written else set()
                 twin = other.nodes.get(ref)  # what a probe read here (gen/guard/discovery.py), at either revision
-                own |= set(node.build.inputs) | (set(twin.build.inputs) if twin is not None and twin.external else set())
+                # (an ArtifactGenerator that fails here: what the other revision's build read lands when it is fixed)
+                seen_there = twin is not None and (twin.external or GENERATOR_FAILS in node.why_external)
+                own |= set(node.build.inputs) | (set(twin.build.inputs) if seen_there and twin is not None else set())
                 kind = node.ks.source[0]
                 # certainly another repository: only its own spec, written here, is this repository's
                 folders: tuple[str, ...] = () if ELSEWHERE in node.why_external else (node.ks.path,)

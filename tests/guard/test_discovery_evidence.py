@@ -548,3 +548,23 @@ def test_a_templated_helmfile_and_a_ci_push_from_env_make_the_cluster_and_its_so
     assert errors(result) == PRUNED
     assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)
     assert result.coverage.not_judged == []
+
+
+def test_a_plain_helmfile_naming_its_values_file_by_a_template_makes_the_cluster(flux_repo, guard):
+    """xunholy/k8s-gitops before 1e44a732c: `kubernetes/bootstrap/helmfile.yaml` (no .gotmpl) names
+    the flux-instance values file `{{ requiredEnv "ROOT_DIR" }}/kubernetes/clusters/{{ requiredEnv
+    "CLUSTER_ID"}}/…/values.yaml`. The template was taken as a literal path: no root, exit 2."""
+    files = {k: v for k, v in XUNHOLY.items() if not k.endswith(".gotmpl")}
+    files["kubernetes/bootstrap/helmfile.yaml"] = """
+        releases:
+          - name: flux-instance
+            namespace: flux-system
+            chart: oci://ghcr.io/controlplaneio-fluxcd/charts/flux-instance
+            version: 0.49.0
+            values: ['{{ requiredEnv "ROOT_DIR" }}/kubernetes/clusters/{{ requiredEnv "CLUSTER_ID"}}/flux-system/flux-instance/app/values.yaml']
+    """
+    repo = flux_repo(files, {"kubernetes/clusters/cluster-00/kustomization.yaml": kustomization()}, standard=False)
+    git(repo, "remote", "add", "origin", "https://github.com/acme/fleet.git")
+    result = guard(repo)
+    assert errors(result) == PRUNED
+    assert (result.coverage.roots_how, result.stats["clusters"]) == ("bootstrap", 1)

@@ -130,6 +130,36 @@ def test_a_child_path_a_variable_decides_counts_the_folder_before_it(flux_repo, 
     assert finding.details["files"] == "apps/prod/dns/kustomization.yaml, platform/coredns-custom.yaml"
 
 
+def test_a_parent_whose_build_is_unchanged_is_rebuilt_with_placeholders_for_its_child(flux_repo, guard):
+    """Only the child's folder changes: the parent's build is the same at both revisions, but the
+    child's spec.path is what the parent's build says. Before, the parent was not built again with
+    placeholders, so the child was explored from the build with the variable empty
+    (`./apps//dns`, a folder that does not exist at either revision: nothing applied, nothing
+    pruned) and the ConfigMap dropped from apps/prod/dns passed. Now the parent's placeholders reach
+    the child's spec.path, and the change under `apps/` is refused."""
+    files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "child.yaml")
+    files["platform/child.yaml"] = CHILD
+    files["apps/prod/dns/kustomization.yaml"] = kustomization("cm.yaml")
+    files["apps/prod/dns/cm.yaml"] = configmap("coredns-custom", namespace="dns")
+    result = guard(flux_repo(files, {"apps/prod/dns/kustomization.yaml": kustomization()}))
+    [finding] = by_rule(result.findings, "not-judged-touched")
+    assert finding.details["files"] == "apps/prod/dns/kustomization.yaml"
+    assert "${SECRET_DOMAIN} reaches spec.path of Kustomization flux-system/child" in finding.message
+
+
+def test_a_parent_whose_build_is_unchanged_and_whose_child_path_holds_no_variable_is_judged(flux_repo, guard):
+    """The parent is built again with placeholders, which reach nothing of its child: the child is
+    judged, and the prune under it refused as a prune (not as not judged)."""
+    files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
+    files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "child.yaml")
+    files["platform/child.yaml"] = flux_ks("child", "./apps/prod/dns")
+    files["apps/prod/dns/kustomization.yaml"] = kustomization("cm.yaml")
+    files["apps/prod/dns/cm.yaml"] = configmap("coredns-custom", namespace="dns")
+    result = guard(flux_repo(files, {"apps/prod/dns/kustomization.yaml": kustomization()}))
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == ["configmap-pruned"]
+
+
 @pytest.mark.parametrize(("platform", "uses", "settings"), [
     (FROM_BOTH, "${CLUSTER_NAME}", "CLUSTER_NAME: prod"),  # only the readable ConfigMap's variable
     (_platform("{kind: Secret, name: cluster-secrets}", "{kind: ConfigMap, name: cluster-settings}"),

@@ -342,7 +342,9 @@ def _values_files(tree: Tree, helmfile: str, value: str) -> list[str]:
     """The files a helmfile's `values:` entry names: relative to the helmfile, or, templated
     (`{{ $rootDir }}/kubernetes/clusters/{{ $clusterId }}/values.yaml`, variables masked as _VAR),
     every file it fits, a variable standing for one folder name and a leading one for the root."""
-    value = value.replace(_VAR, "\0")
+    # a plain helmfile.yaml (no .gotmpl) may still template a value file's path (helmfile renders
+    # `values:` entries of a release): `{{ requiredEnv "ROOT_DIR" }}/…` is masked the same way
+    value = _TEMPLATE.sub("\0", value.replace(_VAR, "\0"))
     if "\0" not in value:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(helmfile), value))
         return next(([n] for n in (target, target.removesuffix(".gotmpl")) if tree.is_file(n)), [])

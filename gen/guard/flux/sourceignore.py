@@ -90,6 +90,17 @@ def matcher(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: st
     return lambda path: path not in kept
 
 
+def archived(files: Iterable[str], store: KeptStore | None = None) -> frozenset[str]:
+    """Which of these staged files an archive made with storage.Archive's SourceIgnoreFilter(nil,
+    nil) holds (source-watcher's ArtifactBuilder.Build): the default exclusions, no .sourceignore.
+
+    Raises:
+        ToolError: the helper is missing or failed.
+    """
+    staged = {path: "" for path in files}
+    return _flux_kept(staged, lambda path: b"", None, (), store, read_ignore_files=False)
+
+
 def line_hides(line: str, folder: str, paths: Iterable[str]) -> bool:
     """Whether one line of the .sourceignore in `folder` matches any of `paths` (repository paths)
     on its own: which line of an edit hides a file."""
@@ -108,13 +119,13 @@ def _compiled(lines: tuple[str, ...]) -> tuple[pathspec.GitIgnoreSpec, dict[str,
 
 def _flux_kept(files: dict[str, str], read: Callable[[str], bytes], spec_ignore: str | None,
                links: Collection[str], store: KeptStore | None = None, prefix: str = "",
-               push: Push | None = None) -> frozenset[str]:
+               push: Push | None = None, read_ignore_files: bool = True) -> frozenset[str]:
     """The regular files of the revision (below `prefix`) that the artifact holds (the helper's
     answer, or the same answer kept by an earlier run for the very same request, verified by digest)."""
     lead = prefix + "/" if prefix else ""
     regular = sorted(p[len(lead):] for p in files if p.startswith(lead) and p not in links)
     ignore_files = {p: read(lead + p).decode("utf-8", "replace") for p in regular
-                    if p.endswith(IGNORE_FILE) and posixpath.basename(p) == IGNORE_FILE}
+                    if read_ignore_files and p.endswith(IGNORE_FILE) and posixpath.basename(p) == IGNORE_FILE}
     body: dict[str, object] = {"id": "1", "files": regular, "ignore_files": ignore_files, "spec_ignore": spec_ignore,
                                "push": push.request() if push is not None else None}
     request = json.dumps(body)

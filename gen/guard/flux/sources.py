@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gen.config import SourceEntry
-from gen.guard.flux import views
+from gen.guard.flux import generator, views
 from gen.guard.flux.sourceignore import KeptStore, Push
 from gen.guard.repo.manifests import file_docs, try_docs
 from gen.guard.repo.marks import Marked
@@ -46,6 +46,10 @@ _CI_FILES = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?m
 # Said of a source that is certainly another repository (not a mirror or a fork of this one): the
 # Kustomizations on it read no file of this repository (gen/guard/unjudged.py).
 ELSEWHERE = "no file of this repository is in it"
+# Said of an ExternalArtifact whose ArtifactGenerator fails before it (a folder it copies is gone, a
+# glob matches nothing): source-watcher builds nothing from that artifact on, so the cluster keeps an
+# artifact of an earlier revision, and what this revision holds lands all at once when it is fixed.
+GENERATOR_FAILS = "so the cluster keeps an artifact of an earlier revision until the generator is fixed"
 NO_BRANCH = "a revision of no branch (--base names a commit or a tag)"  # the ref of a script's bootstrap is unknown
 
 
@@ -274,6 +278,7 @@ class Sources:
         self._views: dict[str, Tree | None] = {}
         self._index: dict[str, list[dict[str, Any]]] | None = None  # kind -> objects, in file order
         self._named: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}  # kind -> by (name, namespace)
+        self._layouts: dict[str, list[generator.Layout | str]] = {}  # an ArtifactGenerator's layouts, by spec and sources
 
     # -- views ------------------------------------------------------------------------------
     def view(self, view_id: str) -> Tree:
@@ -421,9 +426,9 @@ class Sources:
                     if got.view is not None:
                         aliases[str(src.get("alias") or "")] = self.view(got.view)
             for op in (op for art in arts for op in art.get("copy") or []):
-                plan = views.copy_plan(aliases, [op])
-                if isinstance(plan, dict):
-                    out.update(view.repo_path(path) for view, path in plan.values())
+                laid = generator.lay_out(aliases, [op])
+                if isinstance(laid, generator.Layout):
+                    out.update(view.repo_path(path) for view, path in laid.files.values())
         return frozenset(out)
 
     def _external(self, ref: SourceRef, root: SourceRef, known: ClusterSources, depth: int) -> Delivery:
@@ -452,6 +457,7 @@ class Sources:
         spec = gen.get("spec") or {}
         aliases: dict[str, Tree] = {}
         chosen: list[str] = []
+        missing: dict[str, str] = {}  # alias -> why its source is not this repository
         for src in spec.get("sources") or []:
             if not isinstance(src, dict) or depth > 3:
                 continue
@@ -460,13 +466,48 @@ class Sources:
             if got.view is not None:
                 aliases[str(src.get("alias") or "")] = self.view(got.view)
                 chosen.append(f"{src.get('alias')}={got.view}")
+            else:
+                missing[str(src.get("alias") or "")] = got.reason
+        for op in art.get("copy") or []:
+            alias = str(op.get("from") or "")[1:].partition("/")[0] if isinstance(op, dict) else ""
+            if alias in missing:
+                return Delivery(None, f"source {where}: its ArtifactGenerator copies from @{alias}, which is not a "
+                                      f"source of this repository ({missing[alias]})")
+        layouts = self._generated(gen, aliases, chosen)
+        arts = [a for a in spec.get("artifacts") or [] if isinstance(a, dict)]
+        meta = gen.get("metadata") or {}
+        who = f"ArtifactGenerator {meta.get('namespace') or namespace}/{meta.get('name')}"
+        failing = _first_failure(arts, layouts, art)
+        if failing is not None:
+            # source-watcher builds the artifacts in order and stops at the first that fails: this
+            # one and every later one keep the artifact they had (the controller's reconcile)
+            failed, why = failing
+            return Delivery(None, f"source {where}: {who} fails on artifact {failed} ({why}), {GENERATOR_FAILS}")
         digest = hashlib.sha256(json.dumps([art, chosen], sort_keys=True).encode()).hexdigest()[:12]
         view_id = f"ea:{namespace}/{name}:{digest}"
-        if self._views.get(view_id) is not None:
-            return Delivery(view_id)
-        plan = views.copy_plan(aliases, list(art.get("copy") or []))
-        if isinstance(plan, str):
-            return Delivery(None, f"source {where}: {plan}")
-        self._views[view_id] = views.materialize(plan, self.workdir / self.label / view_id.replace("/", "_").replace(":", "_"),
-                                                 self.tree.commit)
+        if self._views.get(view_id) is None:
+            laid = layouts[next(i for i, a in enumerate(arts) if a is art)]
+            assert isinstance(laid, generator.Layout)
+            self._views[view_id] = views.materialize(laid, self.workdir / self.label / view_id.replace("/", "_").replace(":", "_"),
+                                                     self.tree.commit, self.store)
         return Delivery(view_id)
+
+    def _generated(self, gen: dict[str, Any], aliases: dict[str, Tree], chosen: list[str]) -> list[generator.Layout | str]:
+        """Each artifact of an ArtifactGenerator laid out from these sources, in its order (once a run)."""
+        key = hashlib.sha256(json.dumps([gen.get("spec"), chosen], sort_keys=True, default=str).encode()).hexdigest()
+        found = self._layouts.get(key)
+        if found is None:
+            arts = [a for a in (gen.get("spec") or {}).get("artifacts") or [] if isinstance(a, dict)]
+            found = self._layouts[key] = [generator.lay_out(aliases, list(a.get("copy") or [])) for a in arts]
+        return found
+
+
+def _first_failure(arts: list[dict[str, Any]], layouts: list[generator.Layout | str],
+                   art: dict[str, Any]) -> tuple[str, str] | None:
+    """The first artifact up to `art` (in the generator's order) whose layout fails, and why."""
+    for earlier, laid in zip(arts, layouts, strict=True):
+        if isinstance(laid, str):
+            return str(earlier.get("name")), laid
+        if earlier is art:
+            break
+    return None

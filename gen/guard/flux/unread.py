@@ -119,11 +119,14 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
     """Every judged Kustomization of `revision` built without a source it substitutes from, with the
     variables its build uses that such a source may set (none: judged exactly) and where their
     placeholders reach (`rebuild` builds it again with the objects given). One whose build is the
-    same at `other` (the same spec, values and files read) is left out: the change touches nothing
-    it reads, and what its values are changes nothing the change does."""
+    same at `other` (the same spec, values and files read) and that feeds no other judgement is
+    left out: the change touches nothing it reads, and what its values are changes nothing the
+    change does. One that feeds others (a child Kustomization's spec, a Flux source, the data a
+    Kustomization substitutes) is not: a child the change touches is built from what it says."""
+    held = _substituted(revision)
     nodes = [(ref, node) for ref, node in sorted(revision.nodes.items())
              if not node.external and node.build.error is None and node.unresolved
-             and not _same(node, other.nodes.get(ref))]
+             and not (_same(node, other.nodes.get(ref)) and not _feeds_others(node, held[ref.cluster]))]
     if not nodes:
         return []
     knowledge = gather(revision, candidates)
@@ -164,7 +167,7 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
         placed.append((ref, node, unread, used))
         placed_requests.extend((node, _objects(ref.namespace, given, used, which)) for which in _BOTH)
     builds = rebuild(placed_requests) if placed_requests else []
-    sources = _substituted(revision)
+    sources = held
     for index, (ref, node, unread, used) in enumerate(placed):
         one, two = builds[2 * index], builds[2 * index + 1]
         if one.error is not None or two.error is not None:
@@ -269,6 +272,21 @@ def _fixed_folder(path: str) -> str:
     fixed = path.split(PREFIX, 1)[0] if variables_in(path) else ""
     folder = posixpath.normpath("/" + posixpath.dirname(fixed)).strip("/")
     return "" if folder in (".", "..") or folder.startswith("../") else folder
+
+
+def _feeds_others(node: Node, substituted: frozenset[tuple[str, str, str]]) -> bool:
+    """Whether other Kustomizations are explored or built from this build's objects: a child Flux
+    Kustomization (its path, source and substitutions decide its build), a Flux source,
+    ArtifactGenerator or Flux Operator object (a child's artifact), a ConfigMap or Secret a
+    Kustomization of the cluster substitutes from (its variables)."""
+    if node.children:
+        return True
+    for key in node.build.objects:
+        if key.group in _SPEC_GROUPS or (key.group, key.kind) == (FLUX_GROUP, "Kustomization"):
+            return True
+        if key.group == "" and (key.kind, key.namespace, key.name) in substituted:
+            return True
+    return False
 
 
 def _same(node: Node, twin: Node | None) -> bool:

@@ -6,7 +6,8 @@ is relative to that artifact's root. Three kinds of artifact are made of this re
 - an OCIRepository pushed from a folder of it (`flux push artifact --path=./kubernetes`):
   that folder as the root;
 - an ExternalArtifact of an ArtifactGenerator (Flux 2.7): files copied from such sources by
-  `copy: [{from: "@alias/glob", to: "@artifact/dir/"}]`, in order, later copies overwriting.
+  `copy: [{from: "@alias/glob", to: "@artifact/dir/"}]` as source-watcher's builder copies them
+  (gen/guard/flux/generator.py).
 Each view is a `Tree` whose paths are artifact paths and whose `repo_path` names the
 repository file behind every one, so builds, fingerprints and findings all stay exact.
 """
@@ -16,16 +17,12 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-import re
 import shutil
 from pathlib import Path
-from typing import Any, Callable
 
 from gen.guard.flux import sourceignore
+from gen.guard.flux.generator import Layout
 from gen.guard.repo.revision import Tree, index_entries
-
-_GLOB = re.compile(r"[*?\[]")
-
 
 def sparse_keeps(path: str, sparse: tuple[str, ...]) -> bool:
     """Whether a GitRepository's `spec.sparseCheckout` checks `path` out: source-controller trims a
@@ -112,75 +109,18 @@ class _ViewFiles:
         pass
 
 
-def _matches(pattern: str) -> Callable[[str], bool]:
-    """ArtifactGenerator globs: `*` within one folder, `**` across folders."""
-    out = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-        elif pattern[i] == "*":
-            out += "[^/]*"
-            i += 1
-        elif pattern[i] == "?":
-            out += "[^/]"
-            i += 1
-        else:
-            out += re.escape(pattern[i])
-            i += 1
-    compiled = re.compile(out + r"\Z")
-    return lambda path: compiled.match(path) is not None
-
-
-def copy_plan(sources: dict[str, Tree], copies: list[Any]) -> dict[str, tuple[Tree, str]] | str:
-    """Artifact path -> (source view, path in it) for an ArtifactGenerator's `copy` list, or why
-    it cannot be made (an alias with no source of this repository)."""
-    plan: dict[str, tuple[Tree, str]] = {}
-    for op in copies:
-        if not isinstance(op, dict):
-            continue
-        src, dest = str(op.get("from") or ""), str(op.get("to") or "")
-        if not src.startswith("@") or not dest.startswith("@artifact/"):
-            return f"copy entry from {src!r} to {dest!r} is not @alias/... to @artifact/..."
-        alias, _, pattern = src[1:].partition("/")
-        if alias not in sources:
-            return f"alias @{alias} is not a source of this repository"
-        view = sources[alias]
-        target = dest[len("@artifact/"):]
-        excludes = [_matches(str(e)) for e in (op.get("exclude") or []) if isinstance(e, str)]
-        glob_at = _GLOB.search(pattern)
-        folder = posixpath.normpath(pattern) if pattern.strip("/") else ""
-        if glob_at is None and folder and view.is_dir(folder):
-            # a folder without a glob is copied as cp -r copies it: into `to`, under its own name
-            # (source-watcher's applySingleDirectoryCopy)
-            lead = folder + "/"
-            for path in sorted(p for p in view.blobs if p.startswith(lead)):
-                rel = path[len(lead):]
-                if not any(ex(rel) or ex(path) for ex in excludes):
-                    plan[posixpath.normpath(posixpath.join(target, posixpath.basename(folder), rel))] = (view, path)
-            continue
-        match = _matches(pattern)
-        stem = pattern[:glob_at.start()].rsplit("/", 1)[0] if glob_at and "/" in pattern[:glob_at.start()] else ""
-        for path in sorted(view.blobs):
-            if not match(path) or any(ex(path) for ex in excludes):
-                continue
-            if glob_at is None:  # one file: `to` is its new name, or the folder it goes into
-                out = posixpath.join(target, posixpath.basename(path)) if target.endswith("/") or not target else target
-            else:
-                out = posixpath.join(target, path[len(stem):].lstrip("/") if stem else path)
-            plan[posixpath.normpath(out)] = (view, path)
-    return plan
-
-
-def materialize(plan: dict[str, tuple[Tree, str]], dest: Path, commit: str) -> Tree:
-    """Lay a copy plan out under `dest` (hard links where the filesystem allows) as a view."""
+def materialize(layout: Layout, dest: Path, commit: str, store: sourceignore.KeptStore | None = None) -> Tree:
+    """An ArtifactGenerator's staged files laid out under `dest` (hard links where the filesystem
+    allows) as a view: what its archive keeps (storage.Archive with SourceIgnoreFilter(nil, nil):
+    every folder, and the files the default exclusions spare, the helper's answer)."""
+    kept = sourceignore.archived(sorted(layout.files), store)
     blobs: dict[str, str] = {}
     moved: dict[str, str] = {}
-    for out, (view, path) in sorted(plan.items()):
+    for folder in sorted(layout.folders):
+        (dest / folder).mkdir(parents=True, exist_ok=True)
+    for out, (view, path) in sorted(layout.files.items()):
+        if out not in kept:
+            continue
         target = dest / out
         target.parent.mkdir(parents=True, exist_ok=True)
         source = view.on_disk() / path
@@ -191,4 +131,11 @@ def materialize(plan: dict[str, tuple[Tree, str]], dest: Path, commit: str) -> T
         blobs[out] = view.blobs[path]
         moved[out] = view.repo_path(path)
     dest.mkdir(parents=True, exist_ok=True)
-    return Tree(commit, dest, blobs, index_entries(blobs), moved=moved)
+    entries = index_entries(blobs)
+    for folder in layout.folders:  # an empty folder is in the archive: kustomize-controller finds it
+        while folder:
+            parent, _, leaf = folder.rpartition("/")
+            entries.setdefault(folder, set())
+            entries.setdefault(parent, set()).add(leaf)
+            folder = parent
+    return Tree(commit, dest, blobs, entries, moved=moved)
