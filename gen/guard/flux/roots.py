@@ -423,25 +423,47 @@ def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple
             or marked(tree, f, _INSTANCE_MARKS)]
 
 
-def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
-    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make."""
+# (artifact prefix, path, blob id) -> the Candidates its file writes, for a file that holds no
+# FluxInstance or HelmRelease (what those make depends on other files): base and head share most
+# root files, so head parses only those it changes (a fleet writes one root file per cluster)
+CandidateMemo = dict[tuple[str, str, str], tuple[Candidate, ...]]
+_OWN_KINDS = ("FluxInstance", "HelmRelease")  # what instance_root reads beyond the file itself
+
+
+def find_candidates(tree: Tree, paths: list[str], remotes: set[str],
+                    memo: CandidateMemo | None = None) -> tuple[list[Candidate], list[Candidate]]:
+    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make.
+    `memo` keeps what a file that depends on nothing else writes, for another revision of the run
+    (Candidates are never changed once made)."""
     found: list[Candidate] = []
     instances: list[Candidate] = []
     for path in paths:
-        placeholder = bootstrap_placeholder(path)
-        docs = file_docs(tree, path) or []
-        if placeholder is not None and not any(is_flux_kustomization(d) for d in docs):
-            found.append(placeholder)
+        blob = None if memo is None or path in tree.links else tree.blobs.get(path)
+        key = (tree.prefix, path, blob) if blob is not None else None
+        if key is not None and memo is not None and key in memo:
+            found.extend(memo[key])
             continue
+        docs = file_docs(tree, path) or []
+        mine: list[Candidate] = []
+        alone = True  # the file's candidates depend on its bytes alone
+        if not any(is_flux_kustomization(d) for d in docs):
+            placeholder = bootstrap_placeholder(path)
+            if placeholder is not None:
+                mine.append(placeholder)
+                docs = []
         for doc in docs:
             if is_flux_kustomization(doc):
                 given = bool((doc.get("metadata") or {}).get("namespace"))
                 # A root's file names its cluster: every cluster has its own flux-system.
-                found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
-            else:
+                mine.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
+            elif isinstance(doc, dict) and doc.get("kind") in _OWN_KINDS:
+                alone = False
                 made = instance_root(doc, path, remotes, tree=tree)
                 if made is not None:
                     instances.append(made)
+        found.extend(mine)
+        if key is not None and memo is not None and alone:
+            memo[key] = tuple(mine)
     return found, instances
 
 
