@@ -30,13 +30,18 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Literal
+from typing import TYPE_CHECKING, Any, Iterator, Literal
 
 from gen.errors import Problem, UsageError
-from gen.guard.flux import fluxconfigs
-from gen.guard.flux.fluxconfigs import FluxConfig
 from gen.guard.repo.manifests import try_docs
 from gen.guard.repo.revision import Tree
+from gen.lazy import lazy_module
+
+if TYPE_CHECKING:  # Azure's readers: imported when a script or template names a flux configuration
+    from gen.guard.flux import fluxconfigs
+    from gen.guard.flux.fluxconfigs import FluxConfig
+else:
+    fluxconfigs = lazy_module("gen.guard.flux.fluxconfigs")
 
 Form = Literal["flux-bootstrap", "flux-create", "kubectl-apply", "kubectl-apply-file", "flux-instance-chart",
                "flux-configuration"]
@@ -75,7 +80,7 @@ _TF_FIELD = re.compile(r"\b(?P<key>kind|url|ref|path|name)\s*=\s*\"(?P<value>[^\
 
 def templated(text: str) -> bool:
     """Whether a value written in a script or template holds a variable."""
-    return bool(_TEMPLATE.search(text)) or fluxconfigs.VAR in text
+    return bool(_TEMPLATE.search(text))  # (which matches fluxconfigs.VAR, "${}", the readers' unwritten value)
 
 
 @dataclass(frozen=True)

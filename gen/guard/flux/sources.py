@@ -265,18 +265,19 @@ class Sources:
         """`like`: another revision's Sources of the same run (base, for head), whose answers that
         depend only on files this revision has the same serve it (a fleet's head edits a few files)."""
         self.tree = tree
+        self.remotes: set[str] = remotes
         self.like = like if like is not None and like.remotes == remotes else None
         # the paths whose blob (or presence) differs from `like`'s revision
-        self._differ = frozenset(p for p, _ in tree.blobs.items() ^ like.tree.blobs.items()) \
-            if self.like is not None and like is not None else None
+        self._differ = frozenset(p for p, _ in tree.blobs.items() ^ self.like.tree.blobs.items()) \
+            if self.like is not None else None
         # the branch the judged revisions are of (--base's), for a bootstrap that does not say its own
         self.synced_branch = synced_branch
         self.marked = marked  # the run's memo of which blobs mention what (gen/guard/repo/marks.py)
         self.label = label
-        self.remotes = remotes
         self.configured = {(e.kind, e.namespace, e.name): e.path for e in configured}
         self.workdir = workdir
-        self.pushes = like.pushes if self.like is not None and like is not None and self._differ is not None \
+        self.pushes: list[tuple[re.Pattern[str], str, Push]] = \
+            self.like.pushes if self.like is not None and self._differ is not None \
             and not any(is_ci_file(p) for p in self._differ) else push_conventions(tree, remotes)
         self.store = store  # source-controller's answers kept between runs (flux/sourceignore.py)
         self._views: dict[str, Tree | None] = {}
