@@ -52,6 +52,21 @@ SCRIPTS = re.compile(r"(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|
                      r"[^/]+\.ps1|azure-pipelines[^/]*\.ya?ml|\.azure-pipelines/.+\.ya?ml|[^/]+\.bicep|[^/]+\.json)$")
 # another project's files kept here (its scripts bootstrap its own example clusters, whose folder
 # names, `clusters/staging`, a fleet may share)
+# what a path SCRIPTS matches ends with, and what a YAML one must hold: asked first of a fleet's 10^4 paths
+_SCRIPT_ENDINGS = (".yml", ".yaml", "Makefile", ".mk", "ustfile", ".just", ".sh", ".bash", ".gotmpl", ".tf", ".ps1",
+                   ".bicep", ".json")
+_SCRIPT_YAML = (".github/workflows/", ".gitlab-ci.", "askfile", ".taskfiles/", "helmfile", "azure-pipelines")
+
+
+def is_script(path: str) -> bool:
+    """SCRIPTS.search(path), without the regular expression for the paths that cannot match."""
+    if not path.endswith(_SCRIPT_ENDINGS):
+        return False
+    if path.endswith((".yml", ".yaml")) and not any(word in path for word in _SCRIPT_YAML):
+        return False
+    return SCRIPTS.search(path) is not None
+
+
 _VENDORED = re.compile(r"(^|/)(vendor|third[_-]party|node_modules)/")
 _VAR = "__var__"  # a template variable, masked in a helmfile read as YAML (NUL is no YAML character)
 _ACTION_LINE = re.compile(r"^[ \t]*(?:\{\{[^}]*\}\}[ \t]*)+$", re.M)  # a line of template actions only
@@ -122,7 +137,7 @@ def scan(tree: Tree) -> list[Evidence]:
     found: list[Evidence] = []
     folders = _Folders(tree)
     for path in sorted(tree.blobs):
-        if not SCRIPTS.search(path) or _VENDORED.search(path):
+        if not is_script(path) or _VENDORED.search(path):
             continue
         raw = tree.read(path).decode("utf-8", "replace")
         if not any(word in raw for word in ("flux", "kubectl", "kustomize")):

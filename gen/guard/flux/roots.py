@@ -31,7 +31,7 @@ from gen.guard.flux.bootstraps import Evidence, templated
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
-from gen.guard.repo.marks import Marked
+from gen.guard.repo.marks import Marked, Marks
 from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
 
@@ -397,16 +397,19 @@ def flux_files(tree: Tree, marked: Marked, like: tuple[Tree, list[str]] | None =
     with its answer (base, for head): a path with the same blob there has the same answer, so
     only the paths whose blob differs are asked (a fleet's head edits a few of 10^4 files)."""
 
-    def holds(p: str) -> bool:
-        return p.endswith((".yaml", ".yml")) and (marked(tree, p, _MARKS) or bootstrap_placeholder(p) is not None)
+    def holding(paths: list[str]) -> set[str]:
+        yaml = [p for p in paths if p.endswith((".yaml", ".yml"))]
+        found = marked.many(tree, yaml, _MARKS) if isinstance(marked, Marks) else \
+            {p for p in yaml if marked(tree, p, _MARKS)}
+        return found.union(p for p in yaml if p not in found and bootstrap_placeholder(p) is not None)
 
     if like is not None and like[0].blobs.keys() == tree.blobs.keys():
         other = like[0].blobs
-        differ = [p for p, blob in tree.blobs.items() if other[p] != blob]
+        differ = [p for p, _ in tree.blobs.items() - other.items()]
         if len(differ) < len(tree.blobs) // 4:
             kept = set(like[1]).difference(differ)
-            return sorted(kept.union(p for p in differ if holds(p)))
-    return [p for p in sorted(tree.blobs) if holds(p)]
+            return sorted(kept.union(holding(differ)))
+    return sorted(holding(list(tree.blobs)))
 
 
 def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple[ClusterEntry, ...],
