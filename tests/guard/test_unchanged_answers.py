@@ -81,3 +81,26 @@ def test_base_answers_serve_head_as_asking_would(tmp_path: Path) -> None:
             alone = roots.find_candidates(tree, listed, set())
             assert [(c.file, c.ks, c.namespace_given) for c in with_memo[0]] == \
                 [(c.file, c.ks, c.namespace_given) for c in alone[0]]
+
+
+def test_the_ci_file_test_agrees_with_the_pattern() -> None:
+    from gen.guard.flux import sources
+
+    rng = random.Random(3800)
+    paths = [_random_path(rng) for _ in range(20_000)] + [".github/workflows/a.yml", "x/.gitlab-ci.yaml",
+                                                          "Taskfile.yml", ".taskfiles/x/y.yaml", "Makefile", "a.sh"]
+    assert [p for p in paths if sources.is_ci_file(p) != (sources._CI_FILES.search(p) is not None)] == []
+    assert sum(sources.is_ci_file(p) for p in paths) > 1000
+
+
+def test_likely_roots_as_the_plain_reading(tmp_path: Path) -> None:
+    files = {"clusters/a/flux-system/gotk-sync.yaml": _ks("flux-system", "./clusters/a"),
+             "clusters/b/gotk-sync.yml": _ks("flux-system", "./clusters/b"),
+             "clusters/c/instance.yaml": "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\n",
+             "clusters/d/hr.yaml": "kind: HelmRelease\nspec:\n  chart: {spec: {chart: flux-instance}}\n",
+             "clusters/e/apps.yaml": _ks("apps", "./apps"), "x-flux-system/apps.yaml": _ks("apps", "./apps")}
+    tree = _tree(files, tmp_path)
+    listed = sorted(files)
+    assert roots.likely_roots(listed, tree, Marks(), (), ()) == [
+        "clusters/a/flux-system/gotk-sync.yaml", "clusters/b/gotk-sync.yml", "clusters/c/instance.yaml",
+        "clusters/d/hr.yaml"]

@@ -422,8 +422,12 @@ def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple
         return [f for f in files if f in wanted]
     if under:
         return [f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in under)]
-    return [f for f in files if "flux-system" in f.split("/") or posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml")
-            or marked(tree, f, _INSTANCE_MARKS)]
+    named = {f for f in files if ("flux-system" in f and "flux-system" in f.split("/"))
+             or (f.endswith(("gotk-sync.yaml", "gotk-sync.yml")) and posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml"))}
+    rest = [f for f in files if f not in named]
+    instances = marked.many(tree, rest, _INSTANCE_MARKS) if isinstance(marked, Marks) else \
+        {f for f in rest if marked(tree, f, _INSTANCE_MARKS)}
+    return [f for f in files if f in named or f in instances]
 
 
 # (artifact prefix, path, blob id) -> the Candidates its file writes, for a file that holds no
