@@ -206,9 +206,7 @@ def push_conventions(tree: Tree, remotes: AbstractSet[str] = frozenset()) -> lis
     action (`uses: controlplaneio-fluxcd/distribution/actions/push`, `with: {repository, path}`;
     pushed with the CLI's default ignore paths)."""
     found = []
-    for path in sorted(tree.blobs):
-        if not is_ci_file(path):
-            continue
+    for path in sorted(p for p in tree.blobs if is_ci_file(p)):
         text = tree.read(path).decode("utf-8", "replace")
         if "push artifact" in text:
             text = _with_env(_CONTINUED.sub(" ", text), path)
