@@ -194,8 +194,7 @@ def _code() -> str:
     if _code_digest is None:
         digest = hashlib.sha256()
         for rel in _sources(str(_PACKAGE)):  # (os.walk: pathlib's rglob costs more than the reading)
-            with open(os.path.join(_PACKAGE, rel), "rb") as fh:
-                digest.update(rel.encode() + b"\0" + fh.read() + b"\0")
+            digest.update(rel.encode() + b"\0" + (_PACKAGE / rel).read_bytes() + b"\0")
         _code_digest = digest.hexdigest()
     return _code_digest
 
