@@ -3,9 +3,10 @@
 fastjsonschema turns a schema into Python source and compiles it: 3-20 ms per Kubernetes
 kind, 0.1 s for what one fleet render needs, paid again by every process; Jinja compiles each
 template (~6 ms). The compiled code objects, marshalled, load in well under a millisecond.
-jinja2 is imported at the first render, not with this module: the guard and lint import the
-platforms (for their facts) and so this module, and never render (jinja2 is ~35 ms of their
-start-up; fastjsonschema costs a few ms and stays).
+jinja2 and fastjsonschema are imported at the first render or compile, not with this module: the
+guard and lint import the platforms (for their facts) and so this module, and never render
+(jinja2 is ~35 ms of their start-up; fastjsonschema, whose draft modules compile their regular
+expressions on import, ~10 ms).
 Entries are keyed by everything that shapes the code (schema or template text, library
 version, the interpreter's bytecode tag), so a stale entry is never read; a missing,
 unreadable or unwritable cache only costs the compile. Each entry is sealed (gen/cachefile.py)
@@ -24,8 +25,6 @@ import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
-
-import fastjsonschema
 
 from gen.cachefile import Sealed, seal, write_entry
 
@@ -52,6 +51,8 @@ def identity_of(schema: dict[str, Any]) -> str:
 
 
 def _key(identity: str) -> str:
+    import fastjsonschema
+
     text = json.dumps([identity, fastjsonschema.VERSION, sys.implementation.cache_tag, sys.version, _OPTIONS, _FORM])
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -109,6 +110,8 @@ def _fast_code(source: str) -> str:
 def compile_validator(schema: dict[str, Any], identity: str) -> Callable[[Any], Any]:
     """Compile `schema` (draft 7) into a validator that raises on the first problem; cache it
     under `identity`, which must change whenever the schema does."""
+    import fastjsonschema
+
     source = _fast_code(fastjsonschema.compile_to_code(_fast_form(schema), **_OPTIONS))  # type: ignore[arg-type]
     code = compile(source, "<coredns-gen validator>", "exec")
     key = _key(identity)

@@ -4,7 +4,9 @@ Three checks: every module of `gen` imports on its own in a fresh interpreter; t
 module-level imports between `gen` modules is acyclic; and no function imports a `gen` module,
 except in `gen/cli.py`, which is the entry point (nothing imports it, so its lazy imports cannot
 close a cycle) and defers each command's modules so `coredns-gen render` does not pay for
-guard's or verify's start-up.
+guard's or verify's start-up. A module that only some runs need is imported on first use in one
+named form (gen/lazy.py): its import is written under `if TYPE_CHECKING:`, so the graph and the
+layer check count it like any other, and the stand-in beside it names the same module.
 """
 
 from __future__ import annotations
@@ -164,13 +166,94 @@ def test_no_function_imports_a_gen_module() -> None:
     assert not found, "move these imports to the top of the module (a lazy import can hide a cycle):\n" + "\n".join(found)
 
 
+def _lazy_declarations(path: Path) -> tuple[list[str], list[str]]:
+    """(module names declared lazy in the checked form, problems with any other run-time import by name)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    declared: list[str] = []
+    problems: list[str] = []
+    checked: set[int] = set()  # ids of the lazy_module calls written in the checked form
+    for node in tree.body:
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+            continue
+        typed: dict[str, str] = {}  # name bound under TYPE_CHECKING -> the gen module it is
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                for alias in stmt.names:
+                    full = f"{stmt.module}.{alias.name}"
+                    if full in MODULES:
+                        typed[alias.asname or alias.name] = full
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        typed[alias.asname] = alias.name
+        for stmt in node.orelse:
+            call = stmt.value if isinstance(stmt, ast.Assign) else None
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "lazy_module"):
+                continue
+            checked.add(id(call))
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            name = call.args[0].value if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) else None
+            if not isinstance(target, ast.Name) or not isinstance(name, str) or name not in MODULES:
+                problems.append(f"line {stmt.lineno}: lazy_module needs one literal name of a gen module")
+            elif typed.get(target.id) != name:
+                problems.append(f"line {stmt.lineno}: {target.id} = lazy_module({name!r}) without "
+                                f"`from ... import {target.id}` of that module under TYPE_CHECKING")
+            else:
+                declared.append(name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if called == "lazy_module" and id(node) not in checked:
+                problems.append(f"line {node.lineno}: lazy_module outside the `if TYPE_CHECKING: ... else:` form")
+            if called in ("import_module", "__import__"):
+                problems.append(f"line {node.lineno}: imports a module by name (use gen/lazy.py's form)")
+    return declared, problems
+
+
+def test_lazy_imports_are_declared_in_the_checked_form() -> None:
+    """A lazy import names a real module, and the same module is imported under TYPE_CHECKING
+    (so the cycle and layer checks see the edge); nothing else imports by name at run time."""
+    found = []
+    lazy = []
+    for name, path in MODULES.items():
+        if name == "gen.lazy":  # where the stand-in imports, by the name it was given
+            continue
+        declared, problems = _lazy_declarations(path)
+        lazy += declared
+        found += [f"{path.relative_to(REPO_ROOT).as_posix()}:{p}" for p in problems]
+    assert not found, "\n".join(found)
+    assert "gen.guard.flux.fluxconfigs" in lazy  # the walk sees the declarations
+
+
+def test_the_checked_form_refuses_what_it_must(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from typing import TYPE_CHECKING\nimport importlib\nif TYPE_CHECKING:\n"
+                   "    from gen.guard.flux import roots as fluxconfigs\nelse:\n"
+                   "    fluxconfigs = lazy_module('gen.guard.flux.fluxconfigs')\n"
+                   "x = lazy_module('gen.guard.flux.fluxconfigs')\nimportlib.import_module('gen.guard')\n")
+    declared, problems = _lazy_declarations(bad)
+    assert declared == []
+    assert len(problems) == 3, problems
+
+
+def test_a_lazy_module_is_imported_on_first_use() -> None:
+    script = ("import sys\nfrom gen.guard.flux import bootstraps\nbefore = 'gen.guard.flux.fluxconfigs' in sys.modules\n"
+              "bootstraps.fluxconfigs.TOOL_LABEL\nprint(before, 'gen.guard.flux.fluxconfigs' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT,
+                          env={"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]
+
+
 # What a command's modules must leave unimported: other commands' machinery, and libraries
 # needed only on first use (jinja2 at the first render, pathspec for an artifact's own ignore
 # rules, ruamel to explain a YAML problem). Each would be start-up that every run of the
 # command pays again (benchmarks/startup.py measures it).
 LEFT_OUT = {
     "import gen.guard": ("gen.values", "gen.render", "gen.lint.run", "gen.lint.reader", "gen.lint.load", "gen.verify",
-                         "gen.launcher", "jinja2", "dns", "pathspec", "jsonschema", "ruamel"),
+                         "gen.launcher", "jinja2", "dns", "pathspec", "jsonschema", "ruamel", "fastjsonschema",
+                         "gen.guard.flux.fluxconfigs"),
     "import gen.lint.run": ("gen.values", "gen.render", "gen.verify", "gen.lint.load", "gen.launcher", "dns", "jinja2"),
     "import pathlib, sys, tempfile; from gen.config import load_config; d = pathlib.Path(tempfile.mkdtemp()); "
     "(d / '.coredns-gen.yaml').write_text('values: [dns/*.yaml]\\nguard: {allow: [x]}\\n'); load_config(d)": ("ruamel",),

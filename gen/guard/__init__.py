@@ -380,7 +380,7 @@ def _names_not_utf8(trees: dict[str, Tree], revisions: dict[str, Any]) -> None:
     Raises:
         UsageError: such a file is in a folder a Kustomization builds from, at either revision.
     """
-    odd = sorted({p for tree in trees.values() for p in tree.blobs if _SURROGATES.search(p)})
+    odd = sorted({p for tree in trees.values() for p in tree.blobs if not p.isascii() and _SURROGATES.search(p)})
     if not odd:
         return
     folders = {node.ks.path.strip("/") for rev in revisions.values() for node in rev.nodes.values()}

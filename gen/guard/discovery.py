@@ -84,8 +84,10 @@ class Discovery:
         self.marked = Marks(cache.directory)  # kept between runs: a warm run reads no file to answer
         store = self.kept = KeptStore(cache.directory, _artifact_identity(engine)) if cache.directory is not None else None
         self.synced_branch = synced_branch
-        self.sources = {label: Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
-                                       store, synced_branch) for label, tree in trees.items()}
+        self.sources: dict[str, Sources] = {}
+        for label, tree in trees.items():  # base first: head takes what its unchanged files answer the same
+            self.sources[label] = Sources(tree, label, remotes, config.guard_sources, workdir / "artifacts", self.marked,
+                                          store, synced_branch, like=self.sources.get("base"))
         self._resolvers: dict[tuple[str, str], Resolver] = {}  # for locating findings only
         self._kids: dict[tuple[str, str, str, str], list[FluxKs]] = {}
         self.made: dict[str, list[Build]] = {}  # build key -> the builds this run made or took from the cache
@@ -103,6 +105,8 @@ class Discovery:
         self.unread: list[str] = []
         self.owns: Callable[[str], bool] | None = None
         self.roots: dict[str, list[Candidate]] = {}  # per revision: every cluster's roots (find_roots)
+        self._digests: dict[str, dict[str, str]] = {}  # root_digests of `roots`, per revision
+        self._written: rootsmod.CandidateMemo = {}  # what each root file writes, shared by the revisions
         # files read by the clusters a run did not explore (their index entries): not unreached
         self.read_elsewhere: set[str] = set()
         self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
@@ -360,12 +364,12 @@ class Discovery:
             files = rootsmod.flux_files(view, self.marked, like)
             self.flux_files[label] = files
             first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
-            candidates, instances = rootsmod.find_candidates(view, first, self.remotes)
+            candidates, instances = rootsmod.find_candidates(view, first, self.remotes, self._written)
             self.evidence[label] = bootstraps.scan(self.trees[label])  # scripts are often sourceignored
             scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files, view)
             picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under, scripted)
             if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
-                candidates, instances = rootsmod.find_candidates(view, files, self.remotes)
+                candidates, instances = rootsmod.find_candidates(view, files, self.remotes, self._written)
                 self.refused[label] = {}
 
                 def refused(c: Candidate, view: Tree = view, label: str = label) -> str:
@@ -397,17 +401,22 @@ class Discovery:
             chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours, c.evidence, c.guessed)
                                for c in chosen["base"] if c.ks.ref not in head_refs]
         self.roots = chosen
+        self._digests = {}
 
     def root_digests(self, label: str) -> dict[str, str]:
         """Per cluster, one id of its roots at this revision as discovered: what they are, where
         they are written, their source and evidence (a cluster whose id differs is explored)."""
+        known = self._digests.get(label)
+        if known is not None:  # (asked by the plan, the index and the shards: roots are set once)
+            return dict(known)
         parts: dict[str, list[str]] = {}
         for c in self.roots.get(label, []):
             parts.setdefault(c.ks.ref.cluster, []).append(json.dumps(
                 [c.ks.build_id(), c.ks.path, c.file, c.namespace_given, c.source_object, c.not_ours, repr(c.evidence),
                  c.guessed, str(c.ks.ref), c.ks.source], sort_keys=True, default=str))
-        return {cluster: hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()
-                for cluster, texts in parts.items()}
+        found = self._digests[label] = {cluster: hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()
+                                        for cluster, texts in parts.items()}
+        return dict(found)
 
     def explore(self, refs: dict[str, str], only: frozenset[str] | None = None) -> dict[str, Revision]:
         """Explore the clusters (`only` these, when given) from their roots at every revision,
@@ -498,7 +507,8 @@ class Discovery:
         rest = [f for f in self.flux_files.get("head", []) if f not in read]
         if self.roots_under:  # --path: what lies outside is out of scope, not unreached
             rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)]
-        found, _ = rootsmod.find_candidates(view, [f for f in rest if self.owns is None or self.owns(f)], self.remotes)
+        found, _ = rootsmod.find_candidates(view, [f for f in rest if self.owns is None or self.owns(f)], self.remotes,
+                                            self._written)
         return sorted(rest), sorted({c.file for c in found if c.file})
 
     def finish(self, models: dict[str, Revision]) -> set[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import posixpath
 import subprocess
 from dataclasses import dataclass, field
@@ -192,11 +193,20 @@ def _code() -> str:
     global _code_digest
     if _code_digest is None:
         digest = hashlib.sha256()
-        here = _PACKAGE
-        for path in sorted(here.rglob("*.py")):
-            digest.update(path.relative_to(here).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        for rel in _sources(str(_PACKAGE)):  # (os.walk: pathlib's rglob costs more than the reading)
+            digest.update(rel.encode() + b"\0" + (_PACKAGE / rel).read_bytes() + b"\0")
         _code_digest = digest.hexdigest()
     return _code_digest
+
+
+def _sources(top: str) -> list[str]:
+    """Every .py file under `top` as a sorted posix path relative to it (what sorted(rglob) gave)."""
+    out = []
+    for folder, _dirs, files in os.walk(top):
+        rel = os.path.relpath(folder, top)
+        lead = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        out += [lead + name for name in files if name.endswith(".py")]
+    return sorted(out, key=lambda rel: tuple(rel.split("/")))
 
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # gen/

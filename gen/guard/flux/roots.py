@@ -31,7 +31,7 @@ from gen.guard.flux.bootstraps import Evidence, templated
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.flux.identity import renamed_here
 from gen.guard.repo.manifests import file_docs, try_docs
-from gen.guard.repo.marks import Marked
+from gen.guard.repo.marks import Marked, Marks
 from gen.guard.model import FluxKs
 from gen.guard.repo.revision import Tree, normalize_url
 
@@ -397,16 +397,19 @@ def flux_files(tree: Tree, marked: Marked, like: tuple[Tree, list[str]] | None =
     with its answer (base, for head): a path with the same blob there has the same answer, so
     only the paths whose blob differs are asked (a fleet's head edits a few of 10^4 files)."""
 
-    def holds(p: str) -> bool:
-        return p.endswith((".yaml", ".yml")) and (marked(tree, p, _MARKS) or bootstrap_placeholder(p) is not None)
+    def holding(paths: list[str]) -> set[str]:
+        yaml = [p for p in paths if p.endswith((".yaml", ".yml"))]
+        found = marked.many(tree, yaml, _MARKS) if isinstance(marked, Marks) else \
+            {p for p in yaml if marked(tree, p, _MARKS)}
+        return found.union(p for p in yaml if p not in found and bootstrap_placeholder(p) is not None)
 
     if like is not None and like[0].blobs.keys() == tree.blobs.keys():
         other = like[0].blobs
-        differ = [p for p, blob in tree.blobs.items() if other[p] != blob]
+        differ = [p for p, _ in tree.blobs.items() - other.items()]
         if len(differ) < len(tree.blobs) // 4:
             kept = set(like[1]).difference(differ)
-            return sorted(kept.union(p for p in differ if holds(p)))
-    return [p for p in sorted(tree.blobs) if holds(p)]
+            return sorted(kept.union(holding(differ)))
+    return sorted(holding(list(tree.blobs)))
 
 
 def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple[ClusterEntry, ...],
@@ -419,29 +422,55 @@ def likely_roots(files: list[str], tree: Tree, marked: Marked, configured: tuple
         return [f for f in files if f in wanted]
     if under:
         return [f for f in files if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in under)]
-    return [f for f in files if "flux-system" in f.split("/") or posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml")
-            or marked(tree, f, _INSTANCE_MARKS)]
+    named = {f for f in files if ("flux-system" in f and "flux-system" in f.split("/"))
+             or (f.endswith(("gotk-sync.yaml", "gotk-sync.yml")) and posixpath.basename(f) in ("gotk-sync.yaml", "gotk-sync.yml"))}
+    rest = [f for f in files if f not in named]
+    instances = marked.many(tree, rest, _INSTANCE_MARKS) if isinstance(marked, Marks) else \
+        {f for f in rest if marked(tree, f, _INSTANCE_MARKS)}
+    return [f for f in files if f in named or f in instances]
 
 
-def find_candidates(tree: Tree, paths: list[str], remotes: set[str]) -> tuple[list[Candidate], list[Candidate]]:
-    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make."""
+# (artifact prefix, path, blob id) -> the Candidates its file writes, for a file that holds no
+# FluxInstance or HelmRelease (what those make depends on other files): base and head share most
+# root files, so head parses only those it changes (a fleet writes one root file per cluster)
+CandidateMemo = dict[tuple[str, str, str], tuple[Candidate, ...]]
+_OWN_KINDS = ("FluxInstance", "HelmRelease")  # what instance_root reads beyond the file itself
+
+
+def find_candidates(tree: Tree, paths: list[str], remotes: set[str],
+                    memo: CandidateMemo | None = None) -> tuple[list[Candidate], list[Candidate]]:
+    """Flux Kustomizations written in these files of an artifact, and the roots FluxInstances make.
+    `memo` keeps what a file that depends on nothing else writes, for another revision of the run
+    (Candidates are never changed once made)."""
     found: list[Candidate] = []
     instances: list[Candidate] = []
     for path in paths:
-        placeholder = bootstrap_placeholder(path)
-        docs = file_docs(tree, path) or []
-        if placeholder is not None and not any(is_flux_kustomization(d) for d in docs):
-            found.append(placeholder)
+        blob = None if memo is None or path in tree.links else tree.blobs.get(path)
+        key = (tree.prefix, path, blob) if blob is not None else None
+        if key is not None and memo is not None and key in memo:
+            found.extend(memo[key])
             continue
+        docs = file_docs(tree, path) or []
+        mine: list[Candidate] = []
+        alone = True  # the file's candidates depend on its bytes alone
+        if not any(is_flux_kustomization(d) for d in docs):
+            placeholder = bootstrap_placeholder(path)
+            if placeholder is not None:
+                mine.append(placeholder)
+                docs = []
         for doc in docs:
             if is_flux_kustomization(doc):
                 given = bool((doc.get("metadata") or {}).get("namespace"))
                 # A root's file names its cluster: every cluster has its own flux-system.
-                found.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
-            else:
+                mine.append(Candidate(parse_ks(doc, "flux-system", cluster=path), path, given))
+            elif isinstance(doc, dict) and doc.get("kind") in _OWN_KINDS:
+                alone = False
                 made = instance_root(doc, path, remotes, tree=tree)
                 if made is not None:
                     instances.append(made)
+        found.extend(mine)
+        if key is not None and memo is not None and alone:
+            memo[key] = tuple(mine)
     return found, instances
 
 

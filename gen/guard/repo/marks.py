@@ -76,6 +76,34 @@ class Marks:
             answers[blob] = found
         return found
 
+    def many(self, tree: Tree, paths: list[str], marks: tuple[bytes, ...]) -> set[str]:
+        """The paths among `paths` whose files mention any of `marks`: the answer of `__call__`
+        for each, in one loop (asked of every file of a fleet: a call per file costs more)."""
+        answers = self._seen.get(marks)
+        if answers is None:
+            answers = self._seen[marks] = {}
+            self._kept_answers[marks] = self._kept(marks)
+        kept = self._kept_answers[marks]
+        blobs, links = tree.blobs, tree.links
+        out = set()
+        for path in paths:
+            if path in links:
+                if self(tree, path, marks):
+                    out.add(path)
+                continue
+            blob = blobs[path]
+            found = answers.get(blob)
+            if found is None:
+                found = kept.get(blob)
+                if found is None:
+                    data = tree.read(path)
+                    found = any(m in data for m in marks)
+                    self._added = True
+                answers[blob] = found
+            if found:
+                out.add(path)
+        return out
+
     def save(self) -> None:
         """Keep the answers of this run (those it read or found), when it found any anew; the
         string sets with the most answers first, `_KEEP` of them."""
