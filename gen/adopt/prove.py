@@ -11,7 +11,7 @@ form leaves out what CoreDNS does not read as a difference:
     of the same plugin's lines, such as two `forward`s, is kept);
   - a zone's spelling (`Example.com.:53` and `example.com:53` are one zone; a missing port is 53);
   - `policy random` on a forward (CoreDNS's default), and any policy of a forward with one upstream;
-  - the order of a forward's options (its setup sets one field per option, whatever the order);
+  - the order of a forward's or a cache's options (their setup sets one field per option, whatever the order);
   - an import that matches no file (CoreDNS imports nothing then).
 The chart values of RKE2 beyond `servers` and an EKS add-on's configurationValues beyond
 `corefile` are compared key by key.
@@ -62,6 +62,8 @@ def _directive(d: Directive) -> Directive:
         single = len(d.args) == 2
         block = [o for o in block if not (o.name == "policy" and (single or o.args == [FORWARD_DEFAULT_POLICY]))]
         block = sorted(block, key=lambda o: o.name) or None  # (each option sets its own field: order means nothing)
+    elif d.name == "cache" and block is not None:  # (the same: `disable success` and `disable denial` are two fields)
+        block = sorted(block, key=lambda o: o.render(0))
     return Directive(d.name, list(d.args), d.line, block=block)
 
 
