@@ -19,8 +19,9 @@ from gen.versions import NEXT_MIN, parse_version
 
 
 def uses_next(values: Values) -> bool:
-    """Whether the render emits a forward `next` (and so two forwards in one block)."""
-    return bool(values.upstream) or any(z.fallback for z in values.zones)
+    """Whether the render emits a forward `next` (and so two forwards in one block): only with a
+    fallback (templates/common/forward.j2; a kept resolv.conf or `fallback: []` has none)."""
+    return bool(values.upstream and values.upstream.fallback) or any(z.fallback for z in values.zones)
 
 
 def refused_platform(data: Mapping[str, Any], shown: str) -> Problem | None:

@@ -350,10 +350,14 @@ def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tu
     out: dict[str, Any] = {}
     omit: list[str] = []
     replaced: set[str] = set()
+    diffs: list[Difference] = []
     for name in dict.fromkeys(d.name for d in theirs):
         if not written(mine, name):
             if name in _KEPT:
-                replaced.add(name)  # (an empty restatement is impossible: named by the proof)
+                diffs.append(Difference(f"{where} default server block", f"no `{name}` plugin",
+                                        f"coredns-gen keeps the stock `{name}` plugin (without it the cluster's Services and "
+                                        "Pods do not resolve; defaultBlock.omit refuses it): if this Corefile is the "
+                                        f"cluster's, add your `{name}` lines to it first; the render adds the stock ones"))
             else:
                 omit.append(name)
         elif written(mine, name) != written(theirs, name):
@@ -368,7 +372,7 @@ def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tu
         out["omit"] = omit
     if extra:
         out["lines"] = [line.rstrip(" ") for d in extra for line in corefile_lines(d.render(0))]
-    return out, []
+    return out, diffs
 
 
 def _inline_zones(default: ServerBlock, port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:

@@ -32,6 +32,7 @@ from gen.errors import Problem
 from gen.lint.effective import effective_corefile
 from gen.lint.reader import ManifestError
 from gen.platforms.base import ObjectRef, Platform
+from gen.platforms.stock_edit import STOCK_EDITED
 from gen.rendered import RenderedFile
 
 
@@ -139,6 +140,9 @@ def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: 
     default = _key(f".:{platform.SERVER_PORT}")
     kept = (f" ({platform.NAME} {release}'s stock default server block is kept as the platform writes it; values "
             "change only its root forward (upstream), and send zones elsewhere with zones[])")
+    if platform.NAME in STOCK_EDITED:
+        kept = (f" ({platform.NAME} {release}'s stock default server block is kept as the platform writes it, changed "
+                "only by upstream (its root forward) and defaultBlock (cache, omit, lines))")
     for d in named:
         for line in d.lines:
             accounted[line.strip()] = accounted.get(line.strip(), 0) + 1
