@@ -202,3 +202,24 @@ def test_keys_of_an_owned_corefile_are_refused_where_the_platform_owns_it(tmp_pa
     with pytest.raises(ValuesError) as err:
         load_values(tmp_path / "home.yaml", repo=tmp_path)
     assert message in str(err.value), str(err.value)
+
+
+PDB = """apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: coredns, namespace: kube-system}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {k8s-app: kube-dns}}
+"""
+
+
+def test_a_pdb_beside_a_self_managed_coredns_on_talos_is_left_alone_not_a_difference(tmp_path: Path) -> None:
+    """goldentooth/gitops runs its own CoreDNS (Talos's turned off) with a PodDisruptionBudget in
+    the same folder. coredns-gen renders no PDB on Talos, so none moves: a note says to keep its
+    file (it was a difference, and import exited 1)."""
+    (tmp_path / "configmap.yaml").write_text((DATA / "goldentooth-gitops-0a5bd8b.yaml").read_text())
+    (tmp_path / "pdb.yaml").write_text(PDB)
+    result = import_dns([tmp_path], "talos", "v1.11.5", "goldentooth")
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert any(n.startswith("PodDisruptionBudget kube-system/coredns: coredns-gen renders no PodDisruptionBudget on talos")
+               and "keep its file" in n for n in result.notes), result.notes

@@ -185,9 +185,16 @@ def compare_others(others: list[dict[str, Any]], rendered: list[dict[str, Any]],
         ref = _ref(obj)
         seen.add(ref)
         if ref in platform.NEVER_TOUCH:
-            notes.append(f"{ref} is {platform.NAME}'s own and stays as it is")
+            notes.append(f"{ref} is {platform.NAME}'s own and stays as it is (given here, it is the repository's: "
+                         "keep its file when the old DNS files go)")
             continue
         ours = mine.get(ref)
+        if ours is None and not any(_ref(o).kind == ref.kind for o in rendered):
+            # a kind the render never writes on this platform (a PDB beside a self-managed
+            # CoreDNS on Talos): nothing of it moves, so nothing is lost as long as its file stays
+            notes.append(f"{ref}: coredns-gen renders no {ref.kind} on {platform.NAME}; it stays as it is: keep its file "
+                         "when the old DNS files go")
+            continue
         if ours is None:
             diffs.append(Difference(str(ref), "the whole object", f"coredns-gen does not render it on {platform.NAME}: "
                                                                   "no values key says it"))
