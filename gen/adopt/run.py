@@ -33,7 +33,7 @@ from gen.versions import parse_version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 SHOWN = "<imported values>"
-_TOP = re.compile(r"^(zones|overrides)\[(\d+)\]")
+_TOP = re.compile(r"^(zones|overrides|servers)\[(\d+)\]")
 
 
 @dataclass
@@ -194,7 +194,7 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
             index = int(found[2])
             if index < len(items):
                 drops.setdefault(found[1], set()).add(index)
-                what = items[index].get("zone") or items[index].get("name")
+                what = items[index].get("zone") or items[index].get("name") or " ".join(items[index].get("zones") or [])
                 diffs.append(Difference(f"{found[1]}[{index}] ({what})", key, f"not imported: {problem.problem}",
                                         lines=_override_lines(items[index]) if found[1] == "overrides" else ()))
                 continue
