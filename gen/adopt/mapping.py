@@ -192,6 +192,28 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
     return out, diffs
 
 
+def _stanza_options(options: list[Directive], stock_options: tuple[str, ...], where: str) -> tuple[dict[str, Any], list[Difference]]:
+    """The root forward's options as upstream.forward: those beyond the stock ones, a stock one
+    left out as null where values can say it (NULLABLE_OPTIONS); what no key says, named."""
+    said, unsaid = forward_values([o for o in options if o.render(0).strip() not in stock_options])
+    diffs: list[Difference] = []
+    present = {o.name for o in options}
+    for option in stock_options:
+        name = option.split()[0]
+        if name in present:
+            continue
+        if name in NULLABLE_OPTIONS:
+            said[NULLABLE_OPTIONS[name]] = None
+        else:
+            diffs.append(Difference(where, f"no `{option}`", "the stock forward's option stays in the render: no values key "
+                                    "leaves it out", lines=()))
+    if unsaid:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
+                                "the root forward takes the stock Corefile's options and upstream.forward (max_fails, expire, "
+                                "health_check, max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
+    return {key: said[key] for key, _ in FORWARD_OPTIONS if key in said}, diffs
+
+
 def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], required: bool) -> tuple[dict[str, Any] | None, list[Difference]]:
     """The upstream the default block's root forward says (None: the platform's own forward
     to /etc/resolv.conf stays)."""
@@ -201,10 +223,18 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
         return None, [Difference(where, "no root `forward .`", "coredns-gen keeps the platform's root forward or writes its own",
                                  lines=())]
     if len(roots) == 1 and roots[0].args[1:] == ["/etc/resolv.conf"]:
+        # (one upstream: its policy picks nothing, and CoreDNS reads it the same without)
+        options = [o for o in roots[0].block or [] if o.name != "policy"]
         if required and not available("upstream.resolvConf"):
             return None, [Difference(where, shown(lines_of(roots)), missing("upstream.resolvConf"), "upstream.resolvConf",
                                      lines_of(roots))]
-        return ({"resolvConf": True} if required else None), []
+        if sorted(lines_of(options)) == sorted(stock_options):
+            return ({"resolvConf": True} if required else None), []
+        kept: dict[str, Any] = {"resolvConf": True}
+        said, diffs = _stanza_options(options, stock_options, where)
+        if said:
+            kept["forward"] = said
+        return kept, diffs
     found = stanza(roots)
     diffs: list[Difference] = []
     if _needs_var(found.upstreams + found.fallback) and not available("${VAR}"):
@@ -221,23 +251,10 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
         diffs.append(Difference(where, f"policy {found.policy}", why))
     elif policy != "sequential":
         out["policy"] = policy
-    said, unsaid = forward_values([o for o in found.options if o.render(0).strip() not in stock_options])
-    present = {o.name for o in found.options}
-    for option in stock_options:  # a stock option the input leaves out: said as null where values can
-        name = option.split()[0]
-        if name in present:
-            continue
-        if name in NULLABLE_OPTIONS:
-            said[NULLABLE_OPTIONS[name]] = None
-        else:
-            diffs.append(Difference(where, f"no `{option}`", "the stock forward's option stays in the render: no values key "
-                                    "leaves it out", lines=()))
+    said, found_diffs = _stanza_options(found.options, stock_options, where)
+    diffs += found_diffs
     if said:
-        out["forward"] = {key: said[key] for key, _ in FORWARD_OPTIONS if key in said}
-    if unsaid:
-        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
-                                "the root forward takes the stock Corefile's options and upstream.forward (max_fails, expire, "
-                                "health_check, max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
+        out["forward"] = said
     if found.rest:
         diffs.append(Difference(where, shown(lines_of(found.rest)), "a third root forward is not a values key",
                                 lines=lines_of(found.rest)))
