@@ -223,3 +223,17 @@ def test_a_pdb_beside_a_self_managed_coredns_on_talos_is_left_alone_not_a_differ
     assert result.same, [str(d) for d in result.differences] + [result.diff]
     assert any(n.startswith("PodDisruptionBudget kube-system/coredns: coredns-gen renders no PodDisruptionBudget on talos")
                and "keep its file" in n for n in result.notes), result.notes
+
+
+@pytest.mark.parametrize("platform,release", [("k3s", "v1.34.2+k3s1"), ("rke2", "v1.34.10+rke2r1"), ("kubeadm", "v1.35.0")])
+def test_upstream_policy_renders_and_imports_back_on_other_platforms(tmp_path: Path, platform: str, release: str) -> None:
+    """k3s's upstream override and RKE2's chart entry wrote `policy sequential` whatever the values."""
+    data = {"cluster": "home", "platform": platform, "platformVersion": release,
+            "upstream": {"resolvers": ["192.0.2.1", "192.0.2.2"], "policy": "round_robin"}}
+    objects = [o for f in render_overlay(values_from_data(data, "home.yaml")) for o in f.objects]
+    assert "policy round_robin" in yaml.safe_dump_all(objects)
+    (tmp_path / "render.yaml").write_text(yaml.safe_dump_all([o for o in objects if o.get("kind") != "Kustomization"]))
+    result = import_dns([tmp_path / "render.yaml"], platform, release, "home")
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
+    assert result.values_text is not None
+    assert yaml.safe_load(result.values_text)["upstream"]["policy"] == "round_robin"

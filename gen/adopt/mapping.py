@@ -326,14 +326,14 @@ def cache_values(d: Directive) -> dict[str, Any] | None:
         if o.block is not None or (o.name in out and o.name != "disable"):
             return None
         if o.name in ("success", "denial") and 1 <= len(a) <= 3 and ints and (len(a) < 2 or int(a[1]) >= 1):
-            out[o.name] = dict(zip(("capacity", "ttl", "minTtl"), (int(x) for x in a)))
+            out[o.name] = dict(zip(("capacity", "ttl", "minTtl"), (int(x) for x in a), strict=False))
         elif o.name == "prefetch" and 1 <= len(a) <= 3 and a[0].isdigit() and int(a[0]) >= 1 and \
                 (len(a) < 2 or _DURATION.match(a[1])) and (len(a) < 3 or re.fullmatch(r"(100|[1-9]?[0-9])%", a[2])):
             out["prefetch"] = {"amount": int(a[0]), **({"duration": a[1]} if len(a) > 1 else {}),
                                **({"percentage": int(a[2][:-1])} if len(a) > 2 else {})}
         elif o.name == "serve_stale" and "serveStale" not in out and len(a) <= 2 and (not a or _DURATION.match(a[0])) and \
                 (len(a) < 2 or a[1] in ("immediate", "verify")):
-            out["serveStale"] = dict(zip(("duration", "refresh"), a))
+            out["serveStale"] = dict(zip(("duration", "refresh"), a, strict=False))
         elif o.name == "servfail" and "servfail" not in out and len(a) == 1 and _DURATION.match(a[0]):
             out["servfail"] = a[0]
         elif o.name == "disable" and a and a[0] in ("success", "denial") and a[0] not in disable and \
