@@ -126,6 +126,11 @@ def _upstream(values: Values, platform: Platform, at: At) -> list[Problem]:
     return []
 
 
+# The plugins the coredns Deployment's probes ask (Talos's, kubeadm's and EKS's: liveness on
+# /health :8080, readiness on /ready :8181; gen/guard/rules/managed_corefile_kept.py).
+PROBED = {"health": "liveness", "ready": "readiness"}
+
+
 def _default_block(values: Values, platform: Platform, at: At) -> list[Problem]:
     """`defaultBlock` names plugins the stock default block has, keeps the root forward and the
     kubernetes plugin, and says the cache once; `servers` (where the Corefile is ours) serve each
@@ -161,6 +166,10 @@ def _default_block(values: Values, platform: Platform, at: At) -> list[Problem]:
             problems.append(at(["defaultBlock", "omit", i], "without the kubernetes plugin the cluster's Services and Pods "
                                "would no longer resolve", "remove it here; to change the plugin, write your own "
                                "`kubernetes …` lines under defaultBlock.lines (they replace the stock one)"))
+        elif name in PROBED:
+            problems.append(at(["defaultBlock", "omit", i], f"the coredns Deployment's {PROBED[name]} probe asks the {name} "
+                               "plugin: without it the pods would fail that probe", f"remove it here; to change the "
+                               f"plugin, write your own `{name} …` line under defaultBlock.lines (it replaces the stock one)"))
         elif name not in plugins:
             problems.append(at(["defaultBlock", "omit", i], f"{values.platform}'s stock default block has no {name} plugin",
                                f"name one of {', '.join(sorted(set(plugins) - {'forward'}))}"))

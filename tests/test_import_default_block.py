@@ -172,6 +172,7 @@ def test_a_cache_the_typed_keys_cannot_say_is_kept_as_lines(tmp_path: Path) -> N
 BAD = [
     ({"defaultBlock": {"omit": ["forward"]}}, "home.yaml:6:9: defaultBlock.omit[0]: the root forward is not omitted"),
     ({"defaultBlock": {"omit": ["kubernetes"]}}, "home.yaml:6:9: defaultBlock.omit[0]: without the kubernetes plugin"),
+    ({"defaultBlock": {"omit": ["ready"]}}, "home.yaml:6:9: defaultBlock.omit[0]: the coredns Deployment's readiness probe"),
     ({"defaultBlock": {"omit": ["hosts"]}}, "home.yaml:6:9: defaultBlock.omit[0]: talos's stock default block has no hosts plugin"),
     ({"defaultBlock": {"lines": ["forward . 192.0.2.9"]}}, "home.yaml:6:9: defaultBlock.lines[0]: a root `forward .` here"),
     ({"defaultBlock": {"cache": {"ttl": 60}, "lines": ["cache 30"]}}, "defaultBlock.lines: a cache directive here and defaultBlock.cache"),

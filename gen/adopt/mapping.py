@@ -349,7 +349,7 @@ def cache_values(d: Directive) -> dict[str, Any] | None:
 
 
 _ZONE = re.compile(r"([A-Za-z0-9_]([-A-Za-z0-9_]*[A-Za-z0-9])?)(\.[A-Za-z0-9_]([-A-Za-z0-9_]*[A-Za-z0-9])?)*\.?|\.")  # (values schema $defs.cacheZone)
-_KEPT = ("kubernetes",)  # stock plugins defaultBlock.omit refuses (gen/checks.py): restated under lines instead
+_KEPT = ("kubernetes", "health", "ready")  # stock plugins defaultBlock.omit refuses (gen/checks.py): restated under lines instead
 
 
 def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tuple[dict[str, Any], list[Difference]]:
@@ -371,10 +371,12 @@ def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tu
     for name in dict.fromkeys(d.name for d in theirs):
         if not written(mine, name):
             if name in _KEPT:
+                why = "the cluster's Services and Pods do not resolve" if name == "kubernetes" else \
+                    f"the coredns pods fail the probe that asks {name}"
                 diffs.append(Difference(f"{where} default server block", f"no `{name}` plugin",
-                                        f"coredns-gen keeps the stock `{name}` plugin (without it the cluster's Services and "
-                                        "Pods do not resolve; defaultBlock.omit refuses it): if this Corefile is the "
-                                        f"cluster's, add your `{name}` lines to it first; the render adds the stock ones"))
+                                        f"coredns-gen keeps the stock `{name}` plugin (without it {why}; defaultBlock.omit "
+                                        f"refuses it): if this Corefile is the cluster's, add your `{name}` lines to it "
+                                        "first; the render adds the stock ones"))
             else:
                 omit.append(name)
         elif written(mine, name) != written(theirs, name):
