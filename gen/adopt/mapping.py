@@ -4,8 +4,10 @@ add-on values; name every part that no values key can say.
 Only the shapes coredns-gen itself renders are read back as values: a zone is a server block
 `<zone>:<port> { errors; cache N; forward . UPSTREAMS [{ policy P; next RCODES }]; [forward . FALLBACK] }`,
 the upstream is the default block's root forward (or forward pair). Everything else in a zone
-is an extra line (zones[].lines); everything else in the default block is compared with the
-platform's stock Corefile by the proof (gen/adopt/prove.py), which names what differs.
+is an extra line (zones[].lines). Where the repository owns the whole Corefile (Talos, kubeadm,
+EKS), everything else in the default block is said against the release's stock block, plugin by
+plugin (defaultBlock), and a block no zone says is a servers[] entry as written; elsewhere the
+proof (gen/adopt/prove.py) names what differs from the stock Corefile.
 """
 
 from __future__ import annotations
