@@ -161,12 +161,12 @@ def test_kubeadm_stub_domain_is_a_zone_and_its_default_block_is_said_but_ready_i
     result = import_dns([DATA / "prabhu43-cka-exam-kubeadm.yaml"], "kubeadm", "v1.33.0", "lab")
     assert result.values_text is not None and "zone: consul.local" in result.values_text
     said = [str(d) for d in result.differences]
-    # no fallback: `fallback: []`; `health` without lameduck: defaultBlock.lines; but an exam's Corefile older than
+    # no fallback: `fallback: []`; `health` without lameduck, kubernetes without ttl: defaultBlock.lines; but an exam's Corefile older than
     # the `ready` plugin: kubeadm v1.33's Deployment asks /ready, so the render keeps it, and says so
     assert [s for s in said if "`ready`" not in s] == [], said
     assert any("no `ready` plugin: coredns-gen keeps the stock `ready` plugin" in s for s in said), said
     values = yaml.safe_load(result.values_text)
-    assert values["upstream"]["fallback"] == [] and values["defaultBlock"]["lines"] == ["health"]
+    assert values["upstream"]["fallback"] == [] and values["defaultBlock"]["lines"][:2] == ["health", "kubernetes cluster.local in-addr.arpa ip6.arpa {"]
     assert "consul.local" not in result.diff  # the zone renders as it was
 
 
@@ -523,18 +523,16 @@ def test_a_key_beside_the_corefile_the_render_would_drop_is_named(tmp_path: Path
                     "no values key says it"]
 
 
-def test_zones_that_answer_themselves_are_named_one_by_one_and_the_talos_stock_default_block_is_no_difference() -> None:
-    """Stasky745/homeops (Talos): server blocks of `template` answers and `hosts`, with no
-    forward, are no values zone; each is named, and nothing else differs."""
+def test_zones_that_answer_themselves_are_servers_as_written_and_the_talos_stock_default_block_is_no_difference() -> None:
+    """Stasky745/homeops (Talos): server blocks of `template` answers, with no forward (one of
+    them serving three zones), are no values zone: each is a servers[] entry as written."""
     result = import_dns([DATA / "stasky745-homeops-talos.yaml"], "talos", "v1.13.0", "home")
-    said = [str(d) for d in result.differences]
-    assert said == [
-        "Corefile server block netbird.stasky.win pangolin.stasky.win vps.stasky.win:53: netbird.stasky.win "
-        "pangolin.stasky.win vps.stasky.win:53: a zone has one address; a block serving several is not a values zone",
-        "Corefile server block stasky.win:53: stasky.win:53: a zone forwards `.` to its upstreams; this block does not",
-        "Corefile server block ribera.cat:53: ribera.cat:53: a zone forwards `.` to its upstreams; this block does not"]
+    assert result.same, [str(d) for d in result.differences] + [result.diff]
     assert result.values_text is not None and "resolvConf: true" in result.values_text
-    assert "+" not in "".join(line[0] for line in result.diff.splitlines()[2:] if line)  # only the input's blocks are missing
+    servers = yaml.safe_load(result.values_text)["servers"]
+    assert [s["zones"] for s in servers] == [["netbird.stasky.win", "pangolin.stasky.win", "vps.stasky.win"], ["stasky.win"],
+                                             ["ribera.cat"]]
+    assert servers[1]["lines"][0] == "template IN A stasky.win {"
 
 
 def test_a_coredns_custom_talos_never_reads_is_named_and_its_stock_corefile_is_what_runs(tmp_path: Path) -> None:

@@ -360,7 +360,7 @@ def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tu
     `omit`, one written otherwise (or one the stock lacks, a `forward <zone>` too) `lines`, a
     cache other than the stock one `cache` where its typed keys say it. The root forward is
     upstream's."""
-    mine = [d for d in default.directives if not is_root_forward(d)]
+    mine = [d for d in default.directives if not is_root_forward(d) and d.name != "import"]  # (imports: _imports names them)
     theirs = [d for d in stock.directives if not is_root_forward(d)]
 
     def written(directives: list[Directive], name: str) -> list[str]:

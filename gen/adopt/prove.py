@@ -185,8 +185,7 @@ def compare_others(others: list[dict[str, Any]], rendered: list[dict[str, Any]],
         ref = _ref(obj)
         seen.add(ref)
         if ref in platform.NEVER_TOUCH:
-            notes.append(f"{ref} is {platform.NAME}'s own and stays as it is (given here, it is the repository's: "
-                         "keep its file when the old DNS files go)")
+            notes.append(f"{ref} is {platform.NAME}'s own and stays as it is")
             continue
         ours = mine.get(ref)
         if ours is None and not any(_ref(o).kind == ref.kind for o in rendered):
