@@ -233,10 +233,10 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
         if sorted(lines_of(options)) == sorted(stock_options):
             return ({"resolvConf": True} if required else None), []
         kept: dict[str, Any] = {"resolvConf": True}
-        said, diffs = _stanza_options(options, stock_options, where)
+        said, unsaid = _stanza_options(options, stock_options, where)
         if said:
             kept["forward"] = said
-        return kept, diffs
+        return kept, unsaid
     found = stanza(roots)
     diffs: list[Difference] = []
     if _needs_var(found.upstreams + found.fallback) and not available("${VAR}"):
