@@ -26,6 +26,10 @@ EXAMPLE = "e.g. 10.0.0.10 or 10.0.0.10:5353"
 def split_address(text: str) -> tuple[str, int | None]:
     """Return (ip, port); raise ValueError with a user-facing reason."""
     host, port = text, None
+    if "://" in text:  # (forward's tls:// and dns:// prefixes: the port check read `//1.1.1.1` as a port)
+        scheme = text.split("://", 1)[0]
+        raise ValueError(f"{quote(text)} names a transport ({quote(scheme + '://')}): values list plain DNS upstreams; "
+                         "DNS over TLS needs forward's tls options, which no values key says")
     if "%" in text:
         zone_id = text[text.index("%"):].split("]")[0]
         raise ValueError(f"{quote(text)} has an IPv6 zone id ({quote(zone_id, 40)}), which names a network interface "

@@ -13,13 +13,15 @@ from gen.platforms.base import COREDNS_CONFIGMAP, At, Platform
 from gen.platforms.custom import root_forward_overrides
 from gen.platforms.stock import overrides_after_root_forward
 from gen.schema_errors import key_path, locate
-from gen.spec import RESOLV_CONF, Values
+from gen.platforms.stock_edit import STOCK_EDITED, default_plugins
+from gen.spec import RESOLV_CONF, Values, plugin_names
 from gen.versions import NEXT_MIN, parse_version
 
 
 def uses_next(values: Values) -> bool:
-    """Whether the render emits a forward `next` (and so two forwards in one block)."""
-    return bool(values.upstream) or any(z.fallback for z in values.zones)
+    """Whether the render emits a forward `next` (and so two forwards in one block): only with a
+    fallback (templates/common/forward.j2; a kept resolv.conf or `fallback: []` has none)."""
+    return bool(values.upstream and values.upstream.fallback) or any(z.fallback for z in values.zones)
 
 
 def refused_platform(data: Mapping[str, Any], shown: str) -> Problem | None:
@@ -86,6 +88,7 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
             problems.append(at(["zones", i, "zone"], f"zone {zone.zone} would be a snippet definition to CoreDNS, not a server block",
                                "use a domain name, e.g. corp.example.com"))
     problems += _upstream(values, platform, at)
+    problems += _default_block(values, platform, at)
     for name in PLATFORMS:  # a platform's own block (`rke2:`) means nothing elsewhere
         if name in data and name != values.platform:
             problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))
@@ -105,9 +108,13 @@ def _upstream(values: Values, platform: Platform, at: At) -> list[Problem]:
         return [at(["upstream"], "upstream has no primary: neither `resolvers` nor `resolvConf: true`",
                    "list your DNS servers under `resolvers`, or set `resolvConf: true` to keep the node's /etc/resolv.conf",
                    key="upstream.resolvers")]
+    release = parse_version(values.platform_version)
+    if not up.fallback and not up.resolv_conf and platform.import_points(release) and COREDNS_CONFIGMAP not in platform.OWNS:
+        return [at(["upstream", "fallback"], f"on {values.platform} `upstream` is an override in front of the platform's own "
+                   "`forward . /etc/resolv.conf`, which `next` hands failures to: there is always that fallback",
+                   "remove `fallback: []` (the resolvers then fall back to /etc/resolv.conf)")]
     if not up.resolv_conf:
         return []
-    release = parse_version(values.platform_version)
     if platform.import_points(release) and COREDNS_CONFIGMAP not in platform.OWNS:
         return [at(["upstream", "resolvConf"], f"{values.platform}'s own Corefile already forwards to /etc/resolv.conf; "
                    "`upstream` is rendered as an override in front of it, so keeping resolv.conf there adds nothing",
@@ -117,6 +124,66 @@ def _upstream(values: Values, platform: Platform, at: At) -> list[Problem]:
                    "(`resolvConf: true`); listed as the fallback too, the same servers would be tried twice",
                    "list other fallback resolvers, or none")]
     return []
+
+
+# The plugins the coredns Deployment's probes ask (Talos's, kubeadm's and EKS's: liveness on
+# /health :8080, readiness on /ready :8181; gen/guard/rules/managed_corefile_kept.py).
+PROBED = {"health": "liveness", "ready": "readiness"}
+
+
+def _default_block(values: Values, platform: Platform, at: At) -> list[Problem]:
+    """`defaultBlock` names plugins the stock default block has, keeps the root forward and the
+    kubernetes plugin, and says the cache once; `servers` (where the Corefile is ours) serve each
+    zone once."""
+    problems: list[Problem] = []
+    if values.servers and values.platform not in STOCK_EDITED:
+        problems.append(at(["servers"], f"'servers' does not apply to {values.platform}: coredns-gen adds server blocks "
+                           f"as written only where the repository owns the whole Corefile ({', '.join(STOCK_EDITED)})",
+                           "use zones[] with lines (its server block forwards to upstreams)"))
+    taken = {z.zone.lower().rstrip("."): f"zones[{i}]" for i, z in enumerate(values.zones)}
+    for i, server in enumerate(values.servers):
+        for j, zone in enumerate(server.zones):
+            if zone in taken:
+                problems.append(at(["servers", i, "zones", j], f"zone {zone} is served twice (also {taken[zone]}): CoreDNS "
+                                   "refuses a Corefile with the same server block key twice", "merge the two entries"))
+            taken.setdefault(zone, f"servers[{i}]")
+    block = values.default_block
+    if block is None:
+        return problems
+    if values.platform not in STOCK_EDITED:
+        how = "use overrides[] (lines the platform imports into its default block)" if \
+            platform.import_points(parse_version(values.platform_version)) else "remove it"
+        return problems + [at(["defaultBlock"], f"'defaultBlock' does not apply to {values.platform}: coredns-gen edits "
+                              f"the stock default block only where the repository owns the whole Corefile "
+                              f"({', '.join(STOCK_EDITED)})", how)]
+    stock = platform.stock_of(values.platform_version, values.cluster_domain) or ""
+    plugins = default_plugins(stock)
+    for i, name in enumerate(block.omit):
+        if name == "forward":
+            problems.append(at(["defaultBlock", "omit", i], "the root forward is not omitted: it is what `upstream` says",
+                               "remove `forward` here; set `upstream` (resolvers, policy, forward options) instead"))
+        elif name == "kubernetes":
+            problems.append(at(["defaultBlock", "omit", i], "without the kubernetes plugin the cluster's Services and Pods "
+                               "would no longer resolve", "remove it here; to change the plugin, write your own "
+                               "`kubernetes …` lines under defaultBlock.lines (they replace the stock one)"))
+        elif name in PROBED:
+            problems.append(at(["defaultBlock", "omit", i], f"the coredns Deployment's {PROBED[name]} probe asks the {name} "
+                               "plugin: without it the pods would fail that probe", f"remove it here; to change the "
+                               f"plugin, write your own `{name} …` line under defaultBlock.lines (it replaces the stock one)"))
+        elif name not in plugins:
+            problems.append(at(["defaultBlock", "omit", i], f"{values.platform}'s stock default block has no {name} plugin",
+                               f"name one of {', '.join(sorted(set(plugins) - {'forward'}))}"))
+    names = plugin_names(block.lines)
+    if block.cache and "cache" in names:
+        problems.append(at(["defaultBlock", "lines"], "a cache directive here and defaultBlock.cache both say the cache",
+                           "keep one: defaultBlock.cache (typed) or the `cache …` lines"))
+    for j, line in enumerate(block.lines):
+        words = line.split("#", 1)[0].split()
+        if words[:2] == ["forward", "."]:
+            problems.append(at(["defaultBlock", "lines", j], "a root `forward .` here would take every query before "
+                               "(or after) the one `upstream` renders", "say the resolvers with `upstream` (resolvers, "
+                               "fallback, policy, forward options); a `forward <zone> …` line is fine here"))
+    return problems
 
 
 def _root_forward_overrides(values: Values, platform: Platform, at: At) -> list[Problem]:

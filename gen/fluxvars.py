@@ -107,7 +107,7 @@ def lower_outside(text: str) -> str:
 
 
 def value_paths(data: Any) -> Iterator[tuple[list[Any], Context]]:
-    """Where a values document may hold variables: zone names, upstreams, zone and override lines."""
+    """Where a values document may hold variables: zone names, upstreams, zone, override and default-block lines."""
     def items(*path: Any) -> Iterator[list[Any]]:
         node = data
         for part in path:
@@ -127,6 +127,7 @@ def value_paths(data: Any) -> Iterator[tuple[list[Any], Context]]:
     overrides = data.get("overrides") if isinstance(data, dict) else None
     for i, override in enumerate(overrides if isinstance(overrides, list) else []):
         yield from ((["overrides", i, "lines", p[-1]], "line") for p in _list(override, "lines"))
+    yield from ((p, "line") for p in items("defaultBlock", "lines"))
 
 
 def _list(node: Any, key: str) -> Iterator[list[Any]]:

@@ -146,6 +146,9 @@ def check(data: Any, shown: str, reported: set[str]) -> Iterator[Problem]:
     overrides = _get(data, "overrides")
     blocks: list[list[Any]] = [["overrides", i] for i in range(len(overrides) if isinstance(overrides, list) else 0)]
     blocks += [["zones", i] for i in range(len(zones) if isinstance(zones, list) else 0)]
+    blocks += [["defaultBlock"]] if isinstance(_get(data, "defaultBlock"), dict) else []
+    servers = _get(data, "servers")
+    blocks += [["servers", i] for i in range(len(servers) if isinstance(servers, list) else 0)]
     for where in blocks:
         lines = _strings(_get(data, *where, "lines"))
         if lines is None or any(key_path([*where, "lines", j]) in reported for j in range(len(lines))):

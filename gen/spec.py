@@ -6,7 +6,7 @@ importing the loader (which needs the platform registry: that would be a cycle).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 
 # The resolver `coredns-gen new` writes until the user puts theirs: RFC 5737 TEST-NET-1, a
@@ -43,12 +43,22 @@ def forward_option_lines(options: dict[str, object]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def unset_forward_options(options: dict[str, object]) -> tuple[str, ...]:
+    """The CoreDNS options a `forward:` mapping sets to null: left out, the stock one of that name too."""
+    return tuple(name for key, name in FORWARD_OPTIONS if key in options and options[key] is None)
+
+
+Policy = Literal["sequential", "round_robin", "random"]
+
+
 class Upstream(NamedTuple):
     resolvers: tuple[str, ...]
     fallback: tuple[str, ...] = (RESOLV_CONF,)
     fallback_on: tuple[str, ...] = ("SERVFAIL", "REFUSED")
     resolv_conf: bool = False  # /etc/resolv.conf is the primary, before `resolvers`
     options: tuple[str, ...] = ()  # forward options of the first stanza (forward_option_lines)
+    policy: Policy = "sequential"
+    unset: tuple[str, ...] = ()  # forward options left out, the stock forward's of that name too (unset_forward_options)
 
     @property
     def primary(self) -> tuple[str, ...]:
@@ -66,6 +76,77 @@ class Zone(NamedTuple):
     cache: int = 30
     lines: tuple[str, ...] = ()  # extra plugin lines of the server block, as written
     options: tuple[str, ...] = ()  # forward options of the first stanza (forward_option_lines)
+
+
+def _bucket(name: str, bucket: dict[str, object]) -> str:
+    return " ".join([name, *(str(bucket[k]) for k in ("capacity", "ttl", "minTtl") if k in bucket)])
+
+
+def cache_lines(cache: dict[str, object]) -> tuple[str, ...]:
+    """A `defaultBlock.cache` mapping (schema-checked) as the cache directive's lines: `cache TTL`,
+    then its options in the order of CoreDNS's cache README, each nested one step."""
+    options: list[str] = []
+    for key in ("success", "denial"):
+        bucket = cache.get(key)
+        if isinstance(bucket, dict):
+            options.append(_bucket(key, bucket))
+    prefetch = cache.get("prefetch")
+    if isinstance(prefetch, dict):
+        percentage = [f"{prefetch['percentage']}%"] if "percentage" in prefetch else []
+        options.append(" ".join(["prefetch", str(prefetch["amount"]), *([str(prefetch["duration"])] if "duration" in prefetch else []),
+                                 *percentage]))
+    stale = cache.get("serveStale")
+    if isinstance(stale, dict):
+        options.append(" ".join(["serve_stale", *(str(stale[k]) for k in ("duration", "refresh") if k in stale)]))
+    if "servfail" in cache:
+        options.append(f"servfail {cache['servfail']}")
+    disable = cache.get("disable")
+    if isinstance(disable, dict):
+        for key in ("success", "denial"):
+            zones = disable.get(key)
+            if isinstance(zones, list):
+                options.append(" ".join(["disable", key, *(str(z) for z in zones)]))
+    if cache.get("keepttl") is True:
+        options.append("keepttl")
+    head = f"cache {cache['ttl']}"
+    if not options:
+        return (head,)
+    return (head + " {", *(f"  {o}" for o in options), "}")
+
+
+class DefaultBlock(NamedTuple):
+    """What values change in the platform's stock default server block, beyond its root forward
+    (gen/platforms/stock_edit.py applies it; docs/values.md)."""
+
+    cache: tuple[str, ...] = ()  # the cache directive's lines (cache_lines); () keeps the stock one
+    omit: tuple[str, ...] = ()  # stock plugins left out, by name
+    lines: tuple[str, ...] = ()  # plugin lines: each replaces the stock plugin of its name, or is added
+
+    @property
+    def replaced(self) -> frozenset[str]:
+        """The stock plugins that do not stay as the platform writes them (forward: never, the
+        root forward is upstream's)."""
+        return frozenset((set(plugin_names(self.lines)) - {"forward"}) | set(self.omit) | ({"cache"} if self.cache else set()))
+
+
+def plugin_names(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """The plugin each top-level directive of `lines` names, in order (braces counted as the
+    values checks made them balance: gen/injection.py; a `#` starts a comment)."""
+    names: list[str] = []
+    depth = 0
+    for line in lines:
+        words = line.split("#", 1)[0].split()
+        if depth == 0 and words and words[0] not in ("{", "}"):
+            names.append(words[0])
+        depth += sum(w.count("{") - w.count("}") for w in words if not w.startswith(('"', "'")))
+    return tuple(names)
+
+
+class Server(NamedTuple):
+    """An extra server block written as given (values `servers[]`)."""
+
+    zones: tuple[str, ...]
+    lines: tuple[str, ...]
 
 
 class Override(NamedTuple):
@@ -165,6 +246,8 @@ class Values(NamedTuple):
     alert: Alert = Alert()
     rke2: Rke2 = Rke2()
     eks: Eks = Eks()
+    default_block: DefaultBlock | None = None
+    servers: tuple[Server, ...] = ()
     # Warnings for stderr: what was assumed for a release newer than the tables (gen/platforms/newer.py).
     notices: tuple[str, ...] = ()
 

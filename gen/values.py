@@ -12,6 +12,7 @@ import os
 import re
 from importlib import resources
 from pathlib import Path, PurePosixPath
+import typing
 from typing import Any, Iterator
 
 from gen import addresses, fluxvars, injection, labels, yamlio
@@ -21,7 +22,7 @@ from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import assumed, default_coredns_version
 from gen.schema_errors import SchemaChecker, key_path, locate
-from gen.spec import (forward_option_lines, Ack, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, RESOLV_CONF, Rke2,
+from gen.spec import (cache_lines, forward_option_lines, unset_forward_options, Ack, DefaultBlock, Policy, Alert, Autoscaling, Eks, Flux, FluxSource, Nodelocal, Override, PLACEHOLDER_RESOLVER, Server, RESOLV_CONF, Rke2,
                       Upstream, Values, Zone, default_overlay)
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -213,7 +214,15 @@ def _freeze(d: Any, shown: str) -> Values:
             fallback_on=_tuple(up.get("fallbackOn", ["SERVFAIL", "REFUSED"])),
             resolv_conf=resolv_conf,
             options=forward_option_lines(up.get("forward") or {}),
+            policy=typing.cast(Policy, str(up.get("policy", "sequential"))),
+            unset=unset_forward_options(up.get("forward") or {}),
         )
+    block = d.get("defaultBlock")
+    default_block = None if block is None else DefaultBlock(
+        cache=cache_lines(block["cache"]) if "cache" in block else (),
+        omit=_tuple(block.get("omit", [])), lines=_tuple(block.get("lines", [])))
+    servers = tuple(Server(zones=tuple(str(z).rstrip(".").lower() or "." for z in s["zones"]), lines=_tuple(s["lines"]))
+                    for s in d.get("servers", []))
     zones = tuple(
         Zone(zone=fluxvars.lower_outside(str(z["zone"]).rstrip(".")), upstreams=_tuple(z["upstreams"]),
              policy=str(z.get("policy", "sequential")),
@@ -278,5 +287,6 @@ def _freeze(d: Any, shown: str) -> Values:
         source=shown, cluster=cluster, platform=platform, platform_version=str(d["platformVersion"]),
         coredns_version=coredns or "", cluster_domain=str(d.get("clusterDomain", "cluster.local")),
         flux=flux, upstream=upstream, zones=zones, overrides=overrides, autoscaling=autoscaling, alert=alert,
-        rke2=rke2, eks=eks, notices=notices, overlay=overlay,
+        rke2=rke2, eks=eks, notices=notices, overlay=overlay, default_block=default_block,
+        servers=servers,
     )

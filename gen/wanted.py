@@ -114,22 +114,30 @@ def main_corefile(values: Values, stock: str) -> list[WantBlock]:
     """The Corefile of a `coredns` ConfigMap we own: stock (written for the values' cluster
     domain), forward pair, zones."""
     up = values.upstream
+    block = values.default_block
     out = []
     for keys, slots in _stock(stock, values.cluster_domain):
         body: list[Want] = []
+        default = any(not isinstance(slot, Want) for slot in slots)
         for slot in slots:
             if isinstance(slot, Want):
-                body.append(slot)
-            elif up is None:  # no upstream asked: the platform's own forward stays
+                if not (default and block is not None and slot.name in block.replaced):
+                    body.append(slot)
+                continue
+            if block is not None:  # (gen/platforms/stock_edit.py with_default_block: before the root forward)
+                body += _lines(block.cache, ("defaultBlock", "cache")) + _lines(block.lines, ("defaultBlock", "lines"))
+            if up is None:  # no upstream asked: the platform's own forward stays
                 body.append(slot[0])
             else:
-                named = {o.split()[0] for o in up.options}  # (gen/platforms/stock_edit.py merged_options)
+                named = {o.split()[0] for o in up.options} | set(up.unset)  # (gen/platforms/stock_edit.py merged_options)
                 kept = tuple(w for w in slot[1:] if w.name not in named)
                 body += _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"),
-                                      up.fallback_on, ("upstream", "fallbackOn"), "sequential",
+                                      up.fallback_on, ("upstream", "fallbackOn"), up.policy,
                                       kept + _options(up.options, ("upstream", "forward")), ("upstream",))
         out.append(WantBlock(keys, tuple(body), ()))
-    return out + [_zone_block(z, i) for i, z in enumerate(values.zones)]
+    servers = [WantBlock(tuple(f"{z}:53" for z in s.zones), _lines(s.lines, ("servers", i, "lines")), ("servers", i, "zones"))
+               for i, s in enumerate(values.servers)]  # (templates/common/zone.server.j2 server_block)
+    return out + [_zone_block(z, i) for i, z in enumerate(values.zones)] + servers
 
 
 class Expected(NamedTuple):
@@ -150,7 +158,7 @@ def custom_keys(values: Values, port: int = 53) -> dict[str, Expected]:
     up = values.upstream
     if up is not None:
         first = _forward_pair(up.primary, _primary_origins(up), up.fallback, ("upstream", "fallback"), up.fallback_on,
-                              ("upstream", "fallbackOn"), "sequential", _options(up.options, ("upstream", "forward")),
+                              ("upstream", "fallbackOn"), up.policy, _options(up.options, ("upstream", "forward")),
                               ("upstream",))[0]
         out[UPSTREAM_KEY] = Expected(("upstream",), [first])  # the platform's own forward is the second stanza
     return out

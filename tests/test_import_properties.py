@@ -1,7 +1,8 @@
 """Property: `import` is the inverse of `render`. Whatever values render, importing what they
 rendered gives values that render the same configuration (the proof finds no difference), on
-every platform, for random zones, upstreams, fallbacks, policies, caches, cluster domains and
-override lines (tests/test_properties.py's adversarial lines among them). Derandomized and
+every platform, for random zones, upstreams (their policy, no fallback, a stock option left
+out), fallbacks, policies, caches, cluster domains, override lines, default blocks (cache, omit,
+lines) and extra server blocks (tests/test_properties.py's adversarial lines among them). Derandomized and
 bounded, so CI is fast and repeatable.
 """
 
@@ -31,7 +32,23 @@ ZONE = st.fixed_dictionaries(
     {"zone": st.sampled_from(["corp.example", "lab.example.net", "a.b.c.example", "Upper.Example"]), "upstreams": ADDRESSES},
     optional={"fallback": ADDRESSES, "fallbackOn": RCODES, "policy": st.sampled_from(["sequential", "round_robin", "random"]),
               "cache": st.sampled_from([0, 5, 30, 3600])})
-UPSTREAM = st.fixed_dictionaries({"resolvers": ADDRESSES}, optional={"fallback": ADDRESSES, "fallbackOn": RCODES})
+UPSTREAM = st.fixed_dictionaries({"resolvers": ADDRESSES}, optional={
+    "fallback": st.one_of(ADDRESSES, st.just([])), "fallbackOn": RCODES,
+    "policy": st.sampled_from(["sequential", "round_robin", "random"]),
+    "forward": st.fixed_dictionaries({}, optional={"maxConcurrent": st.sampled_from([None, 50]), "maxFails": st.just(3)})})
+STOCK_EDITED = {"talos", "kubeadm", "eks"}  # (gen/platforms/stock_edit.py)
+CACHE = st.fixed_dictionaries({"ttl": st.sampled_from([5, 300])}, optional={
+    "disable": st.fixed_dictionaries({}, optional={"success": st.sampled_from([[], ["cluster.local"]]), "denial": st.just([])}),
+    "prefetch": st.fixed_dictionaries({"amount": st.just(10)}, optional={"duration": st.just("1m")}),
+    "success": st.fixed_dictionaries({"capacity": st.just(9984)}, optional={"ttl": st.just(60)}),
+    "serveStale": st.sampled_from([{}, {"duration": "1h", "refresh": "verify"}]), "servfail": st.just("5s"),
+    "keepttl": st.just(True)})
+DEFAULT_BLOCK = st.fixed_dictionaries({}, optional={
+    "cache": CACHE, "omit": st.lists(st.sampled_from(["loadbalance", "loop", "prometheus", "errors"]), min_size=1, max_size=2, unique=True),
+    "lines": st.sampled_from([["log"], ["forward lan 10.9.0.1"], ["hosts {", "  10.9.0.2 nas.lan", "  fallthrough", "}"],
+                              ["kubernetes cluster.local in-addr.arpa ip6.arpa {", "  pods verified", "}"]])})
+SERVER = st.fixed_dictionaries({"zones": st.sampled_from([["t.example"], ["u.example", "v.example"]]),
+                                "lines": st.sampled_from([["whoami"], ["template IN A . {", '  answer "{{ .Name }} 60 IN A 10.9.0.3"', "}"]])})
 
 
 @st.composite
@@ -48,6 +65,10 @@ def values(draw: st.DrawFn) -> dict[str, Any]:
     zones = draw(st.lists(ZONE, max_size=2, unique_by=lambda z: z["zone"].lower()))
     if zones:
         data["zones"] = zones
+    if platform in STOCK_EDITED and draw(st.booleans()):
+        data["defaultBlock"] = draw(DEFAULT_BLOCK)
+    if platform in STOCK_EDITED and draw(st.booleans()):
+        data["servers"] = [draw(SERVER)]
     if platform in OVERRIDES and draw(st.booleans()):
         data["overrides"] = [{"name": "custom", "lines": draw(st.lists(LINE, min_size=1, max_size=3))}]
     return data

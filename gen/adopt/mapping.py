@@ -4,8 +4,10 @@ add-on values; name every part that no values key can say.
 Only the shapes coredns-gen itself renders are read back as values: a zone is a server block
 `<zone>:<port> { errors; cache N; forward . UPSTREAMS [{ policy P; next RCODES }]; [forward . FALLBACK] }`,
 the upstream is the default block's root forward (or forward pair). Everything else in a zone
-is an extra line (zones[].lines); everything else in the default block is compared with the
-platform's stock Corefile by the proof (gen/adopt/prove.py), which names what differs.
+is an extra line (zones[].lines). Where the repository owns the whole Corefile (Talos, kubeadm,
+EKS), everything else in the default block is said against the release's stock block, plugin by
+plugin (defaultBlock), and a block no zone says is a servers[] entry as written; elsewhere the
+proof (gen/adopt/prove.py) names what differs from the stock Corefile.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY
 from gen.platforms.base import Platform
+from gen.platforms.stock_edit import STOCK_EDITED
 from gen.spec import FORWARD_OPTIONS, Upstream
 from gen.versions import Version
 
@@ -113,6 +116,20 @@ def forward_values(options: list[Directive]) -> tuple[dict[str, Any], list[Direc
     return out, rest
 
 
+NULLABLE_OPTIONS = {"max_concurrent": "maxConcurrent"}  # stock forward options values may leave out (values schema)
+POLICIES = ("sequential", "round_robin", "random")  # (values schema: upstream.policy, zones[].policy)
+
+
+def policy_of(policy: str | None, upstreams: int) -> tuple[str, str | None]:
+    """The values' policy of a forward (CoreDNS picks at random unless told; one upstream has
+    nothing to pick), or why values cannot say it."""
+    if policy is None:
+        return ("sequential" if upstreams == 1 else FORWARD_DEFAULT_POLICY), None
+    if policy not in POLICIES:
+        return policy, f"values say a forward policy as one of {', '.join(POLICIES)}"
+    return policy, None
+
+
 def _needs_var(texts: list[str]) -> bool:
     return any(_VAR in t for t in texts)
 
@@ -177,6 +194,28 @@ def zone_of(block: ServerBlock, port: int, where: str) -> tuple[dict[str, Any] |
     return out, diffs
 
 
+def _stanza_options(options: list[Directive], stock_options: tuple[str, ...], where: str) -> tuple[dict[str, Any], list[Difference]]:
+    """The root forward's options as upstream.forward: those beyond the stock ones, a stock one
+    left out as null where values can say it (NULLABLE_OPTIONS); what no key says, named."""
+    said, unsaid = forward_values([o for o in options if o.render(0).strip() not in stock_options])
+    diffs: list[Difference] = []
+    present = {o.name for o in options}
+    for option in stock_options:
+        name = option.split()[0]
+        if name in present:
+            continue
+        if name in NULLABLE_OPTIONS:
+            said[NULLABLE_OPTIONS[name]] = None
+        else:
+            diffs.append(Difference(where, f"no `{option}`", "the stock forward's option stays in the render: no values key "
+                                    "leaves it out", lines=()))
+    if unsaid:
+        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
+                                "the root forward takes the stock Corefile's options and upstream.forward (max_fails, expire, "
+                                "health_check, max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
+    return {key: said[key] for key, _ in FORWARD_OPTIONS if key in said}, diffs
+
+
 def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], required: bool) -> tuple[dict[str, Any] | None, list[Difference]]:
     """The upstream the default block's root forward says (None: the platform's own forward
     to /etc/resolv.conf stays)."""
@@ -186,10 +225,18 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
         return None, [Difference(where, "no root `forward .`", "coredns-gen keeps the platform's root forward or writes its own",
                                  lines=())]
     if len(roots) == 1 and roots[0].args[1:] == ["/etc/resolv.conf"]:
+        # (one upstream: its policy picks nothing, and CoreDNS reads it the same without)
+        options = [o for o in roots[0].block or [] if o.name != "policy"]
         if required and not available("upstream.resolvConf"):
             return None, [Difference(where, shown(lines_of(roots)), missing("upstream.resolvConf"), "upstream.resolvConf",
                                      lines_of(roots))]
-        return ({"resolvConf": True} if required else None), []
+        if sorted(lines_of(options)) == sorted(stock_options):
+            return ({"resolvConf": True} if required else None), []
+        kept: dict[str, Any] = {"resolvConf": True}
+        said, unsaid = _stanza_options(options, stock_options, where)
+        if said:
+            kept["forward"] = said
+        return kept, unsaid
     found = stanza(roots)
     diffs: list[Difference] = []
     if _needs_var(found.upstreams + found.fallback) and not available("${VAR}"):
@@ -200,19 +247,16 @@ def upstream_of(block: ServerBlock, where: str, stock_options: tuple[str, ...], 
         if found.fallback_on is not None and found.fallback_on != list(DEFAULT_FALLBACK_ON):
             out["fallbackOn"] = found.fallback_on
     else:
-        diffs.append(Difference(where, shown(lines_of(roots[:1])),
-                                "coredns-gen always forwards to a fallback after the resolvers (upstream.fallback, "
-                                "default /etc/resolv.conf): the render adds one", lines=lines_of(roots[:1])))
-    if found.policy not in (None, "sequential") or (found.policy is None and len(found.upstreams) > 1):
-        diffs.append(Difference(where, f"policy {found.policy or FORWARD_DEFAULT_POLICY + ' (the default)'}",
-                                "coredns-gen tries the resolvers in order (policy sequential)"))
-    said, unsaid = forward_values([o for o in found.options if o.render(0).strip() not in stock_options])
+        out["fallback"] = []  # (one plain stanza: the values default would add /etc/resolv.conf behind it)
+    policy, why = policy_of(found.policy, len(found.upstreams) + len(found.fallback))
+    if why:
+        diffs.append(Difference(where, f"policy {found.policy}", why))
+    elif policy != "sequential":
+        out["policy"] = policy
+    said, found_diffs = _stanza_options(found.options, stock_options, where)
+    diffs += found_diffs
     if said:
         out["forward"] = said
-    if unsaid:
-        diffs.append(Difference(where, "forward options " + shown(lines_of(unsaid)),
-                                "the root forward takes the stock Corefile's options and upstream.forward (max_fails, expire, "
-                                "health_check, max_concurrent, force_tcp, prefer_udp) from values", lines=lines_of(unsaid)))
     if found.rest:
         diffs.append(Difference(where, shown(lines_of(found.rest)), "a third root forward is not a values key",
                                 lines=lines_of(found.rest)))
@@ -251,13 +295,105 @@ def main_corefile(text: str, platform: Platform, release: Version, where: str, *
         data["upstream"] = upstream
     diffs += _imports(corefile.imports + [d for b in blocks for d in b.directives if d.name == "import"],
                       set(corefile.snippets), platform, release, where)
-    inline, found = _inline_zones(default, port, where)
+    inline: list[dict[str, Any]] = []
+    if platform.NAME in STOCK_EDITED and stock_default is not None:
+        block, found = default_block_of(default, stock_default, where)
+        if block:
+            data["defaultBlock"] = block
+    else:
+        inline, found = _inline_zones(default, port, where)
     diffs += found
-    zones, found = _zones([b for b in blocks if b is not default], port, where)
+    zones, found = _zones([b for b in blocks if b is not default], port, where,
+                          servers=platform.NAME in STOCK_EDITED and stock_default is not None)
     diffs += found
-    if zones or inline:
-        data["zones"] = inline + zones
+    said = inline + [z for z in zones if "zone" in z]
+    if said:
+        data["zones"] = said
+    servers = [z for z in zones if "zones" in z]
+    if servers:
+        data["servers"] = servers
     return Mapped(data, diffs)
+
+
+def cache_values(d: Directive) -> dict[str, Any] | None:
+    """A `cache` directive as defaultBlock.cache (gen.spec.cache_lines writes it back), or None
+    when that key cannot say it (zones after the TTL, no TTL, an option twice or unknown)."""
+    if len(d.args) != 1 or not d.args[0].isdigit() or int(d.args[0]) < 1:
+        return None
+    out: dict[str, Any] = {"ttl": int(d.args[0])}
+    disable: dict[str, list[str]] = {}
+    for o in d.block or []:
+        a = o.args
+        ints = all(x.isdigit() for x in a)
+        if o.block is not None or (o.name in out and o.name != "disable"):
+            return None
+        if o.name in ("success", "denial") and 1 <= len(a) <= 3 and ints and (len(a) < 2 or int(a[1]) >= 1):
+            out[o.name] = dict(zip(("capacity", "ttl", "minTtl"), (int(x) for x in a), strict=False))
+        elif o.name == "prefetch" and 1 <= len(a) <= 3 and a[0].isdigit() and int(a[0]) >= 1 and \
+                (len(a) < 2 or _DURATION.match(a[1])) and (len(a) < 3 or re.fullmatch(r"(100|[1-9]?[0-9])%", a[2])):
+            out["prefetch"] = {"amount": int(a[0]), **({"duration": a[1]} if len(a) > 1 else {}),
+                               **({"percentage": int(a[2][:-1])} if len(a) > 2 else {})}
+        elif o.name == "serve_stale" and "serveStale" not in out and len(a) <= 2 and (not a or _DURATION.match(a[0])) and \
+                (len(a) < 2 or a[1] in ("immediate", "verify")):
+            out["serveStale"] = dict(zip(("duration", "refresh"), a, strict=False))
+        elif o.name == "servfail" and "servfail" not in out and len(a) == 1 and _DURATION.match(a[0]):
+            out["servfail"] = a[0]
+        elif o.name == "disable" and a and a[0] in ("success", "denial") and a[0] not in disable and \
+                all(_ZONE.fullmatch(z) for z in a[1:]):
+            disable[a[0]] = list(a[1:])
+        elif o.name == "keepttl" and not a and "keepttl" not in out:
+            out["keepttl"] = True
+        else:
+            return None
+    if disable:
+        out["disable"] = disable
+    return out
+
+
+_ZONE = re.compile(r"([A-Za-z0-9_]([-A-Za-z0-9_]*[A-Za-z0-9])?)(\.[A-Za-z0-9_]([-A-Za-z0-9_]*[A-Za-z0-9])?)*\.?|\.")  # (values schema $defs.cacheZone)
+_KEPT = ("kubernetes", "health", "ready")  # stock plugins defaultBlock.omit refuses (gen/checks.py): restated under lines instead
+
+
+def default_block_of(default: ServerBlock, stock: ServerBlock, where: str) -> tuple[dict[str, Any], list[Difference]]:
+    """The input's default block against the platform's stock one, plugin by plugin, as
+    defaultBlock (gen/platforms/stock_edit.py applies it back): a stock plugin missing is
+    `omit`, one written otherwise (or one the stock lacks, a `forward <zone>` too) `lines`, a
+    cache other than the stock one `cache` where its typed keys say it. The root forward is
+    upstream's."""
+    mine = [d for d in default.directives if not is_root_forward(d) and d.name != "import"]  # (imports: _imports names them)
+    theirs = [d for d in stock.directives if not is_root_forward(d)]
+
+    def written(directives: list[Directive], name: str) -> list[str]:
+        return [d.render(0) for d in directives if d.name == name]
+
+    out: dict[str, Any] = {}
+    omit: list[str] = []
+    replaced: set[str] = set()
+    diffs: list[Difference] = []
+    for name in dict.fromkeys(d.name for d in theirs):
+        if not written(mine, name):
+            if name in _KEPT:
+                why = "the cluster's Services and Pods do not resolve" if name == "kubernetes" else \
+                    f"the coredns pods fail the probe that asks {name}"
+                diffs.append(Difference(f"{where} default server block", f"no `{name}` plugin",
+                                        f"coredns-gen keeps the stock `{name}` plugin (without it {why}; defaultBlock.omit "
+                                        f"refuses it): if this Corefile is the cluster's, add your `{name}` lines to it "
+                                        "first; the render adds the stock ones"))
+            else:
+                omit.append(name)
+        elif written(mine, name) != written(theirs, name):
+            replaced.add(name)
+    caches = [d for d in mine if d.name == "cache"]
+    if "cache" in replaced and len(caches) == 1 and (typed := cache_values(caches[0])) is not None:
+        out["cache"] = typed
+        replaced.discard("cache")
+    stock_names = {d.name for d in theirs}
+    extra = [d for d in mine if d.name in replaced or d.name not in stock_names]
+    if omit:
+        out["omit"] = omit
+    if extra:
+        out["lines"] = [line.rstrip(" ") for d in extra for line in corefile_lines(d.render(0))]
+    return out, diffs
 
 
 def _inline_zones(default: ServerBlock, port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
@@ -305,11 +441,31 @@ def _imports(imports: list[Directive], snippets: set[str], platform: Platform, r
             for d in imports if d.args and d.args[0] not in snippets and d.args[0] not in kept]
 
 
-def _zones(blocks: list[ServerBlock], port: int, where: str) -> tuple[list[dict[str, Any]], list[Difference]]:
+def server_of(block: ServerBlock, port: int) -> dict[str, Any] | None:
+    """A server block as servers[] (its zones, its lines as written), or None when that key
+    cannot say it: a key on another port or scheme, the default zone, a Flux variable."""
+    zones: list[str] = []
+    for key in block.addresses:
+        zone = normalize_zone(key.zone) if _VAR not in key.zone else None
+        if key.scheme != "dns" or (key.port or DEFAULT_PORT) != str(port) or zone in (None, "."):
+            return None
+        zones.append(str(zone).rstrip("."))
+    if not block.directives or len(set(zones)) != len(zones):
+        return None
+    return {"zones": zones, "lines": [line.rstrip(" ") for d in block.directives for line in corefile_lines(d.render(0))]}
+
+
+def _zones(blocks: list[ServerBlock], port: int, where: str, *, servers: bool = False) -> tuple[list[dict[str, Any]], list[Difference]]:
+    """zones[] entries, and (`servers`: where the Corefile is ours) servers[] entries (with
+    `zones`) for the blocks no zone says without a difference."""
     zones: list[dict[str, Any]] = []
     diffs: list[Difference] = []
     for block in blocks:
         zone, found = zone_of(block, port, where)
+        server = server_of(block, port) if servers and (zone is None or found) else None
+        if server is not None:  # (said as written: nothing lost)
+            zones.append(server)
+            continue
         diffs += found
         if zone is not None:
             zones.append(zone)
@@ -339,10 +495,13 @@ def _upstream_key(text: str, key: str, where: str, platform: Platform, release: 
     if said:
         out["forward"] = said
     diffs = []
-    if unsaid or found.rest or found.policy not in (None, "sequential"):
+    policy, why = policy_of(found.policy, len(args))
+    if policy != "sequential" and why is None:
+        out["policy"] = policy
+    if unsaid or found.rest or why:
         extra = [*unsaid, *found.rest]
         diffs.append(Difference(where, shown(lines_of(extra)) or f"policy {found.policy}",
-                                "coredns-gen's upstream override holds only the resolvers, `policy sequential`, upstream.forward's "
+                                "coredns-gen's upstream override holds only the resolvers, upstream.policy, upstream.forward's "
                                 "options and `next`",
                                 lines=lines_of(extra)))
     return out, diffs

@@ -11,7 +11,7 @@ form leaves out what CoreDNS does not read as a difference:
     of the same plugin's lines, such as two `forward`s, is kept);
   - a zone's spelling (`Example.com.:53` and `example.com:53` are one zone; a missing port is 53);
   - `policy random` on a forward (CoreDNS's default), and any policy of a forward with one upstream;
-  - the order of a forward's options (its setup sets one field per option, whatever the order);
+  - the order of a forward's or a cache's options (their setup sets one field per option, whatever the order);
   - an import that matches no file (CoreDNS imports nothing then).
 The chart values of RKE2 beyond `servers` and an EKS add-on's configurationValues beyond
 `corefile` are compared key by key.
@@ -32,6 +32,7 @@ from gen.errors import Problem
 from gen.lint.effective import effective_corefile
 from gen.lint.reader import ManifestError
 from gen.platforms.base import ObjectRef, Platform
+from gen.platforms.stock_edit import STOCK_EDITED
 from gen.rendered import RenderedFile
 
 
@@ -62,6 +63,8 @@ def _directive(d: Directive) -> Directive:
         single = len(d.args) == 2
         block = [o for o in block if not (o.name == "policy" and (single or o.args == [FORWARD_DEFAULT_POLICY]))]
         block = sorted(block, key=lambda o: o.name) or None  # (each option sets its own field: order means nothing)
+    elif d.name == "cache" and block is not None:  # (the same: `disable success` and `disable denial` are two fields)
+        block = sorted(block, key=lambda o: o.render(0))
     return Directive(d.name, list(d.args), d.line, block=block)
 
 
@@ -137,6 +140,9 @@ def prove(held: list[dict[str, Any]], rendered: list[dict[str, Any]], platform: 
     default = _key(f".:{platform.SERVER_PORT}")
     kept = (f" ({platform.NAME} {release}'s stock default server block is kept as the platform writes it; values "
             "change only its root forward (upstream), and send zones elsewhere with zones[])")
+    if platform.NAME in STOCK_EDITED:
+        kept = (f" ({platform.NAME} {release}'s stock default server block is kept as the platform writes it, changed "
+                "only by upstream (its root forward) and defaultBlock (cache, omit, lines))")
     for d in named:
         for line in d.lines:
             accounted[line.strip()] = accounted.get(line.strip(), 0) + 1
@@ -182,6 +188,12 @@ def compare_others(others: list[dict[str, Any]], rendered: list[dict[str, Any]],
             notes.append(f"{ref} is {platform.NAME}'s own and stays as it is")
             continue
         ours = mine.get(ref)
+        if ours is None and not any(_ref(o).kind == ref.kind for o in rendered):
+            # a kind the render never writes on this platform (a PDB beside a self-managed
+            # CoreDNS on Talos): nothing of it moves, so nothing is lost as long as its file stays
+            notes.append(f"{ref}: coredns-gen renders no {ref.kind} on {platform.NAME}; it stays as it is: keep its file "
+                         "when the old DNS files go")
+            continue
         if ours is None:
             diffs.append(Difference(str(ref), "the whole object", f"coredns-gen does not render it on {platform.NAME}: "
                                                                   "no values key says it"))

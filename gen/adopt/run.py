@@ -33,7 +33,7 @@ from gen.versions import parse_version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 SHOWN = "<imported values>"
-_TOP = re.compile(r"^(zones|overrides)\[(\d+)\]")
+_TOP = re.compile(r"^(zones|overrides|servers)\[(\d+)\]")
 
 
 @dataclass
@@ -97,7 +97,7 @@ def _map(held: Held, platform: Platform, release: str, base: dict[str, Any]) -> 
         found = mapping.main_corefile(corefile_text, platform, version, where, upstream_required=_upstream_required(base))
         data.update(found.data)
         diffs += found.differences
-        placed += [f"{where} -> {', '.join(k for k in ('clusterDomain', 'upstream') if k in found.data) or 'the stock default block'}"
+        placed += [f"{where} -> {', '.join(k for k in ('clusterDomain', 'upstream', 'defaultBlock', 'servers') if k in found.data) or 'the stock default block'}"
                    f"{', zones: ' + ', '.join(z['zone'] for z in found.data.get('zones', [])) if found.data.get('zones') else ''}"]
     for obj in held.others:
         ref = ObjectRef(str(obj.get("kind")), "kube-system", str((obj.get("metadata") or {}).get("name")))
@@ -194,13 +194,13 @@ def _drop(data: dict[str, Any], problems: list[Problem], upstream_said: bool) ->
             index = int(found[2])
             if index < len(items):
                 drops.setdefault(found[1], set()).add(index)
-                what = items[index].get("zone") or items[index].get("name")
+                what = items[index].get("zone") or items[index].get("name") or " ".join(items[index].get("zones") or [])
                 diffs.append(Difference(f"{found[1]}[{index}] ({what})", key, f"not imported: {problem.problem}",
                                         lines=_override_lines(items[index]) if found[1] == "overrides" else ()))
                 continue
         if top == "upstream" and not upstream_said:
             return diffs, False  # the mapping named the field it needs (upstream.resolvConf)
-        if top in ("upstream", "rke2", "eks", "clusterDomain", "autoscaling", "alert", "flux") and (top in data or top in dropped):
+        if top in ("upstream", "defaultBlock", "rke2", "eks", "clusterDomain", "autoscaling", "alert", "flux") and (top in data or top in dropped):
             data.pop(top, None)
             dropped.add(top)
             diffs.append(Difference(top, key, f"not imported: {problem.problem}"))

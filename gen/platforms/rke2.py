@@ -187,7 +187,7 @@ def _forward_plugins(values: Values) -> list[dict[str, Any]]:
     u = values.upstream
     assert u is not None
     text = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),
-                        fallback_on=list(u.fallback_on), policy="sequential", options=list(u.options), indent="", step="    ")
+                        fallback_on=list(u.fallback_on), policy=u.policy, options=list(u.options), indent="", step="    ")
     return [_plugin(d) for d in parse_directives(text, filename="forward stanzas")]
 
 

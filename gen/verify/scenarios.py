@@ -129,12 +129,21 @@ def find_chains(config: VerifyConfig) -> list[Chain]:
 
 
 def _others(chain: Chain) -> tuple[str, ...]:
-    return tuple(u for u in chain.upstreams if u != chain.primary)
+    """Who answers when the primary is dead: the first stanza's other upstreams (forward tries
+    the next one on a network error); with none, the later stanzas only when the first one's
+    SERVFAIL goes on through `next` (a forward that matched never hands a query to the next
+    forward otherwise: `forward lan …` before `forward .` in one block)."""
+    s0 = chain.stanzas[0]
+    in_list = tuple(u for u in s0.upstreams if u != chain.primary)
+    if in_list or "SERVFAIL" not in s0.next:
+        return in_list
+    return tuple(u for u in dict.fromkeys(u for s in chain.stanzas[1:] for u in s.upstreams) if u != chain.primary)
 
 
 def _rcode_scenario(chain: Chain, rcode: str) -> Scenario:
     s0, later = chain.stanzas[0], tuple(dict.fromkeys(u for s in chain.stanzas[1:] for u in s.upstreams))
     in_list = tuple(u for u in s0.upstreams[1:] if u != chain.primary)
+    states: tuple[tuple[str, Behaviour], ...] = ((chain.primary, Behaviour(rcode.lower())),)
     if rcode in s0.failover and in_list:
         expect = Expect("NOERROR", in_list, text=f"NOERROR from the next upstream (failover {rcode})")
     elif rcode in s0.next:
@@ -142,7 +151,9 @@ def _rcode_scenario(chain: Chain, rcode: str) -> Scenario:
         expect = Expect("NOERROR", tuple(dict.fromkeys(by)), text=f"NOERROR through the next stanza (next {rcode})")
     else:
         expect = Expect(rcode, text=f"{rcode} reaches the client (no next/failover for it)")
-    return Scenario(f"primary-{rcode.lower()}", chain, expect, ((chain.primary, Behaviour(rcode.lower())),))
+        if s0.policy != "sequential":  # (random, round_robin: any of them may be asked first, so all answer so)
+            states = tuple((u, Behaviour(rcode.lower())) for u in s0.upstreams)
+    return Scenario(f"primary-{rcode.lower()}", chain, expect, states)
 
 
 def plan(chains: list[Chain], primaries: Mapping[str, str] | None = None,

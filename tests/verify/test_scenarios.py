@@ -143,3 +143,29 @@ def test_verify_adds_the_probe_where_our_root_forward_is_an_override(platform: s
     assert (PROBE_KEY in cfg.custom, PROBE_ZONE in cfg.probes) == (probed, probed)
     if probed:  # between every ordinary name and our root forward, in CoreDNS's (bytewise) order
         assert sorted(cfg.custom, key=str.encode).index(PROBE_KEY) == sorted(cfg.custom, key=str.encode).index(UPSTREAM_KEY) - 1
+
+
+ZONE_FORWARD_IN_THE_DEFAULT_BLOCK = """\
+.:53 {
+    forward goldentooth.net 192.168.1.1
+    forward . 8.8.8.8 1.1.1.1 {
+       policy random
+    }
+}
+"""
+
+
+def test_a_zone_forward_before_the_root_one_never_hands_its_queries_on() -> None:
+    """goldentooth/gitops: `forward goldentooth.net` then `forward . …` in one block. A forward that
+    matched answers whatever its upstream does (no `next`), so a dead 192.168.1.1 is SERVFAIL, not
+    an answer from 8.8.8.8: no primary-dead scenario for that zone (planned before, and failed)."""
+    ids = _ids(VerifyConfig(ZONE_FORWARD_IN_THE_DEFAULT_BLOCK))
+    assert ids["goldentooth.net."] == ["healthy", "all-down", "all-silent"]
+
+
+def test_with_a_random_policy_every_upstream_gives_the_rcode_that_must_reach_the_client() -> None:
+    """policy random may ask 1.1.1.1 first: SERVFAIL from 8.8.8.8 alone was answered NOERROR."""
+    sc = _by_id(VerifyConfig(ZONE_FORWARD_IN_THE_DEFAULT_BLOCK))
+    assert sc["primary-servfail"].expect.rcode == "SERVFAIL"
+    assert {u for u, _ in sc["primary-servfail"].states} == {"8.8.8.8", "1.1.1.1"}
+    assert sc["primary-dead"].expect.answered_by == ("1.1.1.1",)
