@@ -1,9 +1,12 @@
 """`coredns-gen guard`: refuse a change that would make Flux delete DNS config in place.
 
-Flow: resolve both revisions -> unpack them (revision.py) -> discover and build every Flux
-Kustomization at both, reusing identical builds (discovery.py, engine.py, cache.py) -> compute
-what Flux would delete, orphan or move (diff.py) and where that comes from (locate.py) ->
-run every rule in RULES -> apply the allow list. Rules yield findings; only cli.py prints.
+A chain of frozen values, each made by one stage from the ones before it (`_judge`): both
+revisions' trees (repo/) -> the `Fleet`, every cluster's roots (discovery.py find_roots) -> the
+reach plan (reach.py) -> the `Exploration`, every Flux Kustomization reached and built at both,
+reusing identical builds (discovery.py explore, build/) -> the `Change`: what Flux would delete,
+orphan or move (diff.py), where that comes from (locate.py), what Helm's upgrades delete (helm/)
+-> the verdict: every rule in RULES on the change, then the allow list. Rules yield findings;
+only cli.py prints.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
@@ -52,16 +56,17 @@ from gen.guard.rules import (
     sourceignore_hides,
     talos_corefile_kept,
 )
-from gen.guard.allow import apply_allow, parse_allows
+from gen.guard.allow import Allow, apply_allow, parse_allows
 from gen.guard.scope import apply_scope
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
-from gen.guard.coverage import Coverage, judged_nothing, measure
+from gen.guard.coverage import Coverage, Nothing, judged_nothing, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
+from gen.guard.fleet import Exploration, Fleet
 from gen.guard import reach
 from gen.guard.build.index import FleetIndex
-from gen.config import CONFIG_NAME
+from gen.config import CONFIG_NAME, Config
 from gen.guard.build.engine import Engine
 from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
@@ -71,7 +76,8 @@ from gen.guard.helm import releases as helm_releases
 from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
-from gen.guard.flux.unread import blind_spots, exact_note, placeholder_note
+from gen.guard.flux.unread import Blind, blind_spots, exact_note, placeholder_note
+from gen.guard.model import KsRef, ObjKey, Revision
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.listing import listings
@@ -182,146 +188,223 @@ def run_guard(opts: GuardOptions) -> GuardResult:
 
 
 def _judge(opts: GuardOptions) -> GuardResult:
+    """The chain of values (gen/guard/fleet.py): trees -> fleet -> reach plan -> exploration ->
+    change -> verdict, each made by one stage from the ones before it."""
     root = repo_root(opts.repo)
     inventory = load_inventory(opts.inventory) if opts.inventory else None
     refs = {"base": resolve(root, opts.base, "--base"), "head": resolve(root, opts.head, "--head")}
     roots_under = tuple(_relative(root, opts.repo, p) for p in opts.paths)
-    report = opts.report or _quiet
     with tempfile.TemporaryDirectory(prefix="coredns-gen-guard-", dir=_scratch()) as tmp, ExitStack() as readers:
-        work = Path(tmp)
-        report(f"reading {opts.base} and {opts.head}", 0, 0)
-        engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)  # asks the helper now
-        readers.callback(engine.close)
-        listed = listings(root, refs, opts.cache_dir)
-        trees = {"base": load_tree(root, refs["base"], work / "base" / "repo", listing=listed.base)}
-        trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"], listing=listed.head)
-        for tree in trees.values():
-            if tree.checkout is not None:
-                readers.callback(tree.checkout.close)
-        _paths_exist(trees, opts.paths, roots_under)
-        config = trees["head"].config()
-        allows = parse_allows(opts.allow, config)
-        cache = BuildCache(opts.cache_dir)
-        cache.count_rejected(parse_cache.load(opts.cache_dir) + listed.rejected)
-        discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, roots_under,
-                              build_all=inventory is not None, synced_branch=branch_of(root, opts.base))
-        discovery.find_roots(refs)
-        changed = listed.changed
-        index = FleetIndex(opts.cache_dir)
-        ctx = reach.context(discovery, trees["head"].blobs.get(CONFIG_NAME), roots_under)
-        reached = reach.plan(index, ctx, refs, discovery, trees, changed, root,
-                             "--inventory judges every cluster" if inventory is not None else "")
-        fleet = {c.ks.ref.cluster for cands in discovery.roots.values() for c in cands}
-        found_roots = _roots_digest(discovery)
-        if opts.shard:  # its share only, from the roots down: the other shards build the rest
-            reached = reach.within(reached, opts.shard.mine(fleet))
-            discovery.owns = opts.shard.holds
-        discovery.read_elsewhere = {path for entry in reached.carried.values() for path in entry.reads}
-        revisions = discovery.explore(refs, reached.only)
-        _names_not_utf8(trees, revisions)
-        cache.count_rejected(index.rejected + (discovery.kept.rejected if discovery.kept else 0))
-        carried_nodes = sum(entry.nodes for entry in reached.carried.values())
-        if not discovery.roots.get("base") and not discovery.roots.get("head"):
-            where = f" under {', '.join(opts.paths)}" if opts.paths else ""
-            raise UsageError(f"no Flux Kustomization (kustomize.toolkit.fluxcd.io) found{where} at {opts.base} or {opts.head}: "
-                             "nothing to judge", key="--path" if opts.paths else "--repo",
-                             hint="run the guard in the repository that holds the Flux objects "
-                                  "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
-        nothing = judged_nothing(revisions["base"], revisions["head"], discovery.remotes, trees["head"])
-        if nothing is not None and reached.carried:
-            nothing = None  # a carried cluster was judged in an earlier run
-        if nothing is not None and not opts.shard:  # a shard's share: guard-merge decides over every shard
-            raise nothing.error()
-        explored = reached.only if reached.only is not None else fleet
-        fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots)
-                          | {c.ks.ref for cands in discovery.roots.values() for c in cands if c.ks.ref.cluster not in explored})
-        shard = opts.shard.restrict(revisions, fleet) if opts.shard else None
-        touched = discovery.finish(revisions)
-        charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
-                  for label, rev in revisions.items()}
+        run = _open(opts, root, refs, roots_under, Path(tmp), readers)
+        fleet = run.discovery.find_roots(refs, roots_under)
+        reached = _plan(opts, run, fleet, inventory is not None)
+        explored = run.discovery.explore(fleet, refs, reached.only, reached.read_elsewhere(),
+                                         opts.shard.holds if opts.shard else None)
+        nothing = _judgeable(opts, run, fleet, reached, explored)
+        change = _change(opts, run, fleet, reached, explored, inventory, readers)
+        verdict = _verdict(opts, run, fleet, reached, explored, change, nothing, inventory)
+    _save(opts, run)
+    findings = list(verdict.findings)
+    for move in change.moves:  # (to base's or head's own commit: nothing changes, or judged already)
+        if move.commit is not None and move.commit not in refs.values():
+            findings += _after_move(opts, move)
+    findings = apply_allow(apply_scope(findings, run.config.guard_scope, change.revisions().values()), run.allows)
+    return replace(verdict, findings=sorted(findings, key=Finding.sort_key),
+                   notes=[n for n in (run.cache.note(), exact_note(list(change.blind)), placeholder_note(list(change.blind)))
+                          if n])
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one run reads and builds with: the revisions' trees and what changed between them,
+    the config and allow list, the helper and the caches (these keep what was built: a memo)."""
+
+    root: Path
+    refs: dict[str, str]
+    roots_under: tuple[str, ...]  # --path, repository-relative
+    work: Path  # the scratch dir both revisions and the artifacts are unpacked in
+    trees: dict[str, Tree]
+    changed: frozenset[str]  # the files that differ between base and head (git diff-tree)
+    config: Config
+    allows: list[Allow]
+    engine: Engine
+    cache: BuildCache
+    index: FleetIndex
+    discovery: Discovery
+    report: Report
+
+
+def _open(opts: GuardOptions, root: Path, refs: dict[str, str], roots_under: tuple[str, ...], work: Path,
+          readers: ExitStack) -> _Run:
+    """Both revisions' trees, the config, the helper and the caches: what every stage reads."""
+    report = opts.report or _quiet
+    report(f"reading {opts.base} and {opts.head}", 0, 0)
+    engine = ReportingEngine(opts.parallel, opts.report) if opts.report else Engine(opts.parallel)  # asks the helper now
+    readers.callback(engine.close)
+    listed = listings(root, refs, opts.cache_dir)
+    trees = {"base": load_tree(root, refs["base"], work / "base" / "repo", listing=listed.base)}
+    trees["head"] = load_tree(root, refs["head"], work / "head" / "repo", like=trees["base"], listing=listed.head)
+    for tree in trees.values():
+        if tree.checkout is not None:
+            readers.callback(tree.checkout.close)
+    _paths_exist(trees, opts.paths, roots_under)
+    config = trees["head"].config()
+    allows = parse_allows(opts.allow, config)
+    cache = BuildCache(opts.cache_dir)
+    cache.count_rejected(parse_cache.load(opts.cache_dir) + listed.rejected)
+    discovery = Discovery(trees, engine, cache, config, remote_urls(root), work, synced_branch=branch_of(root, opts.base))
+    return _Run(root, refs, roots_under, work, trees, listed.changed, config, allows, engine, cache,
+                FleetIndex(opts.cache_dir), discovery, report)
+
+
+def _context(run: _Run, fleet: Fleet) -> str:
+    """What the fleet index of this run depends on besides its commit (gen/guard/reach.py)."""
+    return reach.context(fleet, run.engine.identity, run.trees["head"].blobs.get(CONFIG_NAME))
+
+
+def _plan(opts: GuardOptions, run: _Run, fleet: Fleet, every: bool) -> reach.Reach:
+    """The clusters to explore (`every`: all of them, as --inventory asks); a --shard's share only,
+    from the roots down: the other shards build the rest."""
+    reached = reach.plan(run.index, _context(run, fleet), run.refs, fleet, run.trees, run.changed, run.root,
+                         run.config.values, "--inventory judges every cluster" if every else "")
+    return reach.within(reached, opts.shard.mine(set(fleet.clusters()))) if opts.shard else reached
+
+
+def _judgeable(opts: GuardOptions, run: _Run, fleet: Fleet, reached: reach.Reach,
+               explored: Exploration) -> Nothing | None:
+    """What the exploration judged nothing of (None: something), for a shard to hand on to guard-merge.
+
+    Raises:
+        UsageError: a name that is not UTF-8 where a Kustomization builds, no Flux Kustomization at
+            either revision, or (not sharded) nothing judged at all.
+    """
+    revisions = explored.revisions
+    _names_not_utf8(run.trees, revisions)
+    run.cache.count_rejected(run.index.rejected + (run.discovery.kept.rejected if run.discovery.kept else 0))
+    if not fleet.roots.get("base") and not fleet.roots.get("head"):
+        where = f" under {', '.join(opts.paths)}" if opts.paths else ""
+        raise UsageError(f"no Flux Kustomization (kustomize.toolkit.fluxcd.io) found{where} at {opts.base} or {opts.head}: "
+                         "nothing to judge", key="--path" if opts.paths else "--repo",
+                         hint="run the guard in the repository that holds the Flux objects "
+                              "(e.g. clusters/<name>/flux-system/gotk-sync.yaml), or widen --path")
+    nothing = judged_nothing(revisions["base"], revisions["head"], set(fleet.remotes), run.trees["head"])
+    if nothing is not None and reached.carried:
+        return None  # a carried cluster was judged in an earlier run
+    if nothing is not None and not opts.shard:  # a shard's share: guard-merge decides over every shard
+        raise nothing.error()
+    return nothing
+
+
+def _change(opts: GuardOptions, run: _Run, fleet: Fleet, reached: reach.Reach, explored: Exploration,
+            inventory: dict[KsRef, set[ObjKey]] | None, readers: ExitStack) -> Change:
+    """What the change does, judged from the exploration: what Flux deletes, orphans or moves and
+    where that comes from, what Helm's upgrades delete, what could not be judged."""
+    discovery, trees, changed = run.discovery, run.trees, run.changed
+    revisions = dict(explored.revisions)
+    explored_clusters = reached.only if reached.only is not None else fleet.clusters()
+    fleet_roots = len(set(revisions["base"].roots) | set(revisions["head"].roots)
+                      | {ref for ref in fleet.root_refs() if ref.cluster not in explored_clusters})
+    touched = set(explored.touched(every=inventory is not None))
+    charts = {label: ref_charts(rev, discovery.sources[label], discovery.repo_values[label])
+              for label, rev in revisions.items()}
+    if opts.shard is None:  # a shard explored its share only: its index would be one too
         # a cluster whose HelmRelease may render a chart kept in this repository is judged from
         # outside its builds' reads (helm-chart-not-judged): no index vouches for it
         in_repo_charts = {cluster for by_ref in charts.values() for (cluster, _), found in by_ref.items()
                           if any(not chart.elsewhere for chart in found)}
-        if shard is None:  # a shard explored its share only: its index would be one too
-            reach.keep(index, ctx, refs, {label: {c: e for c, e in discovery.looks(rev).items() if c not in in_repo_charts}
-                                          for label, rev in revisions.items()}, reached)
-        blind = [spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
-                 for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
-                                         discovery.candidates.get(label, []),
-                                         discovery.repo_values[label], functools.partial(discovery.view, label),
-                                         functools.partial(discovery.build_variants, label))]
-        for spot in blind:  # judged with placeholders for what cannot be read (gen/guard/flux/unread.py)
-            if spot.judged_with is not None:
-                revisions[spot.label].nodes[spot.ks].build = spot.judged_with
-        # the last build is done: the revisions' files are read from git from here on (a copied
-        # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
-        sweep = Sweep([tree.root for tree in trees.values()])
-        readers.callback(sweep.wait)
-        report(f"judging {len(touched)} clusters", 0, 0)
-        removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
-                                            generators_of(discovery, revisions))
-        locator = Locator(trees, revisions, discovery)
-        for r in removals:
-            r.file, r.line, cause, r.hint = locator.anchor(r)
-            r.details["cause"] = cause
-        unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, blind)
-        facts = cluster_facts(trees["head"], config, revisions)
-        report("rendering changed HelmReleases", 0, 0)
-        helm = helm_releases.judge(revisions, trees, touched, changed, {**_in_repo(root, config.guard_charts), **dict(opts.chart_mirrors)},
-                                   opts.cache_dir, work / "helm")
-        cache.count_rejected(helm.rejected)
-        moves = find_moves(revisions["base"], revisions["head"], root, discovery.remotes, touched) \
-            if opts.follow_moves else []
-        change = Change(revisions["base"], revisions["head"], removals, issues, locator, touched, fleet_roots,
-                        workdir=work, platforms={c: f.platform for c, f in facts.items()},
-                        changed=changed, unjudged=unjudged,
-                        judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
-                        ref_charts=charts, helm=helm, moves=moves)
-        findings: list[Finding] = []
-        for rule in RULES:
-            findings.extend(shown_finding(f) for f in rule.check(change))
-        views = [shown_finding(f) for f in
-                 corefile_views(revisions, touched, facts, cluster_facts(trees["base"], config, revisions),
-                                helm={"base": helm.base_objects, "head": helm.head_objects})]
-        written = {ref: (src[0], src[1]) for ref, node in revisions["head"].nodes.items()  # where not-judged ones are
-                   if node.external and (src := locator.ks_source("head", ref)) is not None}
-        # a shard cannot know what other shards' clusters read: it names what its own do not read
-        # (`unread`) and which of its hash's files hold Kustomizations (`holding`); guard-merge
-        # keeps those that no shard's clusters read
-        coverage = measure(revisions["head"], revisions["base"], [] if shard else discovery.unreached,
-                           discovery.how.get("head", "bootstrap"), written)
-        coverage.unread, coverage.holding = list(discovery.unread), list(discovery.unreached)
-        coverage.nothing = nothing
-        coverage.identity = sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
-                                    for c in discovery.chosen.get(label, []) if c.identity})
-        coverage.fixes = _listing_fixes(trees["head"], coverage.unreached)
-        findings = _point_at_unreached(findings, coverage.fixes, changed)
-        findings.extend(coverage.findings())
-    cache.count_rejected(discovery.marked.count_rejected())
-    discovery.marked.save()
-    parse_cache.save(opts.cache_dir)
-    cache.save()
-    for move in moves:  # (to base's or head's own commit: nothing changes, or judged already)
-        if move.commit is not None and move.commit not in refs.values():
-            findings += _after_move(opts, move)
-    findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
+        reach.keep(run.index, _context(run, fleet), run.refs,
+                   {label: {c: e for c, e in discovery.looks(rev, fleet.digests(label)).items() if c not in in_repo_charts}
+                    for label, rev in revisions.items()}, reached)
+    blind = tuple(spot for label in ("head", "base")  # builds again, without postBuild: before the sweep
+                  for spot in blind_spots(revisions[label], revisions["base" if label == "head" else "head"],
+                                          list(fleet.candidates.get(label, ())),
+                                          discovery.repo_values[label], functools.partial(discovery.view, label),
+                                          functools.partial(discovery.build_variants, label)))
+    revisions = _with_placeholders(revisions, blind)
+    # the last build is done: the revisions' files are read from git from here on (a copied
+    # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)
+    sweep = Sweep([tree.root for tree in trees.values()])
+    readers.callback(sweep.wait)
+    run.report(f"judging {len(touched)} clusters", 0, 0)
+    removals, issues = compute_removals(revisions["base"], revisions["head"], inventory, touched,
+                                        generators_of(discovery, revisions))
+    locator = Locator(trees, revisions, discovery)
+    unjudged = find_unjudged(revisions["base"], revisions["head"], discovery, locator, list(blind))
+    facts = cluster_facts(trees["head"], run.config, revisions)
+    run.report("rendering changed HelmReleases", 0, 0)
+    helm = helm_releases.judge(revisions, trees, touched, changed,
+                               {**_in_repo(run.root, run.config.guard_charts), **dict(opts.chart_mirrors)},
+                               opts.cache_dir, run.work / "helm")
+    run.cache.count_rejected(helm.rejected)
+    moves = find_moves(revisions["base"], revisions["head"], run.root, set(fleet.remotes), touched) \
+        if opts.follow_moves else []
+    return Change(revisions["base"], revisions["head"], [locator.anchored(r) for r in removals], issues, locator,
+                  touched, fleet_roots, workdir=run.work, facts=facts, changed=changed, unjudged=unjudged,
+                  judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in unjudged}),
+                  ref_charts=charts, helm=helm, moves=moves, blind=blind)
+
+
+def _verdict(opts: GuardOptions, run: _Run, fleet: Fleet, reached: reach.Reach, explored: Exploration,
+             change: Change, nothing: Nothing | None, inventory: dict[KsRef, set[ObjKey]] | None) -> GuardResult:
+    """Every rule's findings on the change, the reviewer's Corefile views, and what was not judged."""
+    revisions = change.revisions()
+    findings: list[Finding] = []
+    for rule in RULES:
+        findings.extend(shown_finding(f) for f in rule.check(change))
+    views = [shown_finding(f) for f in
+             corefile_views(revisions, set(change.touched or ()), change.facts,
+                            cluster_facts(run.trees["base"], run.config, revisions),
+                            helm={"base": change.helm.base_objects, "head": change.helm.head_objects})]
+    written = {ref: (src[0], src[1]) for ref, node in change.head.nodes.items()  # where not-judged ones are
+               if node.external and (src := change.locator.ks_source("head", ref)) is not None}
+    # a shard cannot know what other shards' clusters read: it names what its own do not read
+    # (`unread`) and which of its hash's files hold Kustomizations (`holding`); guard-merge
+    # keeps those that no shard's clusters read
+    unreached = [] if opts.shard else list(explored.unreached)
+    coverage = measure(change.head, change.base, unreached, fleet.how.get("head", "bootstrap"), written,
+                       unread=list(explored.unread), holding=list(explored.unreached), nothing=nothing,
+                       identity=sorted({f"cluster {c.ks.ref.cluster}: {c.identity}" for label in ("head", "base")
+                                        for c in fleet.roots.get(label, ()) if c.identity}),
+                       fixes=_listing_fixes(run.trees["head"], unreached))
+    findings = _point_at_unreached(findings, coverage.fixes, change.changed)
+    findings.extend(coverage.findings())
+    carried_nodes = reached.carried_nodes()
     stats = {
-        "kustomizations_base": len(revisions["base"].nodes) + carried_nodes,
-        "kustomizations_head": len(revisions["head"].nodes) + carried_nodes,
-        "builds": engine.builds,
-        "cache_hits": cache.hits,
-        "clusters": len({r.cluster for r in revisions["base"].roots} | {r.cluster for r in revisions["head"].roots}
+        "kustomizations_base": len(change.base.nodes) + carried_nodes,
+        "kustomizations_head": len(change.head.nodes) + carried_nodes,
+        "builds": run.engine.builds,
+        "cache_hits": run.cache.hits,
+        "clusters": len({r.cluster for r in change.base.roots} | {r.cluster for r in change.head.roots}
                         | set(reached.carried)),
-        "clusters_judged": len(touched),
+        "clusters_judged": len(change.touched or ()),
+        "not_judged": coverage.not_judged_count,
+        "unreached": len(coverage.unreached),
     }
-    stats["not_judged"] = coverage.not_judged_count
-    stats["unreached"] = len(coverage.unreached)
-    notes = [n for n in (cache.note(), exact_note(blind), placeholder_note(blind)) if n]
-    judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
+    judged_as = {"paths": sorted(run.roots_under), "allow": sorted(opts.allow), "helper": run.engine.identity,
                  "chart_mirrors": sorted(f"{k}={v}" for k, v in opts.chart_mirrors),
-                 "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
-    return GuardResult(sorted(findings, key=Finding.sort_key), stats, refs, coverage, shard, notes, views, judged_as)
+                 "inventory": _digest_of(inventory) if inventory is not None else None,
+                 "roots": fleet.digest()}
+    shard = opts.shard.of_fleet(set(fleet.clusters())) if opts.shard else None  # (explored: its clusters alone)
+    return GuardResult(findings, stats, run.refs, coverage, shard, [], views, judged_as)
+
+
+def _save(opts: GuardOptions, run: _Run) -> None:
+    """Keep what this run learnt for the next: the marks, the parse cache, the builds."""
+    run.cache.count_rejected(run.discovery.marked.count_rejected())
+    run.discovery.marked.save()
+    parse_cache.save(opts.cache_dir)
+    run.cache.save()
+
+
+def _with_placeholders(revisions: dict[str, Revision], blind: tuple[Blind, ...]) -> dict[str, Revision]:
+    """The revisions with each blind spot's Kustomization judged from its build with placeholders
+    for what cannot be read (gen/guard/flux/unread.py), where it has one."""
+    judged = {(spot.label, spot.ks): spot.judged_with for spot in blind if spot.judged_with is not None}
+    if not judged:
+        return revisions
+    return {label: Revision(rev.label, rev.ref, {ref: replace(node, build=judged[label, ref]) if (label, ref) in judged
+                                                 else node for ref, node in rev.nodes.items()}, list(rev.roots))
+            for label, rev in revisions.items()}
 
 
 def _listing_fixes(tree: Tree, unreached: list[str]) -> dict[str, str]:
@@ -370,7 +453,7 @@ def _after_move(opts: GuardOptions, move: Move) -> list[Finding]:
             and f.severity in (Severity.ERROR, Severity.WARNING, Severity.ALLOWED)]
 
 
-def _names_not_utf8(trees: dict[str, Tree], revisions: dict[str, Any]) -> None:
+def _names_not_utf8(trees: dict[str, Tree], revisions: Mapping[str, Revision]) -> None:
     """A file whose name is not UTF-8 under a Kustomization's spec.path is bad input (exit 2).
     git keeps names as bytes and the files are unpacked as named, but the helper reports what a
     build read as JSON, where such a name is no longer the file's: the build could not be told
@@ -392,16 +475,6 @@ def _names_not_utf8(trees: dict[str, Tree], revisions: dict[str, Any]) -> None:
 
 
 _SURROGATES = re.compile("[\udc80-\udcff]")  # the bytes of a name that is not UTF-8 (surrogateescape)
-
-
-def _roots_digest(discovery: Discovery) -> str:
-    """One id of the fleet as this run found it: every cluster's roots at both revisions, the
-    remotes and the synced branch they were judged with. Shards cut the fleet by it, so shards
-    that found it otherwise (a guessed root's parent whose build failed on one machine only, a
-    checkout with other remotes) would leave a cluster to no shard, or to two: guard-merge refuses."""
-    found = {label: discovery.root_digests(label) for label in sorted(discovery.roots)}
-    text = json.dumps([found, sorted(discovery.remotes), discovery.synced_branch], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _digest_of(inventory: dict[Any, Any]) -> str:

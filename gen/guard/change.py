@@ -8,17 +8,20 @@ shows what was broken before.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from gen.finding import Finding, Severity
 from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
 from gen.guard.helm.releases import HelmLayer
 from gen.guard.flux.moves import Move
-from gen.guard.locate import Locator
+from gen.guard.flux.platform_facts import ClusterFacts
+from gen.guard.flux.unread import Blind
 from gen.guard.model import FLUX_GROUP, HELM_GROUP, KsRef, ObjKey, Revision
+from gen.guard.repo.revision import Tree
 from gen.guard.unjudged import Unjudged
 
 ClusterObjects = dict[ObjKey, tuple[KsRef, dict[str, Any]]]
@@ -42,17 +45,37 @@ class Violation:
 PlatformViolations = Callable[[ClusterObjects, ClusterObjects, "str | None"], Iterator[Violation]]
 
 
-@dataclass
+Where = tuple[str, int, dict[str, int]]  # file, line, and the line of each key of the object
+
+
+class Anchors(Protocol):
+    """Where objects and Kustomizations are written in the revisions' files: what a finding is
+    anchored at (gen/guard/locate.py Locator reads it from the trees; a test can say it)."""
+
+    @property
+    def trees(self) -> Mapping[str, Tree]: ...
+
+    def invariant_anchor(self, ks: KsRef, key: ObjKey, field: str = "") -> tuple[str, int]: ...
+
+    def ks_source(self, label: str, ref: KsRef) -> Where | None: ...
+
+    def object_source(self, label: str, inputs: tuple[str, ...], key: ObjKey) -> Where | None: ...
+
+
+@dataclass(frozen=True)
 class Change:
+    """The judged change, made once from the exploration (gen/guard/__init__.py `_change`): what
+    every rule reads. A test builds one in memory (tests/guard/rules/change_builder.py)."""
+
     base: Revision
     head: Revision
-    removals: list[Removal]
+    removals: list[Removal]  # anchored at the file and line to change (Locator.anchored)
     issues: list[BuildIssue]
-    locator: Locator
+    locator: Anchors
     touched: set[str] | None = None  # clusters the change touches; None: all
     fleet_roots: int = 0  # roots of the whole repository (more than base/head hold under --shard)
     workdir: Path | None = None  # the guard's scratch dir (an ExternalArtifact's files), for messages
-    platforms: dict[str, str | None] = field(default_factory=dict)  # cluster -> platform by fact (platform_facts)
+    facts: Mapping[str, ClusterFacts] = field(default_factory=dict)  # cluster -> name, platform, release by fact
     changed: frozenset[str] = frozenset()  # repository files that differ between base and head (git diff)
     unjudged: list[Unjudged] = field(default_factory=list)  # Kustomizations not judged (gen/guard/unjudged.py)
     judged_reads: dict[str, set[str]] = field(default_factory=dict)  # cluster -> files judged ones read
@@ -60,7 +83,17 @@ class Change:
     ref_charts: dict[str, dict[tuple[str, ObjKey], list[RefChart]]] = field(default_factory=dict)
     helm: HelmLayer = field(default_factory=HelmLayer)  # what helm-controller's upgrades delete (gen/guard/helm/)
     moves: list[Move] = field(default_factory=list)  # bootstrap sources the change moves (gen/guard/flux/moves.py)
-    _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict)
+    # Kustomizations built without a substituteFrom source that cannot be read (gen/guard/flux/unread.py)
+    blind: tuple[Blind, ...] = ()
+    _views: dict[str, dict[KsRef, ClusterObjects]] = field(default_factory=dict, compare=False, repr=False)  # a memo
+
+    def revisions(self) -> dict[str, Revision]:
+        return {"base": self.base, "head": self.head}
+
+    def platform(self, cluster: str) -> str | None:
+        """The platform the cluster runs, by fact (gen/guard/flux/platform_facts.py), or None."""
+        fact = self.facts.get(cluster)
+        return fact.platform if fact is not None else None
 
     def where(self, ref: KsRef) -> str:
         """` [cluster <root file>]` when the repo holds several clusters, else nothing."""
@@ -190,7 +223,7 @@ class Change:
         for root, built in sorted(self.clusters("head").items()):
             objects = {**helm["head"].get(root.cluster, {}), **built}  # a Kustomization's object wins, as in Flux
             previous = {**helm["base"].get(root.cluster, {}), **self.clusters("base").get(root, {})}
-            platform = self.platforms.get(root.cluster)
+            platform = self.platform(root.cluster)
             before = {(v.key, v.message) for v in violations(previous, {}, platform)}
             seen: set[tuple[ObjKey, str]] = set()
             for v in violations(objects, previous, platform):

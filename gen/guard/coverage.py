@@ -126,9 +126,13 @@ class Coverage:
 
 
 def measure(head: Revision, base: Revision, unreached: list[str], how: How,
-            where: dict[KsRef, tuple[str, int]]) -> Coverage:
-    """Coverage of one run; `where` gives the file and line each Kustomization is written at."""
-    cov = Coverage(unreached=list(unreached), roots_how=how)
+            where: dict[KsRef, tuple[str, int]], *, unread: list[str] | None = None, holding: list[str] | None = None,
+            nothing: Nothing | None = None, identity: list[str] | None = None,
+            fixes: dict[str, str] | None = None) -> Coverage:
+    """Coverage of one run; `where` gives the file and line each Kustomization is written at, the
+    rest is said as the run found it (the fields of Coverage)."""
+    cov = Coverage(unreached=list(unreached), roots_how=how, unread=list(unread or ()), holding=list(holding or ()),
+                   nothing=nothing, identity=list(identity or ()), fixes=dict(fixes or {}))
     for ref in sorted(head.nodes):
         node = head.nodes[ref]
         if node.external:

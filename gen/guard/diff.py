@@ -33,9 +33,10 @@ _GENERATED = re.compile(r"^(?P<stem>.+)-[2456789bcdfghkmt]{10}$")  # kustomize's
 Generators = Callable[[str, KsRef], set[tuple[str, str]]]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Removal:
-    """One object in place at base that head's builds no longer produce from the same place."""
+    """One object in place at base that head's builds no longer produce from the same place
+    (anchored once, by gen/guard/locate.py Locator.anchored: `file`, `line`, `hint`, the cause)."""
 
     key: ObjKey
     obj: dict[str, Any]

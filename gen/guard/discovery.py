@@ -29,6 +29,7 @@ from gen.guard.build.engine import Engine, Job, binary_id
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.build import seen as seenmod
 from gen.guard.build.inputs import Resolver
+from gen.guard.fleet import Exploration, Fleet
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
 from gen.guard.flux.roots import Candidate
@@ -71,16 +72,18 @@ class Item:
 
 
 class Discovery:
+    """The guard's workshop for one run: the revisions' trees, their sources' artifacts and the
+    builds made so far (base's builds serve head, the cache serves both). It keeps no verdict of
+    its own: `find_roots` makes the `Fleet`, `explore` the `Exploration` (gen/guard/fleet.py), each
+    from what it is given; what it holds is how to build, and what was built (a memo)."""
+
     def __init__(self, trees: dict[str, Tree], engine: Engine, cache: BuildCache, config: Config,
-                 remotes: set[str], workdir: Path, roots_under: tuple[str, ...] = (), build_all: bool = False,
-                 synced_branch: str | None = None) -> None:
+                 remotes: set[str], workdir: Path, synced_branch: str | None = None) -> None:
         self.trees = trees
         self.engine = engine
         self.cache = cache
         self.config = config
         self.remotes = remotes
-        self.roots_under = roots_under
-        self.build_all = build_all
         self.marked = Marks(cache.directory)  # kept between runs: a warm run reads no file to answer
         store = self.kept = KeptStore(cache.directory, _artifact_identity(engine)) if cache.directory is not None else None
         self.synced_branch = synced_branch
@@ -94,24 +97,7 @@ class Discovery:
         self._readers: dict[int, seenmod.Reader] = {}  # per artifact (by identity): states of looks
         self._built_here: dict[tuple[str, int], Build] = {}  # (key, artifact identity) -> its build
         self.repo_values = {label: RepoValues(tree, self.marked) for label, tree in trees.items()}
-        self.candidates: dict[str, list[Candidate]] = {}
-        self.how: dict[str, rootsmod.How] = {}
-        self.evidence: dict[str, list[bootstraps.Evidence]] = {}  # per revision: scripts that bootstrap
-        self.refused: dict[str, dict[str, str]] = {}  # per revision: files the fallback never takes, why
-        self.chosen: dict[str, list[Candidate]] = {}  # per revision: the roots
-        self.unreached: list[str] = []
-        # the files with Flux objects that no explored (or carried) cluster reads; `unreached` is
-        # those of them that `owns` (a --shard's hash; every file when None) and hold Kustomizations
-        self.unread: list[str] = []
-        self.owns: Callable[[str], bool] | None = None
-        self.roots: dict[str, list[Candidate]] = {}  # per revision: every cluster's roots (find_roots)
-        self._digests: dict[str, dict[str, str]] = {}  # root_digests of `roots`, per revision
         self._written: rootsmod.CandidateMemo = {}  # what each root file writes, shared by the revisions
-        # files read by the clusters a run did not explore (their index entries): not unreached
-        self.read_elsewhere: set[str] = set()
-        self.flux_files: dict[str, list[str]] = {}  # per revision: files that can hold Flux Kustomizations
-        # this round's answers that depended on what the clusters' builds hold
-        self.questions: list[Question] = []
 
     def _answer(self, q: Question, knowledge: dict[str, dict[str, Knowledge]]) -> Vars | Delivery:
         """The question asked again, with other knowledge of the clusters' builds."""
@@ -207,7 +193,7 @@ class Discovery:
 
     # -- exploring --------------------------------------------------------------------------
     def _explore(self, starts: dict[str, list[Item]], knowledge: dict[str, dict[str, Knowledge]],
-                 refs: dict[str, str]) -> dict[str, Revision]:
+                 refs: dict[str, str], questions: list[Question]) -> dict[str, Revision]:
         """Reach every Kustomization from the roots at every revision, one build batch a wave."""
         models = {label: Revision(label, refs[label]) for label in self.trees}
         for label, items in starts.items():
@@ -232,7 +218,7 @@ class Discovery:
                 if item.view is None:
                     probes.add((label, item.ks.ref))
                 elif item.ks.substitute_from:
-                    self.questions.append(Question(label, item.root.cluster, item.ks, variables))
+                    questions.append(Question(label, item.root.cluster, item.ks, variables))
                 pending.append((label, item, self._key(item.ks, variables), self.view(label, built_in), variables))
             # base first: most of head's builds are base's, which head then shows the same
             for label in sorted(self.trees, key=lambda lab: lab != "base"):
@@ -266,7 +252,7 @@ class Discovery:
                         view, why = root_view, ""  # the bootstrap's own source: known without asking
                     else:
                         got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
-                        self.questions.append(Question(label, item.root.cluster, (child.source, item.root_source), got))
+                        questions.append(Question(label, item.root.cluster, (child.source, item.root_source), got))
                         view, why = got.view, got.reason
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
@@ -314,7 +300,8 @@ class Discovery:
             self._kids[key] = [k for k in kids if not k.ref.same_object(parent)]
         return self._kids[key]
 
-    def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge]) -> list[Item]:
+    def _start(self, label: str, roots: list[Candidate], knowledge: dict[str, Knowledge],
+               questions: list[Question]) -> list[Item]:
         items = []
         for c in roots:
             known = knowledge.get(c.ks.ref.cluster, Knowledge()).sources
@@ -329,7 +316,7 @@ class Discovery:
                 known = self._with_own_source(label, c.file, c.ks.source, known)
             got = self.sources[label].deliver(c.ks.source, c.ks.source, known)
             # asked again with what the cluster's builds hold (its spec.ignore decides the artifact)
-            self.questions.append(Question(label, c.ks.ref.cluster, (c.ks.source, c.ks.source), got,
+            questions.append(Question(label, c.ks.ref.cluster, (c.ks.source, c.ks.source), got,
                                            c.file if c.source_object is None else None))
             items.append(Item(c.ks, None, c.ks.ref, c.ks.source, c.file, got.view, got.reason))
         return items
@@ -347,45 +334,41 @@ class Discovery:
                 return {**known, ref: dict(doc)}
         return known
 
-    def run(self, refs: dict[str, str]) -> dict[str, Revision]:
-        """Find the roots, explore every cluster until substituteFrom values and sources are stable."""
-        self.find_roots(refs)
-        return self.explore(refs)
-
-    def find_roots(self, refs: dict[str, str]) -> None:
-        """Every cluster's roots at every revision (`roots`), from the bootstraps written in the
-        repository, the config, the scripts, or the fallback's reading."""
+    def find_roots(self, refs: dict[str, str], under: tuple[str, ...] = ()) -> Fleet:
+        """Every cluster's roots at every revision, from the bootstraps written in the repository,
+        the config, the scripts, or the fallback's reading (`under`: --path's folders only)."""
         chosen: dict[str, list[Candidate]] = {}
+        flux_files: dict[str, list[str]] = {}
+        evidence: dict[str, tuple[bootstraps.Evidence, ...]] = {}
+        refused: dict[str, dict[str, str]] = {}
+        candidates: dict[str, list[Candidate]] = {}
+        how: dict[str, rootsmod.How] = {}
         for label in self.trees:
             view = self.sources[label].view(self.sources[label].git_view(None))
-            earlier = next(iter(self.flux_files), None)  # base's answer serves head's unchanged paths
-            like = (self.sources[earlier].view(self.sources[earlier].git_view(None)), self.flux_files[earlier]) \
+            earlier = next(iter(flux_files), None)  # base's answer serves head's unchanged paths
+            like = (self.sources[earlier].view(self.sources[earlier].git_view(None)), flux_files[earlier]) \
                 if earlier is not None else None
             files = rootsmod.flux_files(view, self.marked, like)
-            self.flux_files[label] = files
-            first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, self.roots_under)
-            candidates, instances = rootsmod.find_candidates(view, first, self.remotes, self._written)
-            self.evidence[label] = bootstraps.scan(self.trees[label])  # scripts are often sourceignored
-            scripted = rootsmod.evidence_roots(self.evidence[label], self.remotes, files, view)
-            picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under, scripted)
+            flux_files[label] = files
+            first = rootsmod.likely_roots(files, view, self.marked, self.config.guard_clusters, under)
+            found, instances = rootsmod.find_candidates(view, first, self.remotes, self._written)
+            evidence[label] = tuple(bootstraps.scan(self.trees[label]))  # scripts are often sourceignored
+            scripted = rootsmod.evidence_roots(list(evidence[label]), self.remotes, files, view)
+            picked = rootsmod.choose(found, instances, self.config.guard_clusters, under, scripted)
             if picked.how == "fallback":  # no bootstrap where bootstraps write: read every file
-                candidates, instances = rootsmod.find_candidates(view, files, self.remotes, self._written)
-                self.refused[label] = {}
+                found, instances = rootsmod.find_candidates(view, files, self.remotes, self._written)
+                refused[label] = {}
 
-                def refused(c: Candidate, view: Tree = view, label: str = label) -> str:
+                def refuse(c: Candidate, view: Tree = view, label: str = label) -> str:
                     why = rootsmod.guess_refused(view, c)
                     if why and c.file:
-                        self.refused[label][c.file] = why
+                        refused[label][c.file] = why
                     return why
 
-                picked = rootsmod.choose(candidates, instances, self.config.guard_clusters, self.roots_under,
-                                         scripted, refused)
-            self.candidates[label] = candidates + instances + scripted
-            self.how[label] = picked.how
-            chosen[label] = picked.roots
-            if picked.drop_produced:
-                chosen[label] = self._unproduced(label, picked.roots, refs)
-            self.chosen[label] = chosen[label]
+                picked = rootsmod.choose(found, instances, self.config.guard_clusters, under, scripted, refuse)
+            candidates[label] = found + instances + scripted
+            how[label] = picked.how
+            chosen[label] = self._unproduced(label, picked.roots, refs) if picked.drop_produced else picked.roots
         if "base" in chosen and "head" in chosen:
             # A cluster whose bootstrap head writes another way keeps its identity: named as at head.
             renamed = rootsmod.same_clusters(chosen["base"], chosen["head"])
@@ -393,44 +376,39 @@ class Discovery:
                 def named(cands: list[Candidate]) -> list[Candidate]:
                     return [rootsmod.in_cluster(c, renamed[c.ks.ref.cluster]) if c.ks.ref.cluster in renamed else c
                             for c in cands]
-                chosen["base"] = self.chosen["base"] = named(chosen["base"])
-                self.candidates["base"] = named(self.candidates["base"])
+                chosen["base"] = named(chosen["base"])
+                candidates["base"] = named(candidates["base"])
+        roots = dict(chosen)
+        if "base" in chosen and "head" in chosen:
             # A root is applied out of band (flux bootstrap): deleting its file from git leaves it
             # in the cluster, still reconciling its path with the spec it had.
-            head_refs = {c.ks.ref for c in self.candidates["head"]}
-            chosen["head"] += [Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours, c.evidence, c.guessed)
-                               for c in chosen["base"] if c.ks.ref not in head_refs]
-        self.roots = chosen
-        self._digests = {}
+            head_refs = {c.ks.ref for c in candidates["head"]}
+            roots["head"] = chosen["head"] + [
+                Candidate(c.ks, None, c.namespace_given, c.source_object, c.not_ours, c.evidence, c.guessed)
+                for c in chosen["base"] if c.ks.ref not in head_refs]
+        return Fleet(roots={label: tuple(cands) for label, cands in roots.items()},
+                     candidates={label: tuple(cands) for label, cands in candidates.items()}, how=how,
+                     evidence=evidence, refused=refused,
+                     flux_files={label: tuple(files) for label, files in flux_files.items()},
+                     remotes=frozenset(self.remotes), synced_branch=self.synced_branch, under=under)
 
-    def root_digests(self, label: str) -> dict[str, str]:
-        """Per cluster, one id of its roots at this revision as discovered: what they are, where
-        they are written, their source and evidence (a cluster whose id differs is explored)."""
-        known = self._digests.get(label)
-        if known is not None:  # (asked by the plan, the index and the shards: roots are set once)
-            return dict(known)
-        parts: dict[str, list[str]] = {}
-        for c in self.roots.get(label, []):
-            parts.setdefault(c.ks.ref.cluster, []).append(json.dumps(
-                [c.ks.build_id(), c.ks.path, c.file, c.namespace_given, c.source_object, c.not_ours, repr(c.evidence),
-                 c.guessed, str(c.ks.ref), c.ks.source], sort_keys=True, default=str))
-        found = self._digests[label] = {cluster: hashlib.sha256("\n".join(sorted(texts)).encode()).hexdigest()
-                                        for cluster, texts in parts.items()}
-        return dict(found)
-
-    def explore(self, refs: dict[str, str], only: frozenset[str] | None = None) -> dict[str, Revision]:
+    def explore(self, fleet: Fleet, refs: dict[str, str], only: frozenset[str] | None = None,
+                read_elsewhere: frozenset[str] = frozenset(), owns: Callable[[str], bool] | None = None) -> Exploration:
         """Explore the clusters (`only` these, when given) from their roots at every revision,
-        until substituteFrom values and sources are stable."""
+        until substituteFrom values and sources are stable. `read_elsewhere`: the files the
+        clusters not explored read (their index entries), so not unreached; `owns`: the files
+        whose Kustomizations this run lists as unreached (a --shard's hash; every file when None)."""
         chosen = {label: [c for c in roots if only is None or c.ks.ref.cluster in only]
-                  for label, roots in self.roots.items()}
+                  for label, roots in fleet.roots.items()}
         knowledge: dict[str, dict[str, Knowledge]] = {}
         models: dict[str, Revision] = {}
         for _ in range(_ROUNDS):
-            self.questions = []
-            starts = {label: self._start(label, chosen[label], knowledge.get(label, {})) for label in self.trees}
-            models = self._explore(starts, knowledge, refs)
-            new = {label: gather(models[label], self.candidates.get(label, [])) for label in self.trees}
-            if all(self._answer(q, new) == q.answer for q in self.questions):
+            questions: list[Question] = []  # this round's answers that depended on what the builds hold
+            starts = {label: self._start(label, chosen[label], knowledge.get(label, {}), questions)
+                      for label in self.trees}
+            models = self._explore(starts, knowledge, refs, questions)
+            new = {label: gather(models[label], list(fleet.candidates.get(label, ()))) for label in self.trees}
+            if all(self._answer(q, new) == q.answer for q in questions):
                 break  # what the builds hold answers every question as before: another round changes nothing
             knowledge = new
         for rev in models.values():  # each root node: where it is written
@@ -438,14 +416,14 @@ class Discovery:
                 node = rev.nodes.get(ref)
                 if node is not None and node.file is None:
                     node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
-        if "head" in models:
-            self.unread, self.unreached = self._find_unreached(models["head"])
-        return models
+        unread, unreached = self._find_unreached(fleet, models["head"], read_elsewhere, owns) \
+            if "head" in models else ([], [])
+        return Exploration(models, tuple(unread), tuple(unreached))
 
-    def looks(self, rev: Revision) -> dict[str, ClusterLooks]:
+    def looks(self, rev: Revision, digests: dict[str, str]) -> dict[str, ClusterLooks]:
         """The index entries of the clusters explored at this revision that an index can vouch
-        for (gen/guard/build/index.py): their looks, what they read, how many Kustomizations."""
-        digests = self.root_digests(rev.label)
+        for (gen/guard/build/index.py): their looks, what they read, how many Kustomizations;
+        `digests` are the clusters' roots at this revision (Fleet.digests)."""
         by_cluster: dict[str, list[Node]] = {}
         for ref in sorted(rev.nodes):
             by_cluster.setdefault(ref.cluster, []).append(rev.nodes[ref])
@@ -476,8 +454,10 @@ class Discovery:
     def _unproduced(self, label: str, candidates: list[Candidate], refs: dict[str, str]) -> list[Candidate]:
         """The older reading's roots: candidates that no other candidate's build produces, or would
         read had it built (a parent that fails does not make its children roots)."""
-        starts = {label: self._start(label, candidates, {})}
-        model = self._explore(starts, {}, {label: refs[label], **{k: refs[k] for k in self.trees if k != label}})[label]
+        asked: list[Question] = []  # (built once: nothing is asked again)
+        starts = {label: self._start(label, candidates, {}, asked)}
+        model = self._explore(starts, {}, {label: refs[label], **{k: refs[k] for k in self.trees if k != label}},
+                              asked)[label]
         producers: dict[tuple[str, str], set[str]] = {}
         by_name: dict[str, set[str]] = {}
         for node in model.nodes.values():
@@ -494,35 +474,22 @@ class Discovery:
                 out.append(c)
         return out
 
-    def _find_unreached(self, head: Revision) -> tuple[list[str], list[str]]:
+    def _find_unreached(self, fleet: Fleet, head: Revision, read_elsewhere: frozenset[str],
+                        owns: Callable[[str], bool] | None) -> tuple[list[str], list[str]]:
         """The files with Flux objects that no build of any cluster explored reads, and no root;
         and those of them this run owns that hold Flux Kustomizations (only these few of a
         fleet's files are parsed here)."""
-        read: set[str] = set(self.read_elsewhere)
+        read: set[str] = set(read_elsewhere)
         for node in head.nodes.values():
             read.update(node.build.inputs)
             if node.file:
                 read.add(node.file)
         view = self.view("head", "git")
-        rest = [f for f in self.flux_files.get("head", []) if f not in read]
-        if self.roots_under:  # --path: what lies outside is out of scope, not unreached
-            rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in self.roots_under)]
-        found, _ = rootsmod.find_candidates(view, [f for f in rest if self.owns is None or self.owns(f)], self.remotes,
-                                            self._written)
+        rest = [f for f in fleet.flux_files.get("head", ()) if f not in read]
+        if fleet.under:  # --path: what lies outside is out of scope, not unreached
+            rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in fleet.under)]
+        found, _ = rootsmod.find_candidates(view, [f for f in rest if owns is None or owns(f)], self.remotes, self._written)
         return sorted(rest), sorted({c.file for c in found if c.file})
-
-    def finish(self, models: dict[str, Revision]) -> set[str]:
-        """The clusters the change touches: a build (its key or what it saw), the set of
-        Kustomizations, or a root differs. Every Kustomization is built already."""
-        base, head = models["base"], models["head"]
-        prints: dict[str, tuple[dict[KsRef, str | None], dict[KsRef, str | None]]] = {}
-        for r in list(base.roots) + list(head.roots):
-            prints.setdefault(r.cluster, ({}, {}))
-        for index, rev in enumerate((base, head)):
-            for ref, node in rev.nodes.items():
-                marker = node.build.fingerprint if not node.external else f"external:{node.why_external}"
-                prints.setdefault(ref.cluster, ({}, {}))[index][ref] = marker
-        return {c for c, (before, after) in prints.items() if self.build_all or before != after or not before}
 
 
 def _not_judged_parent(item: Item) -> str:

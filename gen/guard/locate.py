@@ -14,7 +14,7 @@ every input again for each finding.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, TypeVar
 
 from gen.guard.diff import Removal, generated_stem, names_generator
@@ -130,6 +130,11 @@ class Locator:
             src = self.ks_source("head", ks)
             return (src[0], src[1]) if src else ("", 1)
         return where[0], where[2].get(field, where[1])
+
+    def anchored(self, removal: Removal) -> Removal:
+        """The removal anchored: the file and line to change, what caused it (`details["cause"]`), the fix."""
+        file, line, cause, hint = self.anchor(removal)
+        return replace(removal, file=file, line=line, hint=hint, details={**removal.details, "cause": cause})
 
     def anchor(self, removal: Removal) -> tuple[str, int, str, str]:
         """(file, line, cause sentence, fix) for one removal."""

@@ -19,6 +19,7 @@ import json
 import os
 import posixpath
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from gen import __version__
 from gen.config import CONFIG_NAME
 from gen.errors import ToolError
 from gen.guard.build.index import ClusterLooks, FleetIndex, change_keys
-from gen.guard.discovery import Discovery
+from gen.guard.fleet import Fleet
 from gen.guard.flux.platform_facts import is_values_file
 from gen.guard.flux.sources import is_ci_file
 from gen.guard.repo.manifests import try_docs
@@ -41,35 +42,43 @@ _PUSHES, _PUSH_ACTION = b"push artifact", b"/actions/push"  # what gen/guard/flu
 _code_digest: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reach:
     """What a run explores: `only` these clusters (None: every one), and what the index says of
     the others (their reads keep `unreached` true, their Kustomizations count in the summary)."""
 
     only: frozenset[str] | None
-    carried: dict[str, ClusterLooks] = field(default_factory=dict)
+    carried: Mapping[str, ClusterLooks] = field(default_factory=dict)
     why_whole: str = ""  # why the whole fleet is explored (for tests)
     known: bool = False  # base's own index was found (and verified): it is not written again
 
+    def read_elsewhere(self) -> frozenset[str]:
+        """The files the carried clusters read (not explored here, so not unreached either)."""
+        return frozenset(path for entry in self.carried.values() for path in entry.reads)
 
-def context(discovery: Discovery, config_blob: str | None, roots_under: tuple[str, ...]) -> str:
+    def carried_nodes(self) -> int:
+        """The Kustomizations of the carried clusters (they count in the summary)."""
+        return sum(entry.nodes for entry in self.carried.values())
+
+
+def context(fleet: Fleet, helper: str, config_blob: str | None) -> str:
     """What an index entry depends on besides its commit: this code, the helper that builds, the
     config the run reads, the remotes that say which sources are this repository, --path, and the
     branch --base names (a source tracking a ref is judged against it)."""
-    return json.dumps([__version__, _code(), discovery.engine.identity, config_blob, sorted(discovery.remotes),
-                       list(roots_under), discovery.synced_branch], separators=(",", ":"))
+    return json.dumps([__version__, _code(), helper, config_blob, sorted(fleet.remotes),
+                       list(fleet.under), fleet.synced_branch], separators=(",", ":"))
 
 
-def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discovery, trees: dict[str, Tree],
-         changed: frozenset[str], repo: Path, whole: str = "") -> Reach:
-    """The clusters to explore for this change (after `discovery.find_roots`), from the index of
-    base, else of a commit indexed lately (main before the last merges): then what changed since
-    that commit counts as changed too."""
+def plan(index: FleetIndex, ctx: str, commits: dict[str, str], fleet: Fleet, trees: dict[str, Tree],
+         changed: frozenset[str], repo: Path, values: tuple[str, ...], whole: str = "") -> Reach:
+    """The clusters of `fleet` to explore for this change, from the index of base, else of a
+    commit indexed lately (main before the last merges): then what changed since that commit
+    counts as changed too. `values`: the config's values globs (a cluster's platform facts)."""
     if whole:
         return Reach(None, why_whole=whole)
-    if any(how == "fallback" for how in discovery.how.values()):
+    if fleet.guessed():
         return Reach(None, why_whole="roots are guessed (no bootstrap found)")
-    topology = _topology_change(changed, trees, discovery)
+    topology = _topology_change(changed, trees, values)
     if topology:
         return Reach(None, why_whole=topology)
     known, since = index.load(ctx, commits["base"]), frozenset[str]()
@@ -78,10 +87,10 @@ def plan(index: FleetIndex, ctx: str, commits: dict[str, str], discovery: Discov
         if found is None:
             return Reach(None, why_whole="no index of the base revision or of a commit near it")
         known, since, commit = found
-        topology = _topology_change(since, trees, discovery, repo, commit)
+        topology = _topology_change(since, trees, values, repo, commit)
         if topology:
             return Reach(None, why_whole=topology)
-    base, head = discovery.root_digests("base"), discovery.root_digests("head")
+    base, head = fleet.digests("base"), fleet.digests("head")
 
     def came_or_went(folder: str) -> bool:
         return trees["base"].is_dir(folder) != trees["head"].is_dir(folder)
@@ -141,7 +150,7 @@ def keep(index: FleetIndex, ctx: str, commits: dict[str, str], found: dict[str, 
         index.save(ctx, commit, {**reach.carried, **found.get(label, {})}, replace=label == "base")
 
 
-def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery: Discovery,
+def _topology_change(changed: frozenset[str], trees: dict[str, Tree], values: tuple[str, ...],
                      repo: Path | None = None, commit: str = "") -> str:
     """Why this change may alter what sources, roots or artifacts are ("" when it cannot); with
     `commit`, each path is also read as it was there."""
@@ -149,7 +158,7 @@ def _topology_change(changed: frozenset[str], trees: dict[str, Tree], discovery:
         name = posixpath.basename(path)
         if path == CONFIG_NAME or name == _IGNORE_FILE:
             return f"{path} decides what the guard or Flux reads"
-        if is_values_file(path, discovery.config.values):
+        if is_values_file(path, values):
             return f"{path} is a values file: it says which platform and release its cluster runs"
         texts = [tree.read(path) for tree in trees.values() if path in tree.blobs]
         if repo is not None:

@@ -22,14 +22,17 @@ from gen.config import CONFIG_NAME, load_config
 from gen.errors import UsageError
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.build.engine import Engine
+from gen.config import Config
 from gen.guard.discovery import Discovery
+from gen.guard.fleet import Exploration, Fleet
 from gen.guard.flux.fluxconfigs import TOOL_LABEL
 from gen.guard.flux.roots import Candidate, is_bootstrap
-from gen.guard.model import FLUX_GROUP, Revision
+from gen.guard.model import FLUX_GROUP
 from gen.guard.repo.checkout import load_tree
 from gen.guard.repo.listing import listing
 from gen.guard.repo.manifests import file_docs
-from gen.guard.repo.revision import branch_of, remote_urls, repo_root, resolve
+from gen.guard.repo.marks import Marked
+from gen.guard.repo.revision import Tree, branch_of, remote_urls, repo_root, resolve
 
 _OPERATOR = b"fluxcd.controlplane.io"
 _NOT_RENDERED = ("ResourceSet", "ResourceSetInputProvider")
@@ -106,17 +109,20 @@ def discover(repo: Path, revision: str = "HEAD", cache_dir: Path | None = None) 
             engine = Engine()
             discovery = Discovery({"head": tree}, engine, BuildCache(cache),
                                   config, remote_urls(root), work, synced_branch=branch_of(root, revision))
-            model = discovery.run({"head": commit})["head"]
-            return _topology(commit, discovery, model)
+            fleet = discovery.find_roots({"head": commit})
+            explored = discovery.explore(fleet, {"head": commit})
+            return _topology(commit, fleet, explored, config, tree, discovery.marked)
         finally:
             if tree.checkout is not None:
                 tree.checkout.close()
 
 
-def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
-    how = discovery.how.get("head", "bootstrap")
+def _topology(commit: str, fleet: Fleet, explored: Exploration, config: Config, tree: Tree, marked: Marked) -> Topology:
+    """The topology of the one revision `tree` holds, from its fleet and its exploration."""
+    how = fleet.how.get("head", "bootstrap")
     top = Topology(commit, how)
-    chosen = discovery.chosen.get("head", [])
+    model = explored.revisions["head"]
+    chosen = fleet.roots.get("head", ())
     names: set[str] = set()
     for c in chosen:
         cluster = c.ks.ref.cluster
@@ -128,7 +134,7 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
         name = next((k.name for k in top.clusters if k.cluster == cluster), None) or _name(c, names)
         top.clusters.append(Cluster(name, cluster, cluster if azure else c.file or "", form, evidence, c.ks.path,
                                     len(nodes), sum(1 for n in nodes if not n.external)))
-    configured = {(e.kind, e.namespace, e.name) for e in discovery.config.guard_sources}
+    configured = {(e.kind, e.namespace, e.name) for e in config.guard_sources}
     seen: dict[str, str] = {}
     root_sources = {c.ks.ref.cluster: c.ks.source for c in chosen}
     identities = {c.ks.ref.cluster: c.identity for c in chosen if c.identity}
@@ -168,9 +174,8 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
     applied = {(k.kind, f"{k.namespace}/{k.name}") for n in model.nodes.values() for k in n.build.objects
                if k.group == _OPERATOR.decode() and k.kind in _NOT_RENDERED}
     unrendered = {(kind, name): why for n in model.nodes.values() for kind, name, why in n.build.operator}
-    tree = discovery.trees["head"]
     for path in sorted(tree.blobs):
-        if path.endswith((".yaml", ".yml")) and discovery.marked(tree, path, (_OPERATOR,)):
+        if path.endswith((".yaml", ".yml")) and marked(tree, path, (_OPERATOR,)):
             for doc in file_docs(tree, path) or []:
                 if isinstance(doc, dict) and doc.get("kind") in _NOT_RENDERED and \
                         str(doc.get("apiVersion", "")).startswith("fluxcd.controlplane.io/"):
@@ -187,8 +192,8 @@ def _topology(commit: str, discovery: Discovery, model: Revision) -> Topology:
                     else:
                         why = "no build the guard reached applies it: what it creates is not judged"
                     top.operator.append({"kind": obj[0], "name": name, "file": path, "why": why})
-    refused = discovery.refused.get("head", {})
-    top.unreached = [{"file": f, "why": refused.get(f, "")} for f in discovery.unreached]
+    refused = fleet.refused.get("head", {})
+    top.unreached = [{"file": f, "why": refused.get(f, "")} for f in explored.unreached]
     return top
 
 

@@ -150,9 +150,8 @@ def _platforms(root, tmp_path):
         work = Path(tmp)
         trees = {label: load_tree(root, commit, work / label / "repo") for label, commit in refs.items()}
         config = trees["head"].config()
-        discovery = Discovery(trees, Engine(), BuildCache(tmp_path / "cache"), config, remote_urls(root), work, ())
-        revisions = discovery.run(refs)
-        discovery.finish(revisions)
+        discovery = Discovery(trees, Engine(), BuildCache(tmp_path / "cache"), config, remote_urls(root), work)
+        revisions = discovery.explore(discovery.find_roots(refs), refs).revisions
         for tree in trees.values():
             if tree.checkout is not None:
                 tree.checkout.close()

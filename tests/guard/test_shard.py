@@ -172,6 +172,8 @@ def test_merge_refuses_shards_that_found_another_fleet(tmp_path, flux_repo, guar
     """Each shard cuts the fleet it finds: one that finds a cluster more or less (a guessed root's
     parent whose build failed on that machine only) cuts it elsewhere, and a cluster is judged by
     no shard (its refusal lost) or by two. The merge passed such shards."""
+    import dataclasses
+
     from gen.guard.discovery import Discovery
 
     root = flux_repo(BASE, HEAD, standard=False)
@@ -181,9 +183,10 @@ def test_merge_refuses_shards_that_found_another_fleet(tmp_path, flux_repo, guar
         path.write_text(dump_result(guard(root, shard=Shard(k, 2))))
     find_roots = Discovery.find_roots
 
-    def without_c0(self, refs):  # this machine does not find cluster c0
-        find_roots(self, refs)
-        self.roots = {label: [c for c in cands if c.ks.ref.cluster != gotk] for label, cands in self.roots.items()}
+    def without_c0(self, refs, under=()):  # this machine does not find cluster c0
+        fleet = find_roots(self, refs, under)
+        return dataclasses.replace(fleet, roots={label: tuple(c for c in cands if c.ks.ref.cluster != gotk)
+                                                 for label, cands in fleet.roots.items()})
 
     monkeypatch.setattr(Discovery, "find_roots", without_c0)
     other = tmp_path / "other.json"

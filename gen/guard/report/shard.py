@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass, replace
 
 from gen.errors import UsageError
-from gen.guard.model import Revision
 
 _SPEC = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 
@@ -33,7 +32,7 @@ def _rank(path: str) -> int:
 class Shard:
     index: int  # 1-based
     count: int
-    fleet_clusters: int = 0  # clusters of the whole fleet, filled in by restrict()
+    fleet_clusters: int = 0  # clusters of the whole fleet, once the fleet is known (of_fleet)
 
     @classmethod
     def parse(cls, text: str) -> Shard:
@@ -61,17 +60,6 @@ class Shard:
         mine = self.of_fleet(fleet).clusters
         assert mine is not None
         return mine
-
-    def restrict(self, revisions: dict[str, Revision], fleet: set[str]) -> Shard:
-        """Drop every cluster outside the shard from both revisions (nothing, when only the
-        shard's were explored); returns the shard with its clusters and the fleet's count (what
-        the summary of an empty shard names)."""
-        shard = self.of_fleet(fleet)
-        mine = shard.clusters or frozenset()
-        for rev in revisions.values():
-            rev.roots = [r for r in rev.roots if r.cluster in mine]
-            rev.nodes = {ref: node for ref, node in rev.nodes.items() if ref.cluster in mine}
-        return shard
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
