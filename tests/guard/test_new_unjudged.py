@@ -53,6 +53,16 @@ def test_an_unjudged_kustomization_new_with_its_new_parent_is_not_refused(flux_r
 
 
 def test_a_change_to_it_once_it_exists_is_refused(flux_repo, guard):
-    """At base it exists (applied by a parent built there): a change to its spec is still refused."""
-    result = guard(flux_repo({**BASE, **NEW_APP}, {"apps/multus/app/crds.yaml": OTHER_PROJECT.replace("15m", "5m")}))
+    """At base it exists (applied by a parent built there): a change to what it builds is still refused."""
+    edited = OTHER_PROJECT.replace("prune: true", "prune: true\n      path: ./artifacts")
+    result = guard(flux_repo({**BASE, **NEW_APP}, {"apps/multus/app/crds.yaml": edited}))
     assert _errors(result) == [("not-judged-touched", "apps/multus/app/crds.yaml")]
+
+
+def test_an_edit_of_when_and_how_it_applies_is_not_refused(flux_repo, guard):
+    """Replayed on david-driscoll/equestria-cluster 4f0f1d672e: `deletionPolicy: Orphan` added to
+    Kustomizations of another repository. What they apply and prune is what it was: before, refused
+    (not-judged-touched at their own file)."""
+    edited = OTHER_PROJECT.replace("prune: true", "prune: true\n      deletionPolicy: Orphan\n      dependsOn: [{name: multus}]")
+    result = guard(flux_repo({**BASE, **NEW_APP}, {"apps/multus/app/crds.yaml": edited}))
+    assert _errors(result) == []
