@@ -16,6 +16,7 @@ an external service or cluster state, gen/guard/flux/resourcesets.py): a change 
 input provider that is not in git, changes what the operator applies and prunes, unjudged.
 
 PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
+PASS: `deletionPolicy: Orphan` is added to a Kustomization whose source is another repository.
 PASS: `apps` is built but not judged (a variable of a SOPS Secret reaches a namespace) and the change
       deletes `apps/old/` or edits `apps/x/helmrelease.yaml`, which no kustomization file lists.
 FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
