@@ -13,6 +13,7 @@ build cache of its own so two code versions never share cached builds.
   table:   python3 benchmarks/replay_guard.py --table R.jsonl [S.jsonl ...]
   judge:   python3 benchmarks/replay_guard.py --repo R --diff C [--from R.jsonl]
   as CI:   add --base-branch main: each run's --base is origin/main moved to the parent (rewrites that ref)
+  cache:   add --cache DIR to keep builds between runs (one DIR per repository and code version)
 
 One JSON line per commit: commit, subject, exit code, wall time, the stderr summary line and the
 indented lines under it (what was not judged, unreached files), the stderr tail when the exit code is neither 0 nor 1, the findings (`--format json`) and the files the
@@ -121,9 +122,12 @@ def run_one(repo: Path, commit: str, src: Path, cache: Path, timeout: float, ext
 
 
 def replay(repo: Path, shas: Sequence[str], src: Path, out: Path, timeout: float, extra: Sequence[str],
-           base_branch: str | None = None) -> list[Record]:
+           base_branch: str | None = None, kept_cache: Path | None = None) -> list[Record]:
+    """With `kept_cache`, builds are kept there between runs (one folder per repository and code version:
+    a replay stopped and resumed, or re-run with `--commits`, reuses them); else a temp folder, removed."""
     records: list[Record] = []
-    cache = Path(tempfile.mkdtemp(prefix="replay-guard-cache-"))
+    cache = kept_cache or Path(tempfile.mkdtemp(prefix="replay-guard-cache-"))
+    cache.mkdir(parents=True, exist_ok=True)
     try:
         with out.open("a", encoding="utf-8") as sink:
             for i, sha in enumerate(shas, 1):
@@ -135,7 +139,8 @@ def replay(repo: Path, shas: Sequence[str], src: Path, out: Path, timeout: float
                 print(f"[{i}/{len(shas)}] {sha[:10]} exit {rec['exit']} {rec['seconds']:.1f}s errors {errors} "
                       f"{rec['summary'][:90]}", file=sys.stderr, flush=True)
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
+        if kept_cache is None:
+            shutil.rmtree(cache, ignore_errors=True)
     return records
 
 
@@ -214,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--guard-arg", action="append", default=[], help="extra guard argument (repeatable)")
     ap.add_argument("--base-branch", metavar="NAME", help="judge against origin/NAME moved to each parent (the clone's "
                     "remote-tracking ref is rewritten), as CI names a pull request's target branch")
+    ap.add_argument("--cache", type=Path, metavar="DIR", help="keep the guard's cache here between runs (one folder "
+                    "per repository and code version: two code versions must never share cached builds)")
     ap.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="only print the table of these files")
     ap.add_argument("--diff", metavar="COMMIT", help="show one commit's change beside its findings")
     ap.add_argument("--from", dest="from_file", type=Path, help="with --diff: take the run from this JSONL")
@@ -238,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shas = commits(repo, args.last or (None if args.span else 100), args.span)
     out: Path = args.out or Path.cwd() / f"replay-{repo.name}.jsonl"
     print(f"replaying {len(shas)} commits of {repo} with {src}/gen -> {out}", file=sys.stderr)
-    records = replay(repo, shas, src, out, args.timeout, args.guard_arg, args.base_branch)
+    records = replay(repo, shas, src, out, args.timeout, args.guard_arg, args.base_branch, args.cache)
     print("\n".join(table(records)))
     return 0
 

@@ -141,11 +141,16 @@ def find_unjudged(base: Revision, head: Revision, views: Views, locator: Locator
 
 
 def _new_at_head(ref: KsRef, base: Revision, head: Revision) -> bool:
-    """Absent at base while every ancestor built at base (so base would have shown it): new."""
+    """Absent at base, as are the parents head gives it up to the first that base holds, and every
+    ancestor from there built at base (so base would have shown it): new. A new app's Kustomization
+    that applies one of another repository's (a CRD bundle) is new with it."""
     if ref in base.nodes:
         return False
     parent = head.nodes[ref].parent
     seen: set[KsRef] = set()
+    while parent is not None and parent not in base.nodes and parent in head.nodes and parent not in seen:
+        seen.add(parent)  # new at head as well: its own parent decides
+        parent = head.nodes[parent].parent
     while parent is not None and parent not in seen:
         seen.add(parent)
         held = base.nodes.get(parent)

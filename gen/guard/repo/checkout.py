@@ -12,6 +12,7 @@ refs are never modified (a `git worktree` would write to .git).
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 import threading
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import IO, Callable
 
 from gen.errors import ToolError
 from gen.guard.repo.boundary import real_path
-from gen.guard.repo.listing import Listing, list_whole, tree_ids
+from gen.guard.repo.listing import ABSENT_OBJECT, Listing, list_whole, tree_ids
 from gen.guard.repo.revision import Tree, index_entries, known, known_blob, remember
 from gen.tools import git_binary
 
@@ -203,6 +204,26 @@ class Sweep:
             self._proc.wait()
 
 
+def _present(listing: Listing) -> dict[str, str]:
+    """The listing's blobs but those whose object this clone lacks (a copy that left out its large
+    files). kustomize reads a file that is not a manifest only where a kustomization names it, and
+    then fails on a missing one: that build is not judged, as where the file is not committed. A
+    missing manifest could vanish silently from a folder Flux builds whole, so it stops the run.
+
+    Raises:
+        ToolError: a manifest's object is not in this clone.
+    """
+    blobs = dict(listing.blobs)
+    for path, size in listing.sizes.items():
+        if size != ABSENT_OBJECT:
+            continue
+        if path.endswith((*_MANIFEST_ENDINGS, ".json")) or posixpath.basename(path) == "Kustomization":
+            raise ToolError(f"cannot read {path}: its git object {blobs[path][:12]} is not in this clone; fetch it "
+                            f"(`git fetch --refetch origin`, or a clone without a blob filter) and run again")
+        del blobs[path]
+    return blobs
+
+
 def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None, listing: Listing | None = None) -> Tree:
     """`commit` as `listing` lists it (gen/guard/repo/listing.py; None: listed whole); its files
     are read from git, and unpacked into `dest` (which must not exist yet) when `Tree.on_disk` is
@@ -211,7 +232,7 @@ def load_tree(repo: Path, commit: str, dest: Path, like: Tree | None = None, lis
     if listing is None:
         listing = list_whole(repo, tree_ids(repo, [commit])[0])
     tree = Tree(commit=commit, root=dest)
-    tree.blobs = dict(listing.blobs)
+    tree.blobs = _present(listing)
     manifests: list[str] = []
     budget = _PREFETCH_BYTES
     sizes = listing.sizes

@@ -34,6 +34,7 @@ _PLAIN = "100644"  # the mode most files have: only the others are written down
 _SUBMODULE = "160000"
 _ABSENT = "000000"
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+ABSENT_OBJECT = -1  # the size of a blob this clone lists but does not hold (`ls-tree -l` prints BAD)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Listing:
 
     tree: str
     blobs: dict[str, str]  # path -> blob id, in git's order
-    sizes: dict[str, int]  # path -> size in bytes (every blob)
+    sizes: dict[str, int]  # path -> size in bytes (every blob; ABSENT_OBJECT: not in this clone)
     modes: dict[str, str]  # path -> mode, for blobs whose mode is not 100644 (100755, 120000)
     submodules: dict[str, str]  # path -> commit id (mode 160000)
 
@@ -90,7 +91,9 @@ def tree_ids(repo: Path, commits: list[str]) -> list[str]:
 
 
 def list_whole(repo: Path, tree: str) -> Listing:
-    """Every entry of `tree`, from git itself (`git ls-tree -r -l -z --full-tree`).
+    """Every entry of `tree`, from git itself (`git ls-tree -r -l -z --full-tree`). A blob whose
+    object the clone lacks (a copy that left out its large files, a partial clone away from its
+    remote) is listed, sized ABSENT_OBJECT: only a build that reads it fails on it.
 
     Raises:
         ToolError: git failed.
@@ -110,7 +113,7 @@ def list_whole(repo: Path, tree: str) -> Listing:
         if kind != "blob":
             raise ToolError(f"git ls-tree -r listed a {kind} at {path!r}")
         blobs[path] = oid
-        sizes[path] = int(size)
+        sizes[path] = ABSENT_OBJECT if size == "BAD" else int(size)
         if mode != _PLAIN:
             modes[path] = mode
     return Listing(tree, blobs, sizes, modes, submodules)
@@ -190,7 +193,8 @@ def _bytes(path: str) -> bytes:
 
 
 def _sizes(repo: Path, blobs: dict[str, str]) -> dict[str, int]:
-    """The size of each blob (`git cat-file --batch-check`, one call for them all)."""
+    """The size of each blob (`git cat-file --batch-check`, one call for them all); ABSENT_OBJECT
+    for one this clone does not hold (`<id> missing`), as list_whole says it."""
     ids = list(dict.fromkeys(blobs.values()))
     out = _text(_git(repo, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)",
                      stdin="".join(i + "\n" for i in ids).encode())).splitlines()
@@ -199,6 +203,8 @@ def _sizes(repo: Path, blobs: dict[str, str]) -> dict[str, int]:
         parts = line.split()
         if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
             found[parts[0]] = int(parts[2])
+        elif len(parts) == 2 and parts[1] == "missing":
+            found[parts[0]] = ABSENT_OBJECT
     missing = [i for i in ids if i not in found]
     if missing:
         raise ToolError(f"git cat-file cannot size blob {missing[0][:12]}")

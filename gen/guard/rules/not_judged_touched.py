@@ -16,6 +16,7 @@ an external service or cluster state, gen/guard/flux/resourcesets.py): a change 
 input provider that is not in git, changes what the operator applies and prunes, unjudged.
 
 PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
+PASS: `deletionPolicy: Orphan` is added to a Kustomization whose source is another repository.
 PASS: `apps` is built but not judged (a variable of a SOPS Secret reaches a namespace) and the change
       deletes `apps/old/` or edits `apps/x/helmrelease.yaml`, which no kustomization file lists.
 FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
@@ -26,6 +27,7 @@ FAIL: a ResourceSet whose inputsFrom is a GitHubPullRequest provider changes its
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterator
 
 from gen.finding import Finding, Severity
@@ -46,9 +48,27 @@ def check(change: Change) -> Iterator[Finding]:
     for item in change.unjudged:
         judged = change.judged_reads.get(item.ks.cluster, set())
         files = [f for f in sorted(change.changed) if item.may_read(f) and (f in item.reads or f not in judged)]
+        if files and _only_when_and_how(change, item.ks):
+            spec_files = {w[0] for w in (change.locator.ks_source(label, item.ks) for label in ("base", "head")) if w}
+            files = [f for f in files if f not in spec_files]
         if files:
             yield _finding(change, item, files)
     yield from _operator(change)
+
+
+def _only_when_and_how(change: Change, ref: KsRef) -> bool:
+    """Its spec changes only in when and how it applies (dependsOn, deletionPolicy, what its build
+    is not sent: gen/guard/flux/fluxspec.py), or stops pruning or applying: what it applies and
+    prunes is what it was, so an edit of its own file deletes nothing through it (adding
+    `deletionPolicy: Orphan` to a Kustomization of another repository)."""
+    old, new = change.base.nodes.get(ref), change.head.nodes.get(ref)
+    if old is None or new is None:
+        return False
+    was, now = old.ks, new.ks
+    if (now.prune and not was.prune) or (was.suspended and not now.suspended):
+        return False
+    return replace(now, prune=was.prune, suspended=was.suspended, deletion_policy=was.deletion_policy,
+                   depends_on=was.depends_on) == was
 
 
 def _operator(change: Change) -> Iterator[Finding]:
