@@ -32,7 +32,7 @@ from gen.tools import kustomize_command  # noqa: E402
 RENDER = """
 import sys, time; sys.path.insert(0, {repo!r})
 from pathlib import Path
-from gen.project import render_files
+from gen.render.project import render_files
 root = Path({root!r})
 paths = sorted(root.glob("dns/*.yaml"))
 count = len(render_files(paths, root))

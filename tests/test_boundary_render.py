@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.journal import journal_path
+from gen.render.journal import journal_path
 from tests.conftest import REPO_ROOT
 from tests.helpers import git, snapshot_tree
 

@@ -23,8 +23,8 @@ from gen.adopt import import_dns, mapping, needs
 from gen.adopt.needs import FIELDS, Need
 from gen.cli import app
 from gen.platforms import get
-from gen.render import render_overlay
-from gen.values import values_from_data
+from gen.render.cluster import render_overlay
+from gen.render.values import values_from_data
 from gen.versions import parse_version
 from tests.conftest import REPO_ROOT
 from tests.guard.conftest import FLUX_SYSTEM

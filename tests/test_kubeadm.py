@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gen.lint.run import run_lint
-from gen.project import render_files
-from gen.writer import plan_tree, write_tree
+from gen.render.project import render_files
+from gen.render.writer import plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
 OVERLAY = "overlays/kubeadm/c1"

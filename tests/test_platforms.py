@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from gen.platforms import get
-from gen.render import render_overlay
+from gen.render.cluster import render_overlay
 from gen.spec import Values
-from gen.values import load_values
+from gen.render.values import load_values
 from tests.conftest import REPO_ROOT
 
 

@@ -2,7 +2,7 @@
 (exit 2, `file:line:col: key: problem — fix` lines, no traceback, nothing written) or writes
 Corefiles whose parsed structure is exactly what the values asked for (issue 10).
 
-The oracle here is independent of gen.structure: the rendered coredns-custom keys are spliced
+The oracle here is independent of gen.render.structure: the rendered coredns-custom keys are spliced
 into the platform's main Corefile as text, in place of its import lines (CoreDNS splices the
 imported files' tokens there), and the whole is parsed; Talos's Corefile is parsed as written.
 Hypothesis runs derandomized with a bounded number of examples, so CI is fast and repeatable.
@@ -26,7 +26,7 @@ from gen.cli import app
 from gen.corefile import CorefileError, Directive, parse_corefile, parse_directives
 from gen.corefile.facts import UPSTREAM_KEY
 from gen.platforms import get
-from gen.values import load_values
+from gen.render.values import load_values
 from tests.helpers import snapshot_tree
 
 BASES: dict[str, dict[str, Any]] = {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gen.artifact import Rule, left_out
+from gen.render.artifact import Rule, left_out
 from gen.cli import app
 from gen.yamlio import load_all_safe
 from tests.helpers import build_tree, snapshot_tree

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from gen import flux, fluxvars
+from gen import fluxvars
+from gen.render import flux_objects
 from gen.corefile.facts import fqdn, kubernetes_zones, shadowed
 from gen.errors import Problem
 from gen.platforms import PLATFORMS, REFUSED, beyond_tables, get
@@ -91,7 +92,7 @@ def check_values(values: Values, data: Mapping[str, Any]) -> list[Problem]:
             problems.append(at([name], f"'{name}' applies only to platform {name}", f"remove it, or set `platform: {name}`", key=name))
     problems += platform.check(values, data, at)
     problems += _root_forward_overrides(values, platform, at)
-    problems += flux.check(values, data, at)
+    problems += flux_objects.check(values, data, at)
     return problems
 
 

@@ -8,10 +8,11 @@ carries the objects it holds.
 
 from __future__ import annotations
 
-from gen import render_check, yamlio
+from gen import yamlio
+from gen.render import render_check
 from gen.errors import Problem, RenderedValuesError, ValuesError
-from gen.flux import render_flux
-from gen.objects import validate_object
+from gen.render.flux_objects import render_flux
+from gen.render.object_schemas import validate_object
 from gen.platforms import get
 from gen.platforms.base import COREFILE_KINDS, PLATFORM_ANNOTATION, RELEASE_ANNOTATION
 from gen.rendered import Obj, Owner, RenderedFile, header

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from gen import yamlio
 from gen.errors import Problem, ValuesError
-from gen.objects import validate_object
+from gen.render.object_schemas import validate_object
 from gen.platforms.base import At
 from gen.rendered import Obj, Owner, RenderedFile, header
 from gen.spec import Values

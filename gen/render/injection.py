@@ -8,7 +8,7 @@ with what it is meant to be: a zone, a cluster domain and an upstream are one ba
 override is a sequence of whole directive lines whose braces balance as the lexer sees them.
 Limits CoreDNS enforces when it loads the file (name lengths, 15 upstreams per forward) are
 checked here too, so they fail at the value's line instead of in the cluster.
-(Addresses are lexed in gen.addresses, where their syntax is checked.)
+(Addresses are lexed in gen.render.addresses, where their syntax is checked.)
 """
 
 from __future__ import annotations

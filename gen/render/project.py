@@ -9,14 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import artifact, listing, parallel, render_check, templating
+from gen import listing, parallel, templating
+from gen.render import artifact, render_check
 from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
 from gen.boundary import Boundary
-from gen.render import render_cluster
+from gen.render.cluster import render_cluster
 from gen.rendered import RenderedFile, owner_of
 from gen.document import read_document
-from gen.values import load_values, position, preload_schema
-from gen.writer import path_order
+from gen.render.values import load_values, position, preload_schema
+from gen.render.writer import path_order
 
 PARALLEL_FROM = 64  # below this, forking costs more than it saves
 MAX_WORKERS = 8

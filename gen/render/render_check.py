@@ -1,7 +1,7 @@
 """Checks only the rendered output can answer, reported as bad input at the values file.
 
 Each rendered Corefile and coredns-custom fragment is parsed back and compared with what the
-values asked for (gen.structure): any difference is bad input at the value's line.
+values asked for (gen.render.structure): any difference is bad input at the value's line.
 
 Every rendered object must fit in what Kubernetes stores: a ConfigMap holds at most 1 MiB of
 data (keys and values, `validation.ValidateConfigMap`), and no object we write may be bigger
@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Sequence
 
-from gen import fluxvars, structure
+from gen import fluxvars
+from gen.render import structure
 from gen.errors import Problem, RenderedValuesError
 from gen.platforms import get
 from gen.platforms.base import COREDNS_CONFIGMAP
@@ -74,7 +75,7 @@ def owned_corefile(values: Values, files: list[RenderedFile]) -> structure.Owned
 
 def check(values: Values, files: list[RenderedFile]) -> None:
     """Raise RenderedValuesError for every problem the rendered files show: an object too big,
-    a Corefile whose structure is not what the values asked for (gen.structure)."""
+    a Corefile whose structure is not what the values asked for (gen.render.structure)."""
     found: list[tuple[Sequence[Any] | None, Problem]] = [item for f in files for item in oversized(values, f.path, f.objects, f.text)]
     port = get(values.platform).SERVER_PORT
     owned = owned_corefile(values, files)

@@ -3,8 +3,8 @@
 After rendering, every whole Corefile we own (Talos's `coredns` ConfigMap, what EKS and RKE2
 load from our values) and every `coredns-custom` key are read back by CoreDNS's own Caddyfile
 parser (gen.corefile, through the helper; an override as CoreDNS imports it, inside a block), and their structure (server blocks, their keys, the directives, their
-arguments and nested blocks) is compared with what the values ask for (gen.wanted, built without
-the templates). Whatever a value could smuggle past the value checks (gen.injection) shows here
+arguments and nested blocks) is compared with what the values ask for (gen.render.wanted, built without
+the templates). Whatever a value could smuggle past the value checks (gen.render.injection) shows here
 as a difference, reported as bad input at that value's line. Comments and layout are not
 structure. A quick comparison of the text's tokens comes first (it decides nearly every render,
 at C speed when the text has no quotes, by a split proven equal to CoreDNS's lexer); only a text whose tokens differ is parsed and compared
@@ -21,7 +21,7 @@ from gen.corefile import CorefileError, Directive, ServerBlock, parse_corefile, 
 from gen.corefile.lexer import Position, tokenize
 from gen.rendered import RenderedFile, configmap_data
 from gen.spec import Values
-from gen.wanted import Expected, Path, Want, WantBlock, custom_keys, from_directive, main_corefile
+from gen.render.wanted import Expected, Path, Want, WantBlock, custom_keys, from_directive, main_corefile
 
 
 class Difference(NamedTuple):
@@ -42,7 +42,7 @@ def _override(lines: tuple[str, ...], i: int, where: str = "overrides") -> tuple
     """The directives an override's (or a zone's) lines ask for (a Difference: they are no whole directives)."""
     origin: Path = (where, i, "lines")
     try:
-        directives = parse_directives("\n".join(lines) + "\n", filename="override")  # gen.injection vetted them
+        directives = parse_directives("\n".join(lines) + "\n", filename="override")  # gen.render.injection vetted them
     except CorefileError as err:  # lines that are no directives ask for nothing CoreDNS could do
         problem = err.problems[0]
         return Difference((*origin, (problem.line or 1) - 1), f"the lines are no whole directives: {problem.problem}")
@@ -151,7 +151,7 @@ _RENDERED = Position("rendered")
 _NOT_A_BRACE = {"{": "\x00{", "}": "\x00}"}  # a value `{` is a word, never the brace a bare `{` is
 
 
-# The stock Corefile's directives are the same objects in every file of a release (gen.wanted
+# The stock Corefile's directives are the same objects in every file of a release (gen.render.wanted
 # caches them): remember the lines of those with a block by identity, as hashing a nested tuple
 # costs what computing its lines does (a directive without a block is cheaper to redo than to
 # look up). An entry holds its directive, so its id cannot be reused meanwhile.

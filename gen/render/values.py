@@ -14,9 +14,10 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from gen import addresses, fluxvars, injection, labels, yamlio
+from gen import fluxvars, yamlio
+from gen.render import addresses, injection, labels
 from gen.boundary import Boundary, inside
-from gen.checks import check_values, refused_platform
+from gen.render.checks import check_values, refused_platform
 from gen.document import quick_document, read_document, read_text
 from gen.errors import Problem, ValuesError, quote
 from gen.platforms import assumed, default_coredns_version

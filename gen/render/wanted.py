@@ -3,7 +3,7 @@
 The platform's stock Corefile with its root forward to /etc/resolv.conf replaced by the forward
 pair of seed 000 and the cluster domain put in token by token; one `<zone>:53` server block per
 zone; per coredns-custom key, the server block or directives it must hold. Each part remembers
-the values key it stems from, so gen.structure can report a difference at that value's line.
+the values key it stems from, so gen.render.structure can report a difference at that value's line.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _forward_pair(to: Sequence[str], to_path: Path | tuple[Path, ...], fallback:
 
 @functools.lru_cache(maxsize=1024)  # a fleet repeats the same few lines
 def _lines(lines: tuple[str, ...], origin: Path) -> tuple[Want, ...]:
-    """The directives a zone's extra lines ask for (gen.injection refused lines that are no
+    """The directives a zone's extra lines ask for (gen.render.injection refused lines that are no
     whole directives; should any reach here, they ask for nothing, and the proof says so)."""
     if not lines:
         return ()

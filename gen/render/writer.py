@@ -8,7 +8,7 @@ output, `Owner.SHARED`) or in an overlay folder the values chose (`Owner.CHOSEN`
 the user's tree) is refused, not overwritten.
 `plan_tree` reads only; `write_tree` hands the plan to `journal.apply`, which writes every file
 to a temp sibling first and renames them into place after all temps exist, journaled so that a
-kill at any moment is undone or finished by the next render (see gen/journal.py). Temps of
+kill at any moment is undone or finished by the next render (see gen/render/journal.py). Temps of
 ours found in a rendered folder are drift, and `render` removes them.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from gen import journal
+from gen.render import journal
 from gen.errors import Problem, UsageError, system_failure
 from gen.boundary import Boundary, Outside, inside as resolved
 from gen.rendered import GENERATED_MARK, Owner, RenderedFile, owner_of

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from gen.platforms import get
-from gen.render import render_overlay
+from gen.render.cluster import render_overlay
 from gen.rendered import configmap_data
 from gen.spec import Values
 from gen.tools import coredns_binary
-from gen.values import load_values
+from gen.render.values import load_values
 from gen.verify.engine import VerifyResult, run_scenarios
 from gen.errors import ToolError, UsageError
 from gen.launcher import binary_version

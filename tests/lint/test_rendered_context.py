@@ -19,9 +19,9 @@ from gen.errors import UsageError
 from gen.finding import Severity
 from gen.lint.run import lint
 from gen.platforms import get
-from gen.project import render_files
+from gen.render.project import render_files
 from gen.versions import parse_version
-from gen.writer import plan_tree, write_tree
+from gen.render.writer import plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = ["k3s", "gardener", "aks", "kubeadm", "talos", "rke2", "eks"]
