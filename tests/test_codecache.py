@@ -83,7 +83,7 @@ def test_a_cached_kubernetes_validator_skips_the_shared_definitions(monkeypatch:
     def refuse(version: str) -> None:
         raise AssertionError("parsed the 1.5 MB definitions although the compiled code is cached")
 
-    monkeypatch.setattr(objects, "_definitions", refuse)
+    monkeypatch.setattr(object_schemas, "_definitions", refuse)
     checker = object_schemas._validator("v1", "ConfigMap", version)
     assert checker is not None and checker.compile()(configmap) == configmap
     assert not checker.is_valid({**configmap, "data": {"Corefile": 1}})
