@@ -6,7 +6,8 @@ import re
 import sys
 
 from gen.finding import Severity
-from gen.lint.run import RULES, rule_summaries
+from gen.lint.rules import RULES
+from gen.lint.run import rule_summaries
 
 
 def test_ids_unique_and_kebab_case() -> None:

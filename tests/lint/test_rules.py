@@ -164,7 +164,7 @@ def test_custom_build_plugins_are_declared_not_unknown(tmp_path) -> None:
 ])
 def test_rewrite_arguments_follow_the_rewrite_setup(rule: str, refused: str | None) -> None:
     """Each message is the one CoreDNS 1.13.1 prints for that rule (checked with the binary)."""
-    from gen.lint.rewrite_arguments import problem
+    from gen.lint.rules.rewrite_arguments import problem
 
     found = problem(rule.split())
     assert (found is None) if refused is None else (found is not None and refused in found)

@@ -31,7 +31,7 @@ from gen.guard.evidence import k3s_marker
 from gen.guard.model import ObjKey
 from gen.platforms import PLATFORMS
 from gen.platforms.base import PLATFORM_ANNOTATION, Platform
-from gen.lint import custom_key_ignored, forward_unreachable, override_root_forward
+from gen.lint.rules import custom_key_ignored, forward_unreachable, override_root_forward
 from gen.lint.objects import lint_objects
 
 ID = "coredns-custom-keys"

@@ -21,7 +21,7 @@ from gen.corefile import CorefileError, parse_corefile
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import KsRef, ObjKey
-from gen.lint import forward_next_ignored
+from gen.lint.rules import forward_next_ignored
 from gen.lint.effective import managed_corefile
 from gen.lint.objects import lint_text
 

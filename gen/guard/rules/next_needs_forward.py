@@ -20,7 +20,7 @@ from gen.corefile import CorefileError
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import ObjKey
-from gen.lint import forward_next_ignored
+from gen.lint.rules import forward_next_ignored
 from gen.lint.objects import lint_objects
 
 ID = "next-needs-forward"
