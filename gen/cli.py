@@ -373,7 +373,7 @@ def lint(
     from gen.config import load_config
     from gen.finding import blocking
     from gen.lint.run import lint as run_lint, rule_summaries
-    from gen.report import FORMATS, format_findings
+    from gen.formats import FORMATS, format_findings
 
     def run() -> int:
         if fmt not in FORMATS:
@@ -706,7 +706,7 @@ def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
         _out(format_markdown(result.shown(), result.summary()))
     else:
         from gen.guard.report.corefiles import format_views_text, verdicts
-        from gen.report import format_findings
+        from gen.formats import format_findings
 
         shown = result.shown() if fmt == "json" else verdicts(result.findings)
         text = format_findings(shown, fmt, rule_docs())

@@ -1,7 +1,7 @@
 """Versions: the one parser for every release string, and the CoreDNS release that gates `next`.
 
 Which CoreDNS a platform release ships belongs to the platform (gen/platforms/<name>.py);
-CoreDNS's own per-option history is gen/lint/versions.py. Figures come from
+CoreDNS's own per-option history is gen/lint/option_releases.py. Figures come from
 ../shared/upstream/FACTS.md (§2 and §6).
 """
 

@@ -15,7 +15,7 @@ import re
 import typing
 from typing import Any, NamedTuple
 
-from gen.adopt.model import Difference
+from gen.adopt.differences import Difference
 from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY

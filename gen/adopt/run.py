@@ -19,7 +19,7 @@ from gen import yamlio
 from gen.render import artifact
 from gen.comments import comment
 from gen.adopt import fluxbuild, mapping
-from gen.adopt.model import Difference, Held
+from gen.adopt.differences import Difference, Held
 from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
 from gen.adopt.read import read_inputs
 from gen.corefile import CorefileError, parse_directives

@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import Callable, Mapping
 
 from gen.corefile.lexer import CorefileError
-from gen.corefile.model import Corefile, Directive, Item, ServerBlock, Snippet
+from gen.corefile.tree import Corefile, Directive, Item, ServerBlock, Snippet
 from gen.corefile.parser import parse_corefile, parse_directives
 from gen.errors import Problem
 

@@ -14,7 +14,7 @@ from gen.corefile import Source
 from gen.finding import Finding
 from gen.lint.context import LintContext, Rule, build_units
 from gen.lint.inputs import ConfigMapDoc, Inputs
-from gen.lint.versions import NEWEST
+from gen.lint.option_releases import NEWEST
 from gen.platforms.base import Platform
 from gen.platforms.stock import stock_corefile
 from gen.versions import Version

@@ -21,7 +21,7 @@ from gen.lint.context import LintContext, VersionSource, build_units
 from gen.lint.rules import RULES, plugin_setup_refused
 from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
-from gen.lint.versions import NEWEST, image_version, parse_version
+from gen.lint.option_releases import NEWEST, image_version, parse_version
 from gen.platforms import require
 from gen.platforms.stock import stock_corefile
 from gen.versions import Version

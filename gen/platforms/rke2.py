@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from gen import yamlio
 from gen.corefile import Directive, parse_corefile, parse_directives
-from gen.corefile.model import quote
+from gen.corefile.tree import quote
 from gen.errors import Problem
 from gen.platforms import newer, rke2_chart
 from gen.platforms import releases as releases_table

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from gen import fluxvars
 from gen.corefile.lexer import CorefileError, Position, one_token_problem, tokenize
-from gen.corefile.model import walk_directives
+from gen.corefile.tree import walk_directives
 from gen.corefile.parser import parse_directives
 from gen.errors import Problem, quote
 from gen.schema_errors import key_path, locate

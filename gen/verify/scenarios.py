@@ -19,7 +19,7 @@ from typing import Mapping
 
 from gen.corefile import Directive, ServerKey, Source, VirtualFS, expand_imports, parse_corefile
 from gen.verify.sandbox import VerifyConfig
-from gen.verify.upstreams import Behaviour
+from gen.verify.fake_upstreams import Behaviour
 
 POD_TIMEOUT = 5.0  # a pod's resolv.conf default (`timeout:5`): the client every scenario plays
 FORWARD_DEADLINE_MS = 5000.0  # forward's overall per-query deadline (defaultTimeout)

@@ -20,7 +20,7 @@ from gen.finding import Finding, Severity
 from gen.lint.rules import RULES
 from gen.lint.run import run_lint
 from gen.lint.reader import load_inputs
-from gen.lint.versions import TESTED_BINARY
+from gen.lint.option_releases import TESTED_BINARY
 from tests.corefile.test_parser import MALFORMED
 
 pytestmark = pytest.mark.coredns

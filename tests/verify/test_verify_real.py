@@ -18,7 +18,7 @@ from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.verify.output import format_verify
 from gen.launcher import CoreDNS
 from gen.verify.runner import ask, warmed_up
-from gen.verify.upstreams import free_port, start_fake
+from gen.verify.fake_upstreams import free_port, start_fake
 
 pytestmark = pytest.mark.coredns
 REPO = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from typing import Iterator
 from gen.corefile import forwards
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import FAILOVER_LOOP_FIXED, FORWARD_OPTIONS
+from gen.lint.option_releases import FAILOVER_LOOP_FIXED, FORWARD_OPTIONS
 
 ID = "forward-failover-loops"
 SEVERITY = Severity.WARNING

@@ -15,7 +15,7 @@ from typing import Iterator
 from gen.corefile import forwards
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import FAILOVER_NOERROR_REJECTED, FORWARD_OPTIONS
+from gen.lint.option_releases import FAILOVER_NOERROR_REJECTED, FORWARD_OPTIONS
 
 ID = "forward-failover-noerror"
 SEVERITY = Severity.ERROR

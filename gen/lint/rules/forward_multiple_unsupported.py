@@ -14,7 +14,7 @@ from typing import Iterator
 from gen.corefile import forwards
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import MULTIPLE_FORWARD
+from gen.lint.option_releases import MULTIPLE_FORWARD
 
 ID = "forward-multiple-unsupported"
 SEVERITY = Severity.ERROR

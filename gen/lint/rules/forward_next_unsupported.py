@@ -14,7 +14,7 @@ from typing import Iterator
 from gen.corefile import forwards
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import FORWARD_OPTIONS
+from gen.lint.option_releases import FORWARD_OPTIONS
 
 ID = "forward-next-unsupported"
 SEVERITY = Severity.ERROR

@@ -15,7 +15,7 @@ from typing import Iterator
 from gen.corefile import forwards, has_placeholder
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import FORWARD_OPTIONS, POLICY_VALUES
+from gen.lint.option_releases import FORWARD_OPTIONS, POLICY_VALUES
 
 ID = "forward-option-unsupported"
 SEVERITY = Severity.ERROR

@@ -11,7 +11,7 @@ file". So a host name (`tls://dns.example`, `quic://dns.example`), a placeholder
 working directory: no such file. A TO it would read as a file named with a `/` is on the node or
 in the pod: nothing here can see it, so it is left to `lint --load` and the cluster.
 
-The helper links HostPortOrFile of one release (gen/lint/versions.py HOSTPORT_LINKED), whose
+The helper links HostPortOrFile of one release (gen/lint/option_releases.py HOSTPORT_LINKED), whose
 refusals every release from 1.6.9 to 1.14.1 shares (plugin/pkg/parse/host.go read at each tag;
 net.ParseIP is the Go the helper is built with: releases built with Go before 1.17 also took
 IPv4 octets with leading zeros). From 1.14.2 HostPortOrFile strips the brackets of an address
@@ -29,11 +29,11 @@ from typing import Iterator
 
 from gen import fluxvars
 from gen.corefile import forward_upstreams, forwards, has_placeholder
-from gen.corefile.model import Directive
+from gen.corefile.tree import Directive
 from gen.corefile.upstreams import Judged, judge
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import HOSTPORT_LINKED, HOSTPORT_TRIMS_BRACKETS
+from gen.lint.option_releases import HOSTPORT_LINKED, HOSTPORT_TRIMS_BRACKETS
 
 ID = "forward-upstream-invalid"
 SEVERITY = Severity.ERROR

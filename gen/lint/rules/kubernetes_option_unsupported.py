@@ -1,7 +1,7 @@
 """Every `kubernetes` option must exist in the target CoreDNS, or the Corefile is refused.
 
 The plugin's setup rejects what it does not parse with "unknown property". The table
-(gen/lint/versions.py KUBERNETES_OPTIONS, read off plugin/kubernetes/setup.go at every tag from
+(gen/lint/option_releases.py KUBERNETES_OPTIONS, read off plugin/kubernetes/setup.go at every tag from
 v1.6.9) gives the release each option came and went: `upstream`, still in old AKS and
 kubeadm Corefiles, is refused from 1.7.0 (measured: 1.11.3 and 1.13.1 refuse it). Releases
 before 1.6.9 are not judged.
@@ -18,7 +18,7 @@ from typing import Iterator
 from gen.corefile import has_placeholder
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import KUBERNETES_OPTIONS, KUBERNETES_TABLE_FROM
+from gen.lint.option_releases import KUBERNETES_OPTIONS, KUBERNETES_TABLE_FROM
 
 ID = "kubernetes-option-unsupported"
 SEVERITY = Severity.ERROR

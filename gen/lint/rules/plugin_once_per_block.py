@@ -17,7 +17,7 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import ONCE_PER_BLOCK
+from gen.lint.option_releases import ONCE_PER_BLOCK
 
 ID = "plugin-once-per-block"
 SEVERITY = Severity.ERROR

@@ -3,7 +3,7 @@
 A plugin reads its options in its setup function, and an error there ends the start-up
 (`plugin/cache: … Wrong argument count`, `plugin/forward: 'quic' is not supported as a
 destination protocol in forward`). This rule runs those functions themselves: coredns-gen-helper
-links them from the coredns/coredns module (gen/lint/versions.py SETUP_LINKED) and runs each on
+links them from the coredns/coredns module (gen/lint/option_releases.py SETUP_LINKED) and runs each on
 the directive's tokens, every occurrence of a plugin in a server block at once, as CoreDNS does
 (gen/corefile/setups.py). Only plugins whose setup reads nothing but its tokens are linked
 (tools/helper/setup); a plugin that reads files, interfaces, credentials or the cluster API
@@ -29,11 +29,11 @@ from typing import Iterator
 
 from gen import fluxvars
 from gen.corefile import ServerBlock, has_placeholder, quote
-from gen.corefile.model import Directive, walk_directives
+from gen.corefile.tree import Directive, walk_directives
 from gen.corefile.setups import SetupAsk, judge
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import SETUP_LINKED
+from gen.lint.option_releases import SETUP_LINKED
 
 ID = "plugin-setup-refused"
 SEVERITY = Severity.ERROR

@@ -17,7 +17,7 @@ from typing import Iterator
 from gen.corefile import has_placeholder
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext, at
-from gen.lint.versions import PLUGINS, plugin_status
+from gen.lint.option_releases import PLUGINS, plugin_status
 
 ID = "unknown-plugin"
 SEVERITY = Severity.ERROR

@@ -15,7 +15,7 @@ from typing import Iterator
 
 from gen.finding import Finding, Severity
 from gen.lint.context import LintContext
-from gen.lint.versions import image_version
+from gen.lint.option_releases import image_version
 from gen.lint.wiring import line, wirings
 from gen.versions import Version
 
