@@ -28,7 +28,7 @@ from gen.finding import Finding, Severity
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
 from gen.guard.repo.revision import Tree
-from gen.guard.report.errortext import cause, shorten
+from gen.guard.errortext import cause, shorten
 from gen.guard.unjudged import NO_PATH
 
 _SHOWN = 5

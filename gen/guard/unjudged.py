@@ -46,7 +46,7 @@ from gen.guard.flux.unread import Blind
 from gen.guard.flux.sources import ELSEWHERE
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
-from gen.guard.report.errortext import cause
+from gen.guard.errortext import cause
 
 Why = Literal["source", "build", "network", "vars"]
 NO_PATH = "kustomization path not found"  # kustomize-controller's words, decided from the tree

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gen.errors import UsageError
-from gen.guard.report.errortext import cause, clean_error
+from gen.guard.errortext import cause, clean_error
 from tests.guard.conftest import configmap, flux_ks, kustomization, summary
 
 BASE = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("custom.yaml"),
