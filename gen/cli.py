@@ -23,7 +23,7 @@ from typer._click.exceptions import ClickException
 from gen.errors import EXIT_INTERNAL, EXIT_TOOL, GenError, Interrupted, system_failure
 
 if TYPE_CHECKING:
-    from gen.guard import GuardResult
+    from gen.guard.result import GuardResult
     from gen.lint.load import LoadCheck
     from gen.render.writer import Plan
 
@@ -665,10 +665,11 @@ def guard_merge(
     codes as guard: 0 pass, 1 refused, 2 bad input.
     """
     from gen.guard.report.merge import merge_results
+    from gen.guard.rules import SHARD_MERGES
 
     def run() -> int:
         chosen = _guard_format(fmt)
-        return _verdict(merge_results([Path(r) for r in results]), chosen, strict)
+        return _verdict(merge_results([Path(r) for r in results], SHARD_MERGES), chosen, strict)
 
     raise typer.Exit(_run(run))
 
