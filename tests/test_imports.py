@@ -142,11 +142,40 @@ def test_the_guard_keeps_its_layers() -> None:
                 continue
             if mine in GUARD_LAYERS and (theirs in GUARD_ABOVE or GUARD_LAYERS.index(theirs) > GUARD_LAYERS.index(mine)):
                 wrong.append(f"{name} -> {target}")
-            elif mine == "gen.guard.rules" and theirs == "gen.guard.rules" and target != "gen.guard.rules":
+            elif mine == theirs == "gen.guard.rules" and "gen.guard.rules" not in (name, target):  # (the registry lists rules)
                 wrong.append(f"{name} -> {target} (a rule imports a rule)")
             elif mine == "gen.guard.rules" and theirs == "gen.guard.build":  # (progress reports count builds)
                 wrong.append(f"{name} -> {target}")
+            elif {mine, theirs} == {"gen.guard.rules", "gen.guard.report"} and name != "gen.guard.rules":
+                wrong.append(f"{name} -> {target} (rules and reports do not import each other)")
     assert wrong == []
+
+
+def test_rules_and_reports_never_import_the_guard_package() -> None:
+    """gen/guard/__init__.py runs the pipeline; what it produces (gen/guard/result.py) and the
+    facts rules share (change.py, diff.py, evidence.py, errortext.py) sit below it."""
+    wrong = [f"{name} -> gen.guard" for name, path in MODULES.items()
+             if name.startswith(("gen.guard.rules.", "gen.guard.report.")) and "gen.guard" in _imports(path, name)[0]]
+    assert wrong == []
+
+
+def test_lint_rules_are_imported_only_by_lint_machinery() -> None:
+    """A lint rule imports no other rule; the guard asks lint's facts by id (gen/lint/objects.py),
+    never by importing a rule, so lint and guard share facts without reaching into each other."""
+    wrong = []
+    for name, path in MODULES.items():
+        for target in _imports(path, name)[0]:
+            if not target.startswith("gen.lint.rules."):
+                continue
+            if name.startswith("gen.lint.rules.") or name not in {"gen.lint.run", "gen.lint.objects"}:
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_the_layer_walk_sees_the_leaks_it_forbids() -> None:
+    """The walk reads real imports: a rule that imported a report or a lint rule would be seen."""
+    assert "gen.guard.report.shard" in _imports(MODULES["gen.guard.result"], "gen.guard.result")[0]
+    assert "gen.lint.rules.forward_next_ignored" in _imports(MODULES["gen.lint.objects"], "gen.lint.objects")[0]
 
 
 def test_find_cycle_reports_a_cycle() -> None:

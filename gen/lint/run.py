@@ -1,10 +1,9 @@
 """`coredns-gen lint` end to end: read the inputs, parse every Corefile unit, run every rule in RULES.
 
-Each rule is one module of gen/lint/rules/, listed in its RULES. `lint` reads the inputs, parses
+Each rule is one module of gen/lint/rules/, listed in RULES. `lint` reads the inputs, parses
 every Corefile unit, runs every rule and returns the findings sorted by (file, line, rule); it
-never prints. The CoreDNS version comes from
---coredns-version, else the image tag of a coredns Deployment among the inputs, else the newest
-release we know (versions.NEWEST). It lives here, not in the package's __init__, because the
+never prints. The CoreDNS version comes from --coredns-version, else the image tag of a coredns
+Deployment among the inputs, else the newest release we know (option_releases.NEWEST). It lives here, not in the package's __init__, because the
 guard asks lint for single rules (gen/lint/objects.py): a package __init__ runs for every
 submodule, and this one reads files and starts CoreDNS (--load), which the guard never does.
 """
@@ -17,8 +16,38 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from gen.corefile import Source
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
-from gen.lint.context import LintContext, VersionSource, build_units
-from gen.lint.rules import RULES, plugin_setup_refused
+from gen.lint.rules import (
+    custom_key_ignored,
+    duplicate_server_address,
+    forward_failover_loops,
+    forward_failover_noerror,
+    forward_failover_unsupported,
+    forward_multiple_unsupported,
+    forward_next_ignored,
+    forward_next_unsupported,
+    forward_option_unsupported,
+    forward_unreachable,
+    forward_upstream_invalid,
+    kubernetes_option_unsupported,
+    import_not_found,
+    import_server_in_block,
+    override_context_unknown,
+    override_root_forward,
+    plugin_once_per_block,
+    plugin_setup_refused,
+    rewrite_arguments,
+    server_block_unclosed,
+    unknown_plugin,
+    wiring_custom_configmap,
+    wiring_import_server,
+    wiring_mount_path,
+    wiring_mount_readonly,
+    wiring_mount_subpath,
+    wiring_port_53,
+    wiring_reload,
+    zone_shadows_kubernetes,
+)
+from gen.lint.context import LintContext, Rule, VersionSource, build_units
 from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
 from gen.lint.option_releases import NEWEST, image_version, parse_version
@@ -29,6 +58,37 @@ from gen.versions import Version
 if TYPE_CHECKING:
     from gen.lint.load import LoadCheck
 
+RULES: tuple[Rule, ...] = (
+    unknown_plugin,
+    forward_next_unsupported,
+    forward_failover_unsupported,
+    forward_failover_noerror,
+    forward_failover_loops,
+    forward_multiple_unsupported,
+    forward_option_unsupported,
+    forward_upstream_invalid,
+    kubernetes_option_unsupported,
+    forward_next_ignored,
+    plugin_once_per_block,
+    rewrite_arguments,
+    plugin_setup_refused,
+    forward_unreachable,
+    import_server_in_block,
+    import_not_found,
+    duplicate_server_address,
+    override_root_forward,
+    override_context_unknown,
+    custom_key_ignored,
+    wiring_custom_configmap,
+    wiring_import_server,
+    wiring_mount_path,
+    wiring_mount_readonly,
+    wiring_mount_subpath,
+    wiring_reload,
+    wiring_port_53,
+    zone_shadows_kubernetes,
+    server_block_unclosed,
+)
 
 
 def rule_summaries() -> dict[str, str]:

@@ -17,8 +17,7 @@ import pytest
 from gen.corefile import parse_corefile
 from gen.corefile.loadcheck import LoadResult, adapt_for_loopback, free_port, try_load, write_resolv_conf
 from gen.finding import Finding, Severity
-from gen.lint.rules import RULES
-from gen.lint.run import run_lint
+from gen.lint.run import RULES, run_lint
 from gen.lint.reader import load_inputs
 from gen.lint.option_releases import TESTED_BINARY
 from tests.corefile.test_parser import MALFORMED

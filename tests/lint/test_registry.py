@@ -6,8 +6,7 @@ import re
 import sys
 
 from gen.finding import Severity
-from gen.lint.rules import RULES
-from gen.lint.run import rule_summaries
+from gen.lint.run import RULES, rule_summaries
 
 
 def test_ids_unique_and_kebab_case() -> None:

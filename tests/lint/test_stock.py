@@ -55,7 +55,7 @@ def test_stock_default_lints_clean(path: Path) -> None:
 @pytest.mark.parametrize("path", CHART_VALUES, ids=lambda p: p.name)
 def test_stock_rke2_chart_corefile_lints_clean(path: Path) -> None:
     from gen.lint.objects import lint_text
-    from gen.lint.rules import RULES
+    from gen.lint.run import RULES
     from gen.platforms import rke2
 
     assert lint_text(rke2.corefile_of(path.read_text()), RULES) == []
