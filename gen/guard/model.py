@@ -112,10 +112,6 @@ class FluxKs:
             return ""
         return f"has deletionPolicy: {self.deletion_policy}, so its objects are orphaned"
 
-    def spec_id(self) -> str:
-        """Everything about this object that changes its build, as one stable string."""
-        return repr((self.path, self.target_namespace, self.transforms, self.substitute, self.substitute_from))
-
     def build_id(self) -> str:
         """Everything of the object that Flux's build reads: its generator and postBuild."""
         return self.build_spec or repr((self.path, self.target_namespace, self.transforms, self.substitute,

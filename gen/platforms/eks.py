@@ -30,7 +30,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "eks"
-SUMMARY = "the EKS CoreDNS add-on owns the Corefile; the repo renders its configurationValues (and an ACK Addon on request)"
 DEFAULT_RELEASE = "v1.14.3-eksbuild.3"  # AWS's default add-on of EKS 1.36 (gen/data/SOURCES.md)
 ADDON = ObjectRef("Addon", "kube-system", "coredns")
 OWNS: tuple[ObjectRef, ...] = (ADDON,)
@@ -131,10 +130,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("managed-corefile-kept",)
 
 
 def main_corefile(values: Values) -> str:

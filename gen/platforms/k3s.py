@@ -33,7 +33,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "k3s"
-SUMMARY = "k3s owns kube-system/coredns and its Deployment; the repo adds coredns-custom, an HPA and a PDB"
 DEFAULT_RELEASE = "v1.34.9+k3s1"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP, ObjectRef("HorizontalPodAutoscaler", "kube-system", "coredns"),
                                ObjectRef("PodDisruptionBudget", "kube-system", "coredns"))
@@ -114,10 +113,6 @@ def _manifest(release: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER, OVERRIDE)
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("k3s-hpa-min-replicas", "next-needs-forward", "k3s-deployment-untouched", "coredns-custom-keys")
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -38,7 +38,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "kubeadm"
-SUMMARY = "the repo owns kube-system/coredns (kubeadm's Corefile, forward replaced, custom/*.server imported) and coredns-custom"
 DEFAULT_RELEASE = "v1.35.0"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, CUSTOM_CONFIGMAP)
 NEVER_TOUCH: tuple[ObjectRef, ...] = ()  # the Deployment gets a partial apply (volume and mount), never a copy
@@ -106,10 +105,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT,)
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("talos-corefile-kept", "next-needs-forward", "coredns-custom-keys", "kubeadm-minor-bump")
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:

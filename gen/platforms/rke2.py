@@ -32,7 +32,6 @@ from gen.templating import render_macro
 from gen.versions import Version, parse_version
 
 NAME = "rke2"
-SUMMARY = "RKE2's rke2-coredns chart owns the Corefile; the repo owns HelmChartConfig kube-system/rke2-coredns"
 DEFAULT_RELEASE = "v1.34.10+rke2r1"
 HELM_CHART_CONFIG = ObjectRef("HelmChartConfig", "kube-system", "rke2-coredns")
 OWNS: tuple[ObjectRef, ...] = (HELM_CHART_CONFIG,)
@@ -145,10 +144,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()  # the chart's Corefile imports nothing; our zones are servers of their own
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("managed-corefile-kept",)
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:

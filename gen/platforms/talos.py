@@ -23,7 +23,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "talos"
-SUMMARY = "the repo owns kube-system/coredns (Talos's own Corefile, forward replaced); Talos owns the Deployment"
 DEFAULT_RELEASE = "v1.13.9"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_DEPLOYMENT,)
@@ -116,10 +115,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()  # Talos's Corefile imports nothing; extra zones are appended to it
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("talos-corefile-kept", "next-needs-forward", "k3s-deployment-untouched")
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:

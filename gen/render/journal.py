@@ -89,14 +89,6 @@ def _enclosing(root: str) -> tuple[str, str] | None:
         folder = parent
 
 
-def state_dir(repo: Path) -> Path:
-    """Where the lock and journal live: the enclosing repository's git directory keeps them out
-    of every commit (`.git/`, or where a worktree's or submodule's `.git` file points), else
-    the repo root."""
-    found = _enclosing(os.path.realpath(repo))
-    return Path(found[0]) if found is not None else repo
-
-
 def _names(repo: Path) -> tuple[Path, Path]:
     found = _enclosing(os.path.realpath(repo))
     if found is None:
