@@ -1,4 +1,4 @@
-"""Values cannot change what a Corefile means: each is lexed as CoreDNS would lex it (issue 10).
+"""Values cannot change what a Corefile means: each is lexed as CoreDNS would lex it.
 
 Every refusal: the exact `file:line:col: key: problem — fix` line, exit 2, and no file changed.
 """

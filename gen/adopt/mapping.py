@@ -64,7 +64,7 @@ class Stanza(NamedTuple):
 
 
 def stanza(forwards: list[Directive]) -> Stanza:
-    """The forward pair of seed 000 read back: `forward . R… F… { policy P; next RCODES }` then
+    """The forward pair (README.md: why two stanzas) read back: `forward . R… F… { policy P; next RCODES }` then
     `forward . F…` is upstreams R, fallback F; a single forward has no fallback."""
     first = forwards[0]
     policy: str | None = None

@@ -63,7 +63,7 @@ class VirtualFS:
 
 
 def is_server_import(d: Directive) -> bool:
-    """`import …*.server` (whole server blocks) as AKS, k3s and seed 004 wire coredns-custom."""
+    """`import …*.server` (whole server blocks) as AKS, k3s and kubeadm wire coredns-custom (docs/lint.md)."""
     return d.name == "import" and bool(d.args) and d.args[0].endswith(".server")
 
 

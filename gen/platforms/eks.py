@@ -4,7 +4,7 @@ The add-on takes its Corefile only as the `corefile` string of its configuration
 edit of kube-system/coredns is reverted at the next add-on update), validated by AWS against a
 JSON schema that differs per add-on version (additional properties refused). So we render the
 whole Corefile EKS ships (eksctl's copy of the add-on manifests: the same in EKS 1.28–1.36) with
-the seed-000 forward pair and the extra zones, merge the user's other configurationValues, and
+the forward pair (README.md: why two stanzas) and the extra zones, merge the user's other configurationValues, and
 validate the result against the add-on's own schema for `platformVersion` (vendored in
 gen/data/eks/; a later build of a CoreDNS minor we hold takes the newest held schema of that
 minor, with a warning, gen/platforms/newer.py; any other add-on version is refused). The JSON is

@@ -1,9 +1,9 @@
 """k3s: k3s owns the coredns Deployment and ConfigMap and re-applies them on every restart.
 
 So the repo never touches them. It adds objects k3s does not own: an HPA that holds the replica
-floor through `/scale` (seed 002), a PodDisruptionBudget so a drain cannot take both replicas,
+floor through `/scale` (README.md, the k3s row), a PodDisruptionBudget so a drain cannot take both replicas,
 `coredns-custom` (k3s mounts it optionally and imports its `*.server` / `*.override` keys), and
-optionally a PrometheusRule for the gap seed 002 left open (no alert at one replica).
+optionally a PrometheusRule for the gap an HPA leaves open (no alert at one replica).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 RKE2 installs CoreDNS from its bundled chart and users change it only through a HelmChartConfig
 `kube-system/rke2-coredns` (`spec.valuesContent`, merged over the chart's values by Helm). Helm
 replaces lists whole, so setting `servers` drops the chart's default server: we restate it from
-the chart values of that RKE2 release (vendored in gen/data/rke2/), with the seed-000 forward
-stanzas in place of its `forward . /etc/resolv.conf` and the extra zones as servers of their own.
+the chart values of that RKE2 release (vendored in gen/data/rke2/), with the forward pair's
+stanzas (README.md: why two stanzas) in place of its `forward . /etc/resolv.conf` and the extra zones as servers of their own.
 `main_corefile` is what the chart's template makes of those values (gen.platforms.rke2_chart,
 tested against the real chart), so lint and verify judge what RKE2 loads.
 
@@ -178,7 +178,7 @@ def _plugin(d: Directive) -> dict[str, Any]:
 
 
 def _forward_plugins(values: Values) -> list[dict[str, Any]]:
-    """The seed-000 stanzas, from the template every platform uses, as chart plugin entries."""
+    """The forward pair's stanzas, from the template every platform uses, as chart plugin entries."""
     u = values.upstream
     assert u is not None
     text = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),

@@ -1,7 +1,7 @@
 """What the values ask a Corefile to say, built straight from them (no template involved).
 
 The platform's stock Corefile with its root forward to /etc/resolv.conf replaced by the forward
-pair of seed 000 and the cluster domain put in token by token; one `<zone>:53` server block per
+pair (README.md: why two stanzas) and the cluster domain put in token by token; one `<zone>:53` server block per
 zone; per coredns-custom key, the server block or directives it must hold. Each part remembers
 the values key it stems from, so gen.render.structure can report a difference at that value's line.
 """
@@ -36,7 +36,7 @@ class WantBlock(NamedTuple):
 
 def _forward_pair(to: Sequence[str], to_path: Path | tuple[Path, ...], fallback: Sequence[str], fallback_path: Path,
                   fallback_on: Sequence[str], on_path: Path, policy: str, options: tuple[Want, ...], origin: Path) -> list[Want]:
-    """The forward pair of seed 000 (one plain stanza without a fallback), as directives."""
+    """The forward pair (one plain stanza without a fallback), as directives."""
     args = (".", *to, *fallback)
     # (to_path: where the list is, or, when its items come from different keys, each item's key)
     to_origins = to_path if to_path and isinstance(to_path[0], tuple) else tuple((*to_path, i) for i in range(len(to)))

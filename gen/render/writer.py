@@ -3,7 +3,7 @@
 A file is ours when its first line carries the generated mark; files a user put in an overlay
 folder are never touched. What may sit at a path is the rendered file's `owner`: the file names
 coredns-gen writes in an overlay folder (`Owner.OVERLAY`) are its own even when someone rewrote
-one by hand (that is drift, seed 002's rewrite); a user's own file at a shared path (the Flux
+one by hand (that is drift: README.md, *Behaviour you can rely on*); a user's own file at a shared path (the Flux
 output, `Owner.SHARED`) or in an overlay folder the values chose (`Owner.CHOSEN`, a folder of
 the user's tree) is refused, not overwritten.
 `plan_tree` reads only; `write_tree` hands the plan to `journal.apply`, which writes every file

@@ -54,7 +54,7 @@ def config_for(values: Values) -> VerifyConfig:
     probes: dict[str, str] = {}
     if UPSTREAM_KEY in custom and PROBE_KEY not in custom:
         # Our root forward sits among the overrides (k3s, Gardener): a domain forward another
-        # owner writes in an override of its own must still be reached (issue 20, zz-corp.override).
+        # owner writes in an override of its own must still be reached (docs/verify.md, zz-corp.override).
         custom[PROBE_KEY] = f"forward {PROBE_ZONE} {PROBE_UPSTREAM}\n"
         probes[PROBE_ZONE] = PROBE_UPSTREAM
     return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries, probes)

@@ -25,7 +25,7 @@ POD_TIMEOUT = 5.0  # a pod's resolv.conf default (`timeout:5`): the client every
 FORWARD_DEADLINE_MS = 5000.0  # forward's overall per-query deadline (defaultTimeout)
 READ_TIMEOUT_MS = 2000.0  # forward's per-attempt read timeout (defaultReadTimeout)
 ROOT_NAME = "coredns-gen-verify.test."
-# A domain forward in an override coredns-gen does not own (`zz-corp.override` in issue 20), named
+# A domain forward in an override coredns-gen does not own (`zz-corp.override` in docs/verify.md), named
 # to sort after ordinary names and before our root forward's key (CoreDNS imports `*.override` in
 # bytewise name order; the first forward whose zone matches answers). Its upstream is a fake.
 PROBE_KEY = "zzzz-coredns-gen-probe.override"

@@ -1,4 +1,4 @@
-"""Messages that help (issue 9, point 9): kustomize's own cause with repository paths, at most
+"""Messages that help: kustomize's own cause with repository paths, at most
 ~300 characters (the whole text in details.error), `--path` named as --path, and a removed
 generator pointed at the line that dropped it."""
 

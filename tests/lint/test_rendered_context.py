@@ -1,4 +1,4 @@
-"""A rendered overlay is judged for the platform and release it was rendered for (issue 20).
+"""A rendered overlay is judged for the platform and release it was rendered for.
 
 `render` writes `coredns-gen.io/platform` and `coredns-gen.io/platform-version` on every object
 holding Corefile text; `lint overlays/<p>/<c>` without `--platform` reads them, so a k3s or

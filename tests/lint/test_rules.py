@@ -114,7 +114,7 @@ def test_default_version_is_newest_and_said(lint_text: Callable[..., list[Findin
     assert "1.14.7" in finding.message and "--coredns-version" in finding.message
 
 
-# --- platform context, custom builds, rewrite arguments, failover loop (issue 12) --------------
+# --- platform context, custom builds, rewrite arguments, failover loop --------------
 K3S_HOSTS_OVERRIDE = """\
 apiVersion: v1
 kind: ConfigMap

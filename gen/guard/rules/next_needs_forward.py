@@ -1,7 +1,7 @@
 """A `forward` with `next` is followed by another `forward` in the same server block.
 
 `next RCODE...` hands a matching answer to the *following* plugin, which must be another
-forward (seed 000: the SERVFAIL path reaches campus DNS only through the second stanza). With
+forward (README.md, why two stanzas: SERVFAIL reaches the fallback only through the second stanza). With
 no forward after it, CoreDNS silently returns the SERVFAIL. The fact is lint's rule
 `forward-next-ignored`, run on each head build's kube-system/coredns and coredns-custom
 (gen/lint/objects.py); text that does not parse is left to `coredns-gen lint`. A lone

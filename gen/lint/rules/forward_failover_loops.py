@@ -2,8 +2,8 @@
 
 Its retry counter resets at the end of the upstream list, so a query whose every upstream
 returns a listed RCODE (all SERVFAIL, say) loops over the same upstreams until the 5 s
-deadline instead of answering (coredns/coredns PR #8277, fixed in 1.14.7; seed 000 measured
-it). `next` with a second forward is a single hop and has no such loop.
+deadline instead of answering (coredns/coredns PR #8277, fixed in 1.14.7; docs/verify.md
+measures it). `next` with a second forward is a single hop and has no such loop.
 
 PASS (--coredns-version 1.14.7): `forward . 10.0.0.1 10.0.0.2 { failover SERVFAIL }`
 FAIL (--coredns-version 1.13.1): the same line -> warning at the `failover` line.

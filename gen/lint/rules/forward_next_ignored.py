@@ -2,7 +2,7 @@
 
 `next RCODE…` hands the query to the next plugin only when that plugin is another `forward`
 (FACTS.md §3); with none after it, CoreDNS loads the Corefile and returns the upstream's
-SERVFAIL to every pod — the failover the author wrote does not exist (seed 000).
+SERVFAIL to every pod — the failover the author wrote does not exist (README.md: why two stanzas).
 
 PASS: `forward . 10.0.0.1 { next SERVFAIL }` then `forward . /etc/resolv.conf`
 FAIL: `forward . 10.0.0.1 { next SERVFAIL }` alone -> error at the `next` line.

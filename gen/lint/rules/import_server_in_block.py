@@ -1,8 +1,8 @@
 """`import …*.server` belongs at top level: its files hold whole server blocks.
 
 Inside a server block each imported line becomes a directive, so `example.org:53 {` is an
-"Unknown directive" and CoreDNS refuses the Corefile as soon as one such file exists (seed 004,
-point 2). With no file yet the glob is empty and CoreDNS starts — the mistake waits for the
+"Unknown directive" and CoreDNS refuses the Corefile as soon as one such file exists (docs/lint.md,
+`wiring-import-server`). With no file yet the glob is empty and CoreDNS starts — the mistake waits for the
 first route.
 
 PASS: `.:53 { … }` then `import custom/*.server` on its own line.

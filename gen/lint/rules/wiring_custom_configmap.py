@@ -1,8 +1,8 @@
 """Wiring point 1: the ConfigMap kube-system/coredns-custom exists.
 
 Fragments are written into it, never created with it. A non-optional volume of a missing
-ConfigMap also keeps the CoreDNS Pod from starting. With `optional: true` (k3s, the seed's
-patch) CoreDNS starts without it, and a manifest file need not carry it (k3s's own does not),
+ConfigMap also keeps the CoreDNS Pod from starting. With `optional: true` (k3s, kubeadm's
+render) CoreDNS starts without it, and a manifest file need not carry it (k3s's own does not),
 so whether it exists is not judged: lint says so (info), since fragments have nowhere to go until
 something creates it. When the inputs are live objects (`kubectl get -o yaml`: they carry
 `metadata.uid`) and the coredns ConfigMap was dumped beside the Deployment, its absence is a

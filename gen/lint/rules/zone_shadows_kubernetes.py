@@ -1,7 +1,7 @@
 """A server block whose zone equals, lies within or contains a zone the kubernetes plugin serves
 takes cluster DNS away from it: CoreDNS sends a query to the block with the longest matching zone.
 
-Measured in CoreDNS 1.13.1 (issue 20): beside the stock `.:53 { kubernetes cluster.local
+Measured in CoreDNS 1.13.1 (tests/test_properties.py holds it): beside the stock `.:53 { kubernetes cluster.local
 in-addr.arpa ip6.arpa … }`, a `local:53 { forward . 10.9.9.9 }` block answered
 `kube-dns.kube-system.svc.cluster.local` from 10.9.9.9; so did `arpa` and `10.in-addr.arpa` for
 reverse names. The served zones are the kubernetes plugin's own arguments (the server block's keys
