@@ -1,7 +1,7 @@
 """CoreDNS release facts lint depends on, in one table: option or plugin -> first release.
 
-Sources (see ../shared/upstream/FACTS.md §2 for the forward options, each checked in
-coredns/coredns plugin/forward/setup.go at every v1.x tag). The stock plugin list is
+Sources: the forward options, each checked in coredns/coredns plugin/forward/setup.go at every
+v1.x tag. The stock plugin list is
 coredns/coredns plugin.cfg at v1.13.1 (read from the v1.13.1 module source); the release that
 added a plugin comes from that tree's notes/coredns-<version>.md ("new plugin …"). A plugin
 whose first release we did not verify is listed with `None`: lint then accepts it in every
@@ -32,7 +32,7 @@ def image_version(image: str) -> Version | None:
 
 
 V = parse_version
-NEWEST = Version(1, 14, 7)  # newest tag in FACTS.md §5; the default when nothing names a version
+NEWEST = Version(1, 14, 7)  # newest coredns/coredns tag read (gen/data/SOURCES.md); the default when nothing names a version
 TESTED_BINARY = Version(1, 13, 1)  # the binary CI installs; real-binary tests prove rules at this version
 
 FORWARD_PLUGIN = Version(1, 0, 6)
@@ -77,7 +77,7 @@ KUBERNETES_OPTIONS: dict[str, tuple[Version, Version | None]] = {
     "zonal": (Version(1, 14, 7), None),
 }
 
-# forward's block options: option -> first release that parses it (FACTS.md §2).
+# forward's block options: option -> first release that parses it (coredns/coredns plugin/forward/setup.go at each tag).
 FORWARD_OPTIONS: dict[str, Version] = {
     "tls": FORWARD_PLUGIN,
     "tls_servername": FORWARD_PLUGIN,

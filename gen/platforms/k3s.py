@@ -43,7 +43,7 @@ ALERT = ObjectRef("PrometheusRule", "kube-system", "coredns-replicas")  # render
 # rebuilt by scripts/refresh-platform-data from manifests/coredns.yaml at each release's commit.
 RELEASES = releases_table.K3S
 HEADS = releases_table.HEADS["k3s"]
-# Where the bundled Corefile imports coredns-custom (absolute paths, FACTS.md §6 k3s details).
+# Where the bundled Corefile imports coredns-custom (absolute paths: the vendored k3s manifests in gen/data/k3s/).
 SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
 OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
 

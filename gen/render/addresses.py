@@ -1,7 +1,7 @@
 """Upstream address checks: a malformed IP or port must fail at the values file, not in CoreDNS.
 
 Accepted: `IPv4`, `IPv4:port`, `IPv6`, `[IPv6]:port`; fallbacks may also be an absolute path to a
-resolv.conf-style file (CoreDNS `forward` accepts both, FACTS.md §3). Each is first lexed with our
+resolv.conf-style file (CoreDNS `forward` accepts both: plugin/forward/README.md). Each is first lexed with our
 Corefile lexer and must be exactly one bare token: `ipaddress` accepts any text after an IPv6
 `%zone`, spaces and `#` included, which would add upstreams or comment the line out.
 """

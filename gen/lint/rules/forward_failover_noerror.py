@@ -1,6 +1,6 @@
 """`failover NOERROR` is refused from CoreDNS 1.13.2 and is meaningless before.
 
-1.13.2 rejects it ("NoError cannot be used in failover", FACTS.md §2). In 1.13.0–1.13.1 the
+1.13.2 rejects it ("NoError cannot be used in failover", plugin/forward/setup.go). In 1.13.0–1.13.1 the
 same check is unreachable, so the Corefile loads and every successful answer is retried on the
 next upstream: a warning there, an error from 1.13.2.
 

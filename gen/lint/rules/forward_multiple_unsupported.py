@@ -1,7 +1,7 @@
 """Several `forward` directives in one server block need CoreDNS ≥ 1.9.4.
 
 Before 1.9.4 forward is a once-per-block plugin: CoreDNS refuses the Corefile with "this plugin
-can only be used once per Server Block" (FACTS.md §2; coredns/coredns#4729 on AKS overrides).
+can only be used once per Server Block" (coredns/coredns plugin/forward/setup.go at each tag; coredns/coredns#4729 on AKS overrides).
 
 PASS (--coredns-version 1.9.4): `forward . 10.0.0.1 { next SERVFAIL }` then `forward . /etc/resolv.conf`
 FAIL (--coredns-version 1.9.3): the same block -> error at the second `forward`.

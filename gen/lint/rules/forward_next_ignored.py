@@ -1,7 +1,7 @@
 """A `next` whose forward is the last one in the block is silently ignored.
 
 `next RCODE…` hands the query to the next plugin only when that plugin is another `forward`
-(FACTS.md §3); with none after it, CoreDNS loads the Corefile and returns the upstream's
+(coredns/coredns plugin/forward/README.md); with none after it, CoreDNS loads the Corefile and returns the upstream's
 SERVFAIL to every pod — the failover the author wrote does not exist (README.md: why two stanzas).
 
 PASS: `forward . 10.0.0.1 { next SERVFAIL }` then `forward . /etc/resolv.conf`

@@ -1,7 +1,7 @@
 """`next` inside `forward` needs CoreDNS ≥ 1.11.4; older releases refuse the Corefile.
 
 Talos 1.8 and kubeadm for k8s ≤ 1.32 ship CoreDNS 1.11.3, whose forward setup rejects the
-option with "unknown property 'next'" (FACTS.md §2), so CoreDNS does not start.
+option with "unknown property 'next'" (gen/lint/option_releases.py), so CoreDNS does not start.
 
 PASS (--coredns-version 1.11.4): `forward . 10.0.0.1 { next SERVFAIL }`
 FAIL (--coredns-version 1.11.3): the same line -> error at the `next` line.

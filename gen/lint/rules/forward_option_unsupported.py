@@ -1,7 +1,7 @@
 """Every other `forward` option must exist in the target CoreDNS, or the Corefile is refused.
 
-forward's setup rejects anything it does not parse with "unknown property" (FACTS.md §2 lists
-the release that added each option; `next` and `failover` have their own rules).
+forward's setup rejects anything it does not parse with "unknown property" (gen/lint/option_releases.py
+lists the release that added each option; `next` and `failover` have their own rules).
 
 PASS (--coredns-version 1.13.2): `forward . 10.0.0.1 { max_connect_attempts 3 }`
 FAIL (--coredns-version 1.13.1): the same option -> error at its line; `forward . 1.1.1.1 { bogus }`

@@ -1,7 +1,7 @@
 """A forward for a zone the forward before it already covers, with no `next`, never runs.
 
 Forwards chain in file order; the first one answers every query for its zone and only hands on
-through `next` (FACTS.md §3). A second root `forward .` after one without `next` is dead config
+through `next` (coredns/coredns plugin/forward/README.md). A second root `forward .` after one without `next` is dead config
 — typically an AKS/k3s `.override` placed after the platform's own `forward . /etc/resolv.conf`.
 
 PASS: `forward . 10.0.0.1 { next SERVFAIL }` then `forward . /etc/resolv.conf`

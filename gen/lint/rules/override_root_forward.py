@@ -2,7 +2,7 @@
 
 AKS and k3s before k3s-io/k3s#12980 (v1.32.10, v1.34.2) import `*.override` *after* their own
 `forward . /etc/resolv.conf`, so an override's root forward is never reached (CoreDNS ≥ 1.9.4)
-or refused as a second forward (< 1.9.4) (FACTS.md §6; Azure/AKS#3786, coredns/coredns#4729).
+or refused as a second forward (< 1.9.4) (the stock Corefiles in gen/data/; Azure/AKS#3786, coredns/coredns#4729).
 Fixed k3s imports overrides first, so there the override's forward wins. When the main Corefile
 is among the inputs, forward-unreachable judges the real order instead.
 

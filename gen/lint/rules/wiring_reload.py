@@ -1,7 +1,7 @@
 """Wiring point 6: CoreDNS ≥ 1.7.0 with the `reload` plugin.
 
 From 1.7.0 `reload` hashes the parsed Corefile with imports expanded, so a changed fragment is
-loaded within 30 s ± 15 s without a restart (FACTS.md §4). Without `reload`, or on an older
+loaded within 30 s ± 15 s without a restart (coredns/coredns plugin/reload/README.md). Without `reload`, or on an older
 CoreDNS, a new fragment waits for the next Pod restart.
 
 PASS: image `registry.k8s.io/coredns/coredns:v1.11.3` (or no image: the CoreDNS version lint
