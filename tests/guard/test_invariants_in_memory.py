@@ -1,4 +1,5 @@
-"""The guard's invariant rules as functions of one cluster's objects, built in memory.
+"""The guard's rules from values built in memory: invariants from one cluster's objects, prune rules
+from the removals the diff judged, through `check(change)` as the guard calls them.
 
 Each invariant rule's `violations(objects, previous[, platform])` is the rule's whole judgement;
 `Change.invariant_findings` only places it. These cases (each rule's PASS and FAIL) run in
@@ -15,17 +16,25 @@ import pytest
 import yaml
 
 from gen.guard.change import ClusterObjects
+from gen.guard.diff import DELETED, ORPHANED, BuildIssue, Removal
 from gen.guard.model import FLUX_GROUP, KsRef, ObjKey
 from gen.guard.rules import (
+    build_failed,
+    configmap_pruned,
     coredns_custom_keys,
     k3s_deployment_untouched,
+    helmrelease_pruned,
     k3s_hpa_min_replicas,
     kubeadm_minor_bump,
     managed_corefile_kept,
+    namespace_pruned,
     next_needs_forward,
+    object_orphaned,
+    object_pruned,
     talos_corefile_kept,
 )
 from tests.conftest import REPO_ROOT
+from tests.guard import memory
 
 KS = KsRef("clusters/prod/flux-system/gotk-sync.yaml", "flux-system", "platform")
 
@@ -132,3 +141,71 @@ def test_managed_corefile_kept(old: str, new: str, needle: str) -> None:
     broken = {**obj, "spec": {**obj["spec"], "valuesContent": values.replace(old, new, 1)}}
     found = messages(managed_corefile_kept.violations(cluster(broken), {}))
     assert found and needle in found[0], found
+
+
+# --- the same rules, and the prune rules, through `check(change)` as the guard calls them ------
+
+def rules_found(rule: Any, change: Any) -> list[tuple[str, str, str]]:
+    return [(f.rule, f.severity.value, f.message) for f in rule.check(change)]
+
+
+def test_invariant_rules_through_check(tmp_path: Path) -> None:
+    good, broken = configmap("coredns", {"Corefile": PAIR}), configmap("coredns", {"Corefile.old": PAIR})
+    (found,) = rules_found(talos_corefile_kept, memory.change(tmp_path, [good], [broken]))
+    assert found[:2] == ("talos-corefile-kept", "error")
+    (old,) = rules_found(talos_corefile_kept, memory.change(tmp_path, [broken], [broken]))
+    assert old[1] == "warning" and "already so at base" in old[2]  # what the change did not break is shown, not refused
+    assert rules_found(talos_corefile_kept, memory.change(tmp_path, [broken], [good])) == []
+    (low,) = rules_found(k3s_hpa_min_replicas, memory.change(tmp_path, [hpa(2)], [hpa(1)], platform="k3s"))
+    assert low[:2] == ("k3s-hpa-min-replicas", "error")
+    (deployment,) = rules_found(k3s_deployment_untouched, memory.change(tmp_path, [], [DEPLOYMENT], platform="talos"))
+    assert deployment[:2] == ("k3s-deployment-untouched", "error")
+    alone = configmap("coredns", {"Corefile": ALONE})
+    (nxt,) = rules_found(next_needs_forward, memory.change(tmp_path, [good], [alone]))
+    assert nxt[:2] == ("next-needs-forward", "error")
+    at = {"coredns-gen.io/kubernetes-version": "v1.34.3"}
+    bumped = configmap("coredns", {"Corefile": PAIR}, {"coredns-gen.io/kubernetes-version": "v1.35.0"})
+    (bump,) = rules_found(kubeadm_minor_bump, memory.change(tmp_path, [configmap("coredns", {"Corefile": PAIR}, at)], [bumped]))
+    assert bump[:2] == ("kubeadm-minor-bump", "warning")
+    ignored = configmap("coredns-custom", {"corp.conf": "corp.example:53 {\n    forward . 10.0.0.1\n}\n"})
+    (keys,) = rules_found(coredns_custom_keys, memory.change(tmp_path, [], [ignored], platform="aks"))
+    assert keys[:2] == ("coredns-custom-keys", "error")
+    obj = _rke2_helmchartconfig()
+    values = obj["spec"]["valuesContent"]
+    no_ready = {**obj, "spec": {**obj["spec"], "valuesContent": values.replace("      - name: ready\n", "", 1)}}
+    (managed,) = rules_found(managed_corefile_kept, memory.change(tmp_path, [obj], [no_ready]))
+    assert managed[:2] == ("managed-corefile-kept", "error")
+
+
+def _removal(obj: dict[str, Any], fate: str = DELETED) -> Removal:
+    return Removal(memory.key_of(obj), obj, memory.ROOT, fate, "it left clusters/prod/kustomization.yaml's resources",
+                   file="clusters/prod/kustomization.yaml", line=4, hint="put it back under resources:")
+
+
+def test_prune_rules_through_check(tmp_path: Path) -> None:
+    cm = configmap("coredns-custom", {"corp.server": "x"})
+    deleted = memory.change(tmp_path, [cm], [], removals=[_removal(cm)])
+    assert [f[:2] for f in rules_found(configmap_pruned, deleted)] == [("configmap-pruned", "error")]
+    assert rules_found(object_pruned, deleted) == []  # a ConfigMap is configmap-pruned's
+    orphaned = memory.change(tmp_path, [cm], [], removals=[_removal(cm, ORPHANED)])
+    assert [f[:2] for f in rules_found(object_orphaned, orphaned)] == [("object-orphaned", "warning")]
+    assert rules_found(configmap_pruned, orphaned) == []
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "coredns", "namespace": "kube-system"}}
+    (gone,) = rules_found(object_pruned, memory.change(tmp_path, [pdb], [], removals=[_removal(pdb)]))
+    assert gone[:2] == ("object-pruned", "warning") and "PodDisruptionBudget kube-system/coredns would be deleted" in gone[2]
+    release = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": {"name": "coredns", "namespace": "dns"}}
+    (uninstall,) = rules_found(helmrelease_pruned, memory.change(tmp_path, [release], [], removals=[_removal(release)]))
+    assert uninstall[:2] == ("helmrelease-pruned", "error") and "uninstalls release" in uninstall[2]
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "dns"}}
+    held = {**cm, "metadata": {"name": "corp", "namespace": "dns"}}
+    (ns,) = rules_found(namespace_pruned, memory.change(tmp_path, [namespace, held], [held], removals=[_removal(namespace)]))
+    assert ns[:2] == ("namespace-pruned", "error") and "ConfigMap dns/corp" in ns[2]
+
+
+def test_build_failed_through_check(tmp_path: Path) -> None:
+    broken = memory.change(tmp_path, [], [], head_error="accumulating resources: 'missing.yaml' not found",
+                           issues=[BuildIssue(memory.ROOT, None, "accumulating resources: 'missing.yaml' not found")])
+    (found,) = rules_found(build_failed, broken)
+    assert found[:2] == ("build-failed", "error") and "does not build at head" in found[2]
+    both = memory.change(tmp_path, [], [], issues=[BuildIssue(memory.ROOT, "x not found", "x not found")])
+    assert [f[:2] for f in rules_found(build_failed, both)] == [("build-failed", "warning")]
