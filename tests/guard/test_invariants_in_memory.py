@@ -123,9 +123,12 @@ def test_coredns_custom_keys() -> None:
     assert "corp.conf" in found.message
 
 
-def _rke2_helmchartconfig() -> dict[str, Any]:
+def _rke2_helmchartconfig(old: str = "", new: str = "") -> dict[str, Any]:
+    """The committed RKE2 render, with `old` replaced by `new` in its file text (a hand edit)."""
     path = sorted((REPO_ROOT / "overlays" / "rke2").glob("*/rke2-coredns-helmchartconfig.yaml"))[0]
-    return dict(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+    text = Path(path).read_text(encoding="utf-8")
+    assert old in text
+    return dict(yaml.safe_load(text.replace(old, new, 1)))
 
 
 @pytest.mark.parametrize(("old", "new", "needle"), [
@@ -134,12 +137,8 @@ def _rke2_helmchartconfig() -> dict[str, Any]:
     ("    servers:\n", "    servers: [\n", "valuesContent is not valid YAML"),
 ], ids=["no-ready", "next-alone", "bad-yaml"])
 def test_managed_corefile_kept(old: str, new: str, needle: str) -> None:
-    obj = _rke2_helmchartconfig()
-    assert messages(managed_corefile_kept.violations(cluster(obj), {})) == []
-    values = obj["spec"]["valuesContent"]
-    assert old in values
-    broken = {**obj, "spec": {**obj["spec"], "valuesContent": values.replace(old, new, 1)}}
-    found = messages(managed_corefile_kept.violations(cluster(broken), {}))
+    assert messages(managed_corefile_kept.violations(cluster(_rke2_helmchartconfig()), {})) == []
+    found = messages(managed_corefile_kept.violations(cluster(_rke2_helmchartconfig(old, new)), {}))
     assert found and needle in found[0], found
 
 
@@ -170,10 +169,8 @@ def test_invariant_rules_through_check(tmp_path: Path) -> None:
     ignored = configmap("coredns-custom", {"corp.conf": "corp.example:53 {\n    forward . 10.0.0.1\n}\n"})
     (keys,) = rules_found(coredns_custom_keys, memory.change(tmp_path, [], [ignored], platform="aks"))
     assert keys[:2] == ("coredns-custom-keys", "error")
-    obj = _rke2_helmchartconfig()
-    values = obj["spec"]["valuesContent"]
-    no_ready = {**obj, "spec": {**obj["spec"], "valuesContent": values.replace("      - name: ready\n", "", 1)}}
-    (managed,) = rules_found(managed_corefile_kept, memory.change(tmp_path, [obj], [no_ready]))
+    no_ready = _rke2_helmchartconfig("      - name: ready\n", "")
+    (managed,) = rules_found(managed_corefile_kept, memory.change(tmp_path, [_rke2_helmchartconfig()], [no_ready]))
     assert managed[:2] == ("managed-corefile-kept", "error")
 
 
