@@ -6,7 +6,8 @@ Each mutant breaks one rule in a simple scripted way:
   invert   the first `if` of `violations` (else of `check`) tests the opposite.
 For each mutant, in a scratch copy of HEAD (`git archive`, so the checkout is never touched):
   fast     the fast-loop tests (`-m "not pipeline and not slow"`) that call the rule, as one
-           recorded fast-loop run found them (benchmarks/rule_calls.py), with `-x`;
+           recorded fast-loop run found them (--record: benchmarks/rule_calls.py), else those of
+           every test file that names the rule's id or module, with `-x`;
   full     when the fast loop missed it: the pipeline tests of every test file that names the
            rule's id or module, with `-x` (a lower bound for the full suite: a pipeline test
            elsewhere could still catch it).
@@ -90,18 +91,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", default="silent,invert")
     parser.add_argument("--rules", nargs="*", default=None, help="rule modules (default: every guard and lint rule)")
-    parser.add_argument("--calls", type=Path, help="a recorded {rule: [tests]} file (default: record one now)")
+    parser.add_argument("--calls", type=Path, help="a recorded {rule: [tests]} file")
+    parser.add_argument("--record", action="store_true", help="record which fast tests call each rule first (one fast-loop run)")
     parser.add_argument("--json", type=Path)
     opts = parser.parse_args()
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="fast-loop-catch-") as tmp:
         copy = Path(tmp) / "repo"
         scratch_copy(copy)
-        if opts.calls is None:
+        if opts.record:
             opts.calls = Path(tmp) / "calls.json"
             code, took = pytest(copy, ["-m", FAST, "-p", "benchmarks.rule_calls"], {**env, "RULE_CALLS_OUT": str(opts.calls)})
             print(f"recorded the fast loop's rule calls: exit {code}, {took:.0f} s", flush=True)
-        calls: dict[str, list[str]] = json.loads(opts.calls.read_text())
+        calls: dict[str, list[str]] | None = json.loads(opts.calls.read_text()) if opts.calls else None
         results = []
         for module in opts.rules or rule_modules():
             path = copy / (module.replace(".", "/") + ".py")
@@ -114,19 +116,19 @@ def main() -> int:
                     continue
                 path.write_text(mutant)
                 try:
-                    tests = calls.get(module, [])
+                    files = sorted(str(p.relative_to(copy)) for p in (copy / "tests").rglob("test_*.py")
+                                   if any(n in p.read_text() for n in names))
+                    tests = calls.get(module, []) if calls is not None else files
                     fast_code, fast_s = pytest(copy, ["-x", "-m", FAST, *tests], env) if tests else (5, 0.0)
                     full_code, full_s = fast_code, 0.0
                     if fast_code != 1:
-                        files = sorted(str(p.relative_to(copy)) for p in (copy / "tests").rglob("test_*.py")
-                                       if any(n in p.read_text() for n in names))
                         full_code, full_s = pytest(copy, ["-x", "-m", "pipeline and not slow", *files], env) if files else (5, 0.0)
                 finally:
                     path.write_text(original)
-                row = {"rule": module, "kind": kind, "fast_tests": len(tests), "fast": fast_code == 1,
+                row = {"rule": module, "kind": kind, "fast_selected": len(tests), "fast": fast_code == 1,
                        "full": full_code == 1, "fast_s": round(fast_s, 1), "full_s": round(full_s, 1)}
                 results.append(row)
-                print(f"{module:55} {kind:7} fast {'caught' if row['fast'] else 'MISSED':6} ({len(tests)} tests, {fast_s:.0f} s)  "
+                print(f"{module:55} {kind:7} fast {'caught' if row['fast'] else 'MISSED':6} ({len(tests)} tests/files, {fast_s:.0f} s)  "
                       f"full {'caught' if row['full'] else 'MISSED'}", flush=True)
     fast = sum(r["fast"] for r in results)
     full = sum(r["full"] for r in results)
