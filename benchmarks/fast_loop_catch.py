@@ -80,10 +80,17 @@ def scratch_copy(dest: Path) -> None:
         tar.extractall(dest, filter="data")
 
 
+TIMEOUT = 600.0
+
+
 def pytest(copy: Path, args: list[str], env: dict[str, str]) -> tuple[int, float]:
+    """(pytest's exit code, seconds); -1 when it ran out of time (neither caught nor missed)."""
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                          cwd=copy, env=env, capture_output=True, text=True)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                              cwd=copy, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return -1, time.monotonic() - start
     return proc.returncode, time.monotonic() - start
 
 
@@ -94,7 +101,9 @@ def main() -> int:
     parser.add_argument("--calls", type=Path, help="a recorded {rule: [tests]} file")
     parser.add_argument("--record", action="store_true", help="record which fast tests call each rule first (one fast-loop run)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per pytest run (default 600)")
     opts = parser.parse_args()
+    globals()["TIMEOUT"] = opts.timeout
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="fast-loop-catch-") as tmp:
         copy = Path(tmp) / "repo"

@@ -34,9 +34,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 PIPELINE_FIXTURES = frozenset({"flux_repo", "guard", "git_bin", "batch_bin", "kustomize_argv", "coredns_bin"})
 
 
+REAL_PART_MARKS = frozenset({"coredns", "kustomize"})
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())) or \
+                any(mark.name in REAL_PART_MARKS for mark in item.iter_markers()):
             item.add_marker(pytest.mark.pipeline)
 
 

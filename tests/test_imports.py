@@ -216,3 +216,26 @@ def test_a_command_imports_none_of_what_it_does_not_use() -> None:
         if proc.stdout.split():
             found[code[:40]] = proc.stdout.split()
     assert not found, f"imported although never used on that path (see who imports them: python3 -X importtime): {found}"
+
+
+# Module and package names that more than one package uses, each for the same idea in its own package.
+SHARED_NAMES = {
+    "__init__": "a package",
+    "run": "`coredns-gen <command>` end to end (lint, verify, import)",
+    "rules": "one module per rule (lint's, the guard's)",
+    "engine": "what runs a package's many jobs (verify's scenarios, the guard's builds)",
+    "boundary": "the repository boundary (every path a command touches; every file a build reads)",
+    "sources": "where Flux's source-controller fetches from (a Kustomization's source, a chart's)",
+    "inputs": "what a stage reads (lint's Corefile units, a build's files)",
+}
+
+
+def test_no_two_modules_share_a_name_unless_they_mean_the_same() -> None:
+    """`gen/flux.py` beside `gen/guard/flux/`, three `model.py`: a reader took one for the other."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(GEN.rglob("*.py")):
+        seen.setdefault(path.stem, []).append(path.relative_to(REPO_ROOT).as_posix())
+    for package in sorted(p for p in GEN.rglob("*") if p.is_dir() and (p / "__init__.py").exists()):
+        seen.setdefault(package.name, []).append(package.relative_to(REPO_ROOT).as_posix() + "/")
+    shared = {name: where for name, where in seen.items() if len(where) > 1 and name not in SHARED_NAMES}
+    assert shared == {}, "rename one of each (or say in SHARED_NAMES what they share)"
