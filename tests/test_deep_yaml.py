@@ -166,7 +166,7 @@ def test_every_yaml_reader_is_covered_here() -> None:
         "gen/guard/repo/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
         "gen/guard/topology.py",  # --discover --write: the config is read by read_mapping first (config.py)
         "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
-        "gen/listing.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
+        "gen/kustomization_reach.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
         "gen/platforms/k3s.py",  # our own vendored manifest only
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
         "gen/platforms/rke2_chart.py",  # our own template's output only
@@ -180,9 +180,9 @@ def test_every_yaml_reader_is_covered_here() -> None:
 @pytest.mark.parametrize("n", DEPTHS)
 @pytest.mark.parametrize("style", ["flow", "block"])
 def test_a_deep_kustomization_beside_the_flux_file_is_no_crash(tmp_path: Path, n: int, style: str) -> None:
-    """gen/listing.py reads the kustomization.yaml beside a Flux file render writes: one nested past
+    """gen/kustomization_reach.py reads the kustomization.yaml beside a Flux file render writes: one nested past
     libyaml's limit, or an alias bomb, is not read (no warning), never a crash or a hang."""
-    from gen.listing import missing_entry
+    from gen.kustomization_reach import missing_entry
 
     (tmp_path / "clusters").mkdir()
     (tmp_path / "clusters/kustomization.yaml").write_text(nested(n, style, key="resources")[0])

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
-from gen import listing
+from gen import kustomization_reach as listing
 from gen.comments import one_line
 from gen.errors import GenError, Problem, UsageError
 from gen.finding import Finding, Severity
@@ -67,7 +67,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
-from gen.guard.helm import releases as helm_releases
+from gen.guard.helm import release_upgrades as helm_releases
 from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding

@@ -50,7 +50,7 @@ class Coverage:
     # bootstrap sources taken as this repository though no remote has their URL: the evidence
     identity: list[str] = field(default_factory=list)
     nothing: Nothing | None = None  # a --shard that judged nothing of its clusters (guard-merge decides)
-    # unreached file -> the fix: the line its folder's kustomization.yaml lacks (gen/listing.py)
+    # unreached file -> the fix: the line its folder's kustomization.yaml lacks (gen/kustomization_reach.py)
     fixes: dict[str, str] = field(default_factory=dict)
 
     @property

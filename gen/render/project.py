@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from gen import listing, parallel, templating
+from gen import parallel, templating
+from gen import kustomization_reach
 from gen.render import artifact, render_check
 from gen.errors import GenError, Problem, RenderedValuesError, ToolError, UsageError, ValuesError
 from gen.boundary import Boundary
@@ -138,10 +139,10 @@ def render_files(paths: list[Path], repo: Path, notices: list[str] | None = None
 
 def _unlisted(claims: list[Claim], repo: Path) -> list[str]:
     """A warning per Flux file that its folder's kustomization.yaml does not list (Flux would
-    never apply it), with the line to add (gen/listing.py)."""
+    never apply it), with the line to add (gen/kustomization_reach.py)."""
     out = []
     for claim in claims:
-        missing = listing.missing_entry(repo, claim.flux_output)
+        missing = kustomization_reach.missing_entry(repo, claim.flux_output)
         if missing is not None:
             out.append(f"{claim.source}: flux.output {claim.flux_output} is not reached: {missing.kustomization} lists its "
                        f"resources and not this file, so Flux never applies it — fix: {missing.fix()}")
