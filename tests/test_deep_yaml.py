@@ -160,16 +160,16 @@ def test_every_yaml_reader_is_covered_here() -> None:
     assert readers == [
         "gen/adopt/prove.py",  # valuesContent import already read through rke2's reader (exit 2 when too deep)
         "gen/adopt/run.py",  # the same valuesContent: test_a_deep_values_content_given_to_import_is_bad_input
-        "gen/render/artifact.py",  # GitRepository manifests of the repo: test_a_deep_manifest_in_the_repo_does_not_stop_render
         "gen/config.py",  # read_mapping: test_a_deep_config_file_is_bad_input
         "gen/document.py",  # the values and config files' reader: the tests above
         "gen/guard/repo/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
         "gen/guard/topology.py",  # --discover --write: the config is read by read_mapping first (config.py)
-        "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
         "gen/kustomization_reach.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
+        "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
         "gen/platforms/k3s.py",  # our own vendored manifest only
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
         "gen/platforms/rke2_chart.py",  # our own template's output only
+        "gen/render/artifact.py",  # GitRepository manifests of the repo: test_a_deep_manifest_in_the_repo_does_not_stop_render
         "gen/render/project.py",  # read_document of a values file already read
         "gen/render/upgrade_drift.py",  # a values file at another revision: not known when it does not read
         "gen/render/values.py",  # test_a_deep_values_file_is_bad_input
