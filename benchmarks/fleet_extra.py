@@ -1,4 +1,4 @@
-"""The runs of benchmarks/guard_fleet.py beyond the one-file and full ones (issue 11): a sharded
+"""The runs of benchmarks/guard_fleet.py beyond the one-file and full ones: a sharded
 full run merged, flate's changed-only diff of the touched cluster, the findings-heavy pair."""
 
 from __future__ import annotations

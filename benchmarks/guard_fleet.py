@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `coredns-gen guard` on a synthetic fleet (issue 3, Speed), all figures from one run.
+"""Benchmark `coredns-gen guard` on a synthetic fleet, all figures from one run.
 
 Generates a git repository of CLUSTERS clusters x 11 Flux Kustomizations (flux-system plus ten
 apps, each app a per-cluster overlay of a shared base, DNS among them) in a temp dir, then times
@@ -22,7 +22,7 @@ the real CLI (`python -m gen guard`) as a subprocess, sampling the RSS of its wh
   5. flate:            when a `flate` binary is on PATH, its changed-only diff of the one touched
                        cluster for the one-file change, cold and warm (fleet_extra.py);
   6. findings-heavy:   one cluster whose 1,000-file Kustomizations lose half their ConfigMaps, 500
-                       and 5,000 pruned: the time per finding must not grow (issue 11: <= 2x);
+                       and 5,000 pruned: the time per finding must not grow (<= 2x);
 
 The package's modules are byte-compiled first, as an installed coredns-gen has them: under
 PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in every timed run

@@ -15,7 +15,7 @@ revisions rendered) and warm (the same run again: the fleet index, the kept char
 Medians of --repeat runs. The peer, in the same run when `flate` is on PATH or in ~/go/bin:
 `flate diff hr` of the touched cluster (--path head --path-orig base, its own cache; cold then
 warm), which renders the changed HelmReleases with Helm's SDK and judges nothing.
-Targets (issue 31): warm <= 1 s, cold <= 3 s at 200 clusters.
+Targets: warm <= 1 s, cold <= 3 s at 200 clusters.
 
 Usage: python3 benchmarks/guard_helm.py [--clusters 200] [--repeat 3]
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark `guard --verify` (issue 23: <= 10 s for 10 clusters) against another checkout.
+"""Benchmark `guard --verify` (<= 10 s for 10 clusters) against another checkout.
 
 Generates a git repository of CLUSTERS clusters (a Flux bootstrap each; half own a Talos-style
 Corefile of two sequential upstreams, half are k3s clusters with a coredns-custom override that

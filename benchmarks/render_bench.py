@@ -1,6 +1,6 @@
 """Benchmark: render and validate 1,000 values files vs ten `kubectl kustomize` builds, in one run.
 
-Goal (issue 2): the 1,000-file render, in memory, with schema and object validation, takes less
+Goal: the 1,000-file render, in memory, with schema and object validation, takes less
 time than ten kustomize builds of one overlay. Run on demand:
 
     python3 benchmarks/render_bench.py [--files 1000] [--builds 10]
@@ -32,7 +32,7 @@ from gen.tools import kustomize_command  # noqa: E402
 RENDER = """
 import sys, time; sys.path.insert(0, {repo!r})
 from pathlib import Path
-from gen.project import render_files
+from gen.render.project import render_files
 root = Path({root!r})
 paths = sorted(root.glob("dns/*.yaml"))
 count = len(render_files(paths, root))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay `coredns-gen guard` over the history of a real Flux repository (issue 9), one commit at a time.
+"""Replay `coredns-gen guard` over the history of a real Flux repository, one commit at a time.
 
 A tool, not a test: it shows how the gate behaves on repositories nobody here wrote, as a new
 user would run it in CI on every merge (`guard --base C~1 --head C`, first-parent history, so a

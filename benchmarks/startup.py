@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the start-up of `coredns-gen guard` (issue 11: keep it small), every figure from one run.
+"""Benchmark the start-up of `coredns-gen guard` (keep it small), every figure from one run.
 
 Each command runs RUNS times in a fresh interpreter, the commands interleaved so that all of
 them see the same machine load; each figure is the median wall time:

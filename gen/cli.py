@@ -23,9 +23,9 @@ from typer._click.exceptions import ClickException
 from gen.errors import EXIT_INTERNAL, EXIT_TOOL, GenError, Interrupted, system_failure
 
 if TYPE_CHECKING:
-    from gen.guard import GuardResult
+    from gen.guard.result import GuardResult
     from gen.lint.load import LoadCheck
-    from gen.writer import Plan
+    from gen.render.writer import Plan
 
 T = TypeVar("T")
 
@@ -166,9 +166,9 @@ def render(
     Exit codes: 0 ok, 1 drift (--check), 2 bad input or another render
     running, 3 tool or system failure, 4 internal error.
     """
-    from gen.journal import recover, render_lock
-    from gen.project import render_files
-    from gen.writer import diff_plan, plan_tree, write_tree
+    from gen.render.journal import recover, render_lock
+    from gen.render.project import render_files
+    from gen.render.writer import diff_plan, plan_tree, write_tree
 
     def run() -> int:
         from gen.config import values_from_config
@@ -210,7 +210,7 @@ def render(
 
 def _upgrades(paths: list[Path], root: Path, since: str | None) -> None:
     """render --check: the stock Corefile diff of each values file's platform upgrade (stderr)."""
-    from gen.upgrade_drift import report, upgrades
+    from gen.render.upgrade_drift import report, upgrades
 
     found = upgrades(paths, since or "HEAD", since is not None)
     shown = {}
@@ -248,7 +248,7 @@ def schema() -> None:
     """Print the values JSON Schema (Draft 2020-12)."""
     import json
 
-    from gen.values import SCHEMA
+    from gen.render.values import SCHEMA
 
     _out(json.dumps(SCHEMA, indent=2) + "\n")
 
@@ -265,7 +265,7 @@ def new(
     from gen.adopt.release import readable
     from gen.errors import UsageError
     from gen.starter import starter_values
-    from gen.writer import write_new
+    from gen.render.writer import write_new
 
     def run() -> int:
         release = platform_version
@@ -316,7 +316,7 @@ def import_(
     old ConfigMap first (docs/migrate.md).
     """
     from gen.adopt import import_dns
-    from gen.writer import write_new
+    from gen.render.writer import write_new
 
     def run() -> int:
         release = platform_version or _release_said(platform, _repo(repo))
@@ -373,7 +373,7 @@ def lint(
     from gen.config import load_config
     from gen.finding import blocking
     from gen.lint.run import lint as run_lint, rule_summaries
-    from gen.report import FORMATS, format_findings
+    from gen.formats import FORMATS, format_findings
 
     def run() -> int:
         if fmt not in FORMATS:
@@ -434,7 +434,7 @@ def _configured_overlays(root: Path) -> list[Path]:
     """
     from gen.config import values_from_config
     from gen.errors import Problem, UsageError
-    from gen.values import load_values
+    from gen.render.values import load_values
 
     paths = values_from_config(root)
     if not paths:
@@ -665,10 +665,11 @@ def guard_merge(
     codes as guard: 0 pass, 1 refused, 2 bad input.
     """
     from gen.guard.report.merge import merge_results
+    from gen.guard.rules import SHARD_MERGES
 
     def run() -> int:
         chosen = _guard_format(fmt)
-        return _verdict(merge_results([Path(r) for r in results]), chosen, strict)
+        return _verdict(merge_results([Path(r) for r in results], SHARD_MERGES), chosen, strict)
 
     raise typer.Exit(_run(run))
 
@@ -706,7 +707,7 @@ def _verdict(result: GuardResult, fmt: str, strict: bool) -> int:
         _out(format_markdown(result.shown(), result.summary()))
     else:
         from gen.guard.report.corefiles import format_views_text, verdicts
-        from gen.report import format_findings
+        from gen.formats import format_findings
 
         shown = result.shown() if fmt == "json" else verdicts(result.findings)
         text = format_findings(shown, fmt, rule_docs())

@@ -110,7 +110,7 @@ class RenderedValuesError(ValuesError):
     """Bad input that only the rendered output shows (a Corefile that does not mean what the values
     asked for, an object over Kubernetes' size limit). Each problem comes with the values key path
     it stems from (None: the part of the file that holds the most text), so the caller that has the
-    file can give it a line (gen.render_check.place)."""
+    file can give it a line (gen.render.render_check.place)."""
 
     def __init__(self, found: Sequence[tuple[Sequence[Any] | None, Problem]]) -> None:
         self.found = list(found)

@@ -1,8 +1,8 @@
 """Versions: the one parser for every release string, and the CoreDNS release that gates `next`.
 
 Which CoreDNS a platform release ships belongs to the platform (gen/platforms/<name>.py);
-CoreDNS's own per-option history is gen/lint/versions.py. Figures come from
-../shared/upstream/FACTS.md (§2 and §6).
+CoreDNS's own per-option history is gen/lint/option_releases.py; the release tables are
+gen/platforms/releases.py (sources in gen/data/SOURCES.md).
 """
 
 from __future__ import annotations
@@ -33,5 +33,5 @@ def parse_version(text: str) -> Version:
     return Version(int(m[1]), int(m[2]), int(m[3] or 0))
 
 
-# CoreDNS feature gates (FACTS.md §2).
+# CoreDNS feature gates (coredns/coredns plugin/forward/setup.go at each tag).
 NEXT_MIN = Version(1, 11, 4)  # forward `next RCODE…` (implies several forwards per block, 1.9.4)

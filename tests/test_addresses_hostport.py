@@ -1,4 +1,4 @@
-"""render's upstream check (gen/addresses.py) accepts only what CoreDNS's forward accepts.
+"""render's upstream check (gen/render/addresses.py) accepts only what CoreDNS's forward accepts.
 
 addresses.py is a policy narrower than CoreDNS (no zone ids, ports 1-65535, one bare token), so
 it stays; what it must never do is pass an upstream CoreDNS's own HostPortOrFile refuses (the
@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from gen.addresses import _address_problem
+from gen.render.addresses import _address_problem
 from gen.corefile.upstreams import judge
 from gen.tools import corefile_binary
 from tests.conftest import missing_tool

@@ -1,4 +1,4 @@
-"""`render` stays inside its repository and inside its own files (issue 25).
+"""`render` stays inside its repository and inside its own files.
 
 Every case was measured broken before gen/boundary.py: a committed journal deleting files
 outside the repository, symlinks read across the boundary, two spellings of one output, another
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.journal import journal_path
+from gen.render.journal import journal_path
 from tests.conftest import REPO_ROOT
 from tests.helpers import git, snapshot_tree
 

@@ -120,7 +120,7 @@ def _step(name: str) -> dict[str, Any]:
 
 
 def test_the_github_example_gives_the_reviewer_the_verdict_on_every_run():
-    """Issue 33: the guard ran with `--format github` only (no Corefile diff, nothing on a pass).
+    """the guard ran with `--format github` only (no Corefile diff, nothing on a pass).
     Now one guard run keeps its result; the markdown page (Corefile diffs) goes to the job summary
     whatever the verdict, one PR comment is edited in place, SARIF goes to code scanning, and the
     verdict fails the job only after all of that."""

@@ -10,7 +10,8 @@ import fastjsonschema
 import jinja2
 import pytest
 
-from gen import codecache, objects, templating
+from gen import codecache, templating
+from gen.render import object_schemas
 from gen.validation import Checker
 
 SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum": 1, "default": 53}}, "additionalProperties": False}
@@ -19,10 +20,10 @@ SCHEMA = {"type": "object", "properties": {"port": {"type": "integer", "minimum"
 @pytest.fixture(autouse=True)
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("COREDNS_GEN_CODE_CACHE", str(tmp_path / "cache"))
-    for cached in (templating.environment, templating.template, objects._validator):
+    for cached in (templating.environment, templating.template, object_schemas._validator):
         cached.cache_clear()
     yield tmp_path / "cache"
-    for cached in (templating.environment, templating.template, objects._validator):
+    for cached in (templating.environment, templating.template, object_schemas._validator):
         cached.cache_clear()
 
 
@@ -74,16 +75,16 @@ def test_a_validator_never_fills_in_defaults(cache: Path) -> None:
 
 
 def test_a_cached_kubernetes_validator_skips_the_shared_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
-    version = objects.schema_version("1.34")
+    version = object_schemas.schema_version("1.34")
     configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "coredns"}, "data": {"Corefile": ".:53 {}\n"}}
-    objects._validator("v1", "ConfigMap", version).compile()  # type: ignore[union-attr]
-    objects._validator.cache_clear()
+    object_schemas._validator("v1", "ConfigMap", version).compile()  # type: ignore[union-attr]
+    object_schemas._validator.cache_clear()
 
     def refuse(version: str) -> None:
         raise AssertionError("parsed the 1.5 MB definitions although the compiled code is cached")
 
-    monkeypatch.setattr(objects, "_definitions", refuse)
-    checker = objects._validator("v1", "ConfigMap", version)
+    monkeypatch.setattr(object_schemas, "_definitions", refuse)
+    checker = object_schemas._validator("v1", "ConfigMap", version)
     assert checker is not None and checker.compile()(configmap) == configmap
     assert not checker.is_valid({**configmap, "data": {"Corefile": 1}})
 

@@ -160,19 +160,19 @@ def test_every_yaml_reader_is_covered_here() -> None:
     assert readers == [
         "gen/adopt/prove.py",  # valuesContent import already read through rke2's reader (exit 2 when too deep)
         "gen/adopt/run.py",  # the same valuesContent: test_a_deep_values_content_given_to_import_is_bad_input
-        "gen/artifact.py",  # GitRepository manifests of the repo: test_a_deep_manifest_in_the_repo_does_not_stop_render
         "gen/config.py",  # read_mapping: test_a_deep_config_file_is_bad_input
         "gen/document.py",  # the values and config files' reader: the tests above
         "gen/guard/repo/manifests.py",  # test_the_guards_readers_say_unreadable_and_never_raise
         "gen/guard/topology.py",  # --discover --write: the config is read by read_mapping first (config.py)
+        "gen/kustomization_reach.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
         "gen/lint/reader.py",  # test_a_deep_manifest_given_to_lint_is_bad_input
-        "gen/listing.py",  # a kustomization.yaml beside a Flux file: test_a_deep_kustomization_beside_the_flux_file_is_no_crash
         "gen/platforms/k3s.py",  # our own vendored manifest only
         "gen/platforms/rke2.py",  # test_rke2_chart_values_past_libyamls_limit_given_to_lint
         "gen/platforms/rke2_chart.py",  # our own template's output only
-        "gen/project.py",  # read_document of a values file already read
-        "gen/upgrade_drift.py",  # a values file at another revision: not known when it does not read
-        "gen/values.py",  # test_a_deep_values_file_is_bad_input
+        "gen/render/artifact.py",  # GitRepository manifests of the repo: test_a_deep_manifest_in_the_repo_does_not_stop_render
+        "gen/render/project.py",  # read_document of a values file already read
+        "gen/render/upgrade_drift.py",  # a values file at another revision: not known when it does not read
+        "gen/render/values.py",  # test_a_deep_values_file_is_bad_input
         "gen/yamlio.py",  # the loaders themselves
     ]
 
@@ -180,9 +180,9 @@ def test_every_yaml_reader_is_covered_here() -> None:
 @pytest.mark.parametrize("n", DEPTHS)
 @pytest.mark.parametrize("style", ["flow", "block"])
 def test_a_deep_kustomization_beside_the_flux_file_is_no_crash(tmp_path: Path, n: int, style: str) -> None:
-    """gen/listing.py reads the kustomization.yaml beside a Flux file render writes: one nested past
+    """gen/kustomization_reach.py reads the kustomization.yaml beside a Flux file render writes: one nested past
     libyaml's limit, or an alias bomb, is not read (no warning), never a crash or a hang."""
-    from gen.listing import missing_entry
+    from gen.kustomization_reach import missing_entry
 
     (tmp_path / "clusters").mkdir()
     (tmp_path / "clusters/kustomization.yaml").write_text(nested(n, style, key="resources")[0])
@@ -209,6 +209,6 @@ def test_a_deep_values_content_given_to_import_is_bad_input(tmp_path: Path) -> N
 
 
 def test_a_deep_values_file_at_another_revision_is_not_known_never_a_crash() -> None:
-    from gen.upgrade_drift import _read
+    from gen.render.upgrade_drift import _read
 
     assert _read("a: " + "[" * 10000 + "]" * 10000) is None

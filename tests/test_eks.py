@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from gen.cli import app
 from gen.platforms import eks
-from gen.values import load_values
+from gen.render.values import load_values
 from tests.conftest import REPO_ROOT
 from tests.helpers import render_refused
 

@@ -23,8 +23,8 @@ from gen.adopt import import_dns, mapping, needs
 from gen.adopt.needs import FIELDS, Need
 from gen.cli import app
 from gen.platforms import get
-from gen.render import render_overlay
-from gen.values import values_from_data
+from gen.render.cluster import render_overlay
+from gen.render.values import values_from_data
 from gen.versions import parse_version
 from tests.conftest import REPO_ROOT
 from tests.guard.conftest import FLUX_SYSTEM
@@ -655,7 +655,7 @@ def test_an_umbrella_kustomization_that_applies_more_than_dns_is_not_repointed(t
 
 @pytest.mark.parametrize("release", ["1.11", "v1.11.99"])
 def test_a_talos_release_that_does_not_exist_is_refused(tmp_path: Path, release: str) -> None:
-    """Issue 33: `1.11` and `v1.11.99` were accepted silently (a stand-in was borrowed)."""
+    """`1.11` and `v1.11.99` were accepted silently (a stand-in was borrowed)."""
     (tmp_path / "cm.yaml").write_text(TALOS)
     code, output, out = _import(tmp_path, str(tmp_path / "cm.yaml"), "--platform", "talos", "--platform-version", release,
                                 "--cluster", "home")

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from gen.adopt import import_dns
 from gen.errors import ValuesError
-from gen.render import render_overlay
-from gen.values import values_from_data
+from gen.render.cluster import render_overlay
+from gen.render.values import values_from_data
 from tests.test_properties import LINE
 
 RELEASES = {"talos": ("v1.13.9", None), "k3s": ("v1.34.9+k3s1", None), "aks": ("1.34", None), "rke2": ("v1.34.10+rke2r1", None),

@@ -37,7 +37,7 @@ RUNS_ON_IMPORT = {"gen.__main__"}  # `python -m gen`: importing it runs the CLI
 
 
 def _targets(node: ast.Import | ast.ImportFrom, module: str) -> list[str]:
-    """The gen modules an import statement loads (`from gen import flux` loads gen.flux)."""
+    """The gen modules an import statement loads (`from gen import flux` loads gen.render.flux_objects)."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names if a.name.split(".")[0] == "gen"]
     assert not node.level, f"{module}: relative import (gen imports absolutely)"
@@ -115,7 +115,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_module_level_imports_between_gen_modules_form_no_cycle() -> None:
     graph = {name: {t for t in _imports(path, name)[0] if t != name} for name, path in MODULES.items()}
-    assert "gen.flux" in graph["gen.render"]  # the walk sees real edges
+    assert "gen.render.flux_objects" in graph["gen.render.cluster"]  # the walk sees real edges
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
@@ -144,11 +144,40 @@ def test_the_guard_keeps_its_layers() -> None:
                 continue
             if mine in GUARD_LAYERS and (theirs in GUARD_ABOVE or GUARD_LAYERS.index(theirs) > GUARD_LAYERS.index(mine)):
                 wrong.append(f"{name} -> {target}")
-            elif mine == "gen.guard.rules" and theirs == "gen.guard.rules" and target != "gen.guard.rules":
+            elif mine == theirs == "gen.guard.rules" and "gen.guard.rules" not in (name, target):  # (the registry lists rules)
                 wrong.append(f"{name} -> {target} (a rule imports a rule)")
             elif mine == "gen.guard.rules" and theirs == "gen.guard.build":  # (progress reports count builds)
                 wrong.append(f"{name} -> {target}")
+            elif {mine, theirs} == {"gen.guard.rules", "gen.guard.report"} and name != "gen.guard.rules":
+                wrong.append(f"{name} -> {target} (rules and reports do not import each other)")
     assert wrong == []
+
+
+def test_rules_and_reports_never_import_the_guard_package() -> None:
+    """gen/guard/__init__.py runs the pipeline; what it produces (gen/guard/result.py) and the
+    facts rules share (change.py, diff.py, evidence.py, errortext.py) sit below it."""
+    wrong = [f"{name} -> gen.guard" for name, path in MODULES.items()
+             if name.startswith(("gen.guard.rules.", "gen.guard.report.")) and "gen.guard" in _imports(path, name)[0]]
+    assert wrong == []
+
+
+def test_lint_rules_are_imported_only_by_lint_machinery() -> None:
+    """A lint rule imports no other rule; the guard asks lint's facts by id (gen/lint/objects.py),
+    never by importing a rule, so lint and guard share facts without reaching into each other."""
+    wrong = []
+    for name, path in MODULES.items():
+        for target in _imports(path, name)[0]:
+            if not target.startswith("gen.lint.rules."):
+                continue
+            if name.startswith("gen.lint.rules.") or name not in {"gen.lint.run", "gen.lint.objects"}:
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_the_layer_walk_sees_the_leaks_it_forbids() -> None:
+    """The walk reads real imports: a rule that imported a report or a lint rule would be seen."""
+    assert "gen.guard.report.shard" in _imports(MODULES["gen.guard.result"], "gen.guard.result")[0]
+    assert "gen.lint.rules.forward_next_ignored" in _imports(MODULES["gen.lint.objects"], "gen.lint.objects")[0]
 
 
 def test_find_cycle_reports_a_cycle() -> None:
@@ -251,10 +280,10 @@ def test_a_lazy_module_is_imported_on_first_use() -> None:
 # rules, ruamel to explain a YAML problem). Each would be start-up that every run of the
 # command pays again (benchmarks/startup.py measures it).
 LEFT_OUT = {
-    "import gen.guard": ("gen.values", "gen.render", "gen.lint.run", "gen.lint.reader", "gen.lint.load", "gen.verify",
+    "import gen.guard": ("gen.render.values", "gen.render.cluster", "gen.lint.run", "gen.lint.reader", "gen.lint.load", "gen.verify",
                          "gen.launcher", "jinja2", "dns", "pathspec", "jsonschema", "ruamel", "fastjsonschema",
                          "gen.guard.flux.fluxconfigs"),
-    "import gen.lint.run": ("gen.values", "gen.render", "gen.verify", "gen.lint.load", "gen.launcher", "dns", "jinja2"),
+    "import gen.lint.run": ("gen.render.values", "gen.render.cluster", "gen.verify", "gen.lint.load", "gen.launcher", "dns", "jinja2"),
     "import pathlib, sys, tempfile; from gen.config import load_config; d = pathlib.Path(tempfile.mkdtemp()); "
     "(d / '.coredns-gen.yaml').write_text('values: [dns/*.yaml]\\nguard: {allow: [x]}\\n'); load_config(d)": ("ruamel",),
 }
@@ -270,3 +299,26 @@ def test_a_command_imports_none_of_what_it_does_not_use() -> None:
         if proc.stdout.split():
             found[code[:40]] = proc.stdout.split()
     assert not found, f"imported although never used on that path (see who imports them: python3 -X importtime): {found}"
+
+
+# Module and package names that more than one package uses, each for the same idea in its own package.
+SHARED_NAMES = {
+    "__init__": "a package",
+    "run": "`coredns-gen <command>` end to end (lint, verify, import)",
+    "rules": "one module per rule (lint's, the guard's)",
+    "engine": "what runs a package's many jobs (verify's scenarios, the guard's builds)",
+    "boundary": "the repository boundary (every path a command touches; every file a build reads)",
+    "sources": "where Flux's source-controller fetches from (a Kustomization's source, a chart's)",
+    "inputs": "what a stage reads (lint's Corefile units, a build's files)",
+}
+
+
+def test_no_two_modules_share_a_name_unless_they_mean_the_same() -> None:
+    """`gen/flux.py` beside `gen/guard/flux/`, three `model.py`: a reader took one for the other."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(GEN.rglob("*.py")):
+        seen.setdefault(path.stem, []).append(path.relative_to(REPO_ROOT).as_posix())
+    for package in sorted(p for p in GEN.rglob("*") if p.is_dir() and (p / "__init__.py").exists()):
+        seen.setdefault(package.name, []).append(package.relative_to(REPO_ROOT).as_posix() + "/")
+    shared = {name: where for name, where in seen.items() if len(where) > 1 and name not in SHARED_NAMES}
+    assert shared == {}, "rename one of each (or say in SHARED_NAMES what they share)"

@@ -1,4 +1,4 @@
-"""Values cannot change what a Corefile means: each is lexed as CoreDNS would lex it (issue 10).
+"""Values cannot change what a Corefile means: each is lexed as CoreDNS would lex it.
 
 Every refusal: the exact `file:line:col: key: problem — fix` line, exit 2, and no file changed.
 """
@@ -183,7 +183,7 @@ def test_limits_themselves_are_accepted(tmp_path: Path) -> None:
 
 
 def test_a_size_problem_points_at_the_part_of_the_file_that_fills_the_object() -> None:
-    from gen.render_check import largest_part
+    from gen.render.render_check import largest_part
 
     many_zones = {"cluster": "c", "zones": [{"zone": f"z{i}.example", "upstreams": ["10.0.0.1"]} for i in range(500)]}
     assert largest_part(many_zones) == ["zones"]  # no one zone holds the bytes: the list does

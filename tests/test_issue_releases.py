@@ -1,4 +1,4 @@
-"""The releases users run today (issue 22's fifteen): each renders without `corednsVersion`, or is
+"""The releases users run today (fifteen, listed below): each renders without `corednsVersion`, or is
 refused for a reason a source gives (k3s v1.33.1's override order) or because no source for its
 row was found (the policy for releases newer than the tables).
 
@@ -133,7 +133,7 @@ def test_a_later_k3s_1_33_patch_takes_the_layout_once_its_coredns_is_pinned(tmp_
     assert result.exit_code == 0 and "assumed the Corefile layout of v1.33.12+k3s1" in result.stderr, result.stderr
 
 
-# Issue 35's "done when" (2026-12-07): each release renders with the CoreDNS its source names, or is
+# Each release renders with the CoreDNS its source names, or is
 # refused with the source that makes it unknown. The snapshots read are of 2026-08-21/22
 # (gen/data/SOURCES.md): no tag of these releases is in them, so a release past the tables renders
 # only where the branch heads read beside the tags agree with its stand-in (gen/platforms/newer.py).

@@ -25,6 +25,8 @@ import pytest
 from tests.conftest import REPO_ROOT
 from tests.helpers import git
 
+pytestmark = pytest.mark.pipeline  # real `coredns-gen render` processes, killed at random moments
+
 FLEET = 200
 KILLS = int(os.environ.get("COREDNS_GEN_KILLS", "18"))
 SEED = 20261201

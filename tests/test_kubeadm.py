@@ -1,4 +1,4 @@
-"""kubeadm/kind: the rendered overlay satisfies all seven points of seed 004's wiring contract.
+"""kubeadm/kind: the rendered overlay satisfies every point of the wiring contract (docs/lint.md, `wiring-*`).
 
 `lint` proves each point on the files `render` writes: the clean overlay lints clean, and each
 point broken in the rendered overlay is caught by its own wiring rule (so no point is passed
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gen.lint.run import run_lint
-from gen.project import render_files
-from gen.writer import plan_tree, write_tree
+from gen.render.project import render_files
+from gen.render.writer import plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
 OVERLAY = "overlays/kubeadm/c1"

@@ -1,4 +1,4 @@
-"""Issue 23's paper cuts, each as a new user met it: a command that found nothing to do exits 2
+"""Paper cuts, each as a new user met it: a command that found nothing to do exits 2
 saying where it looked and what to run instead; a hint that did not work is replaced by one
 that does; a starter value cannot pass for a real one."""
 

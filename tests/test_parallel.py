@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gen import parallel, project
+from gen import parallel
+from gen.render import project
 from gen.corefile import helper as corefile_helper
 from gen.errors import ValuesError
 from tests.conftest import REPO_ROOT

@@ -1,8 +1,8 @@
 """Property: whatever text lands in a values file's string field, render either refuses it
 (exit 2, `file:line:col: key: problem — fix` lines, no traceback, nothing written) or writes
-Corefiles whose parsed structure is exactly what the values asked for (issue 10).
+Corefiles whose parsed structure is exactly what the values asked for.
 
-The oracle here is independent of gen.structure: the rendered coredns-custom keys are spliced
+The oracle here is independent of gen.render.structure: the rendered coredns-custom keys are spliced
 into the platform's main Corefile as text, in place of its import lines (CoreDNS splices the
 imported files' tokens there), and the whole is parsed; Talos's Corefile is parsed as written.
 Hypothesis runs derandomized with a bounded number of examples, so CI is fast and repeatable.
@@ -26,7 +26,7 @@ from gen.cli import app
 from gen.corefile import CorefileError, Directive, parse_corefile, parse_directives
 from gen.corefile.facts import UPSTREAM_KEY
 from gen.platforms import get
-from gen.values import load_values
+from gen.render.values import load_values
 from tests.helpers import snapshot_tree
 
 BASES: dict[str, dict[str, Any]] = {
@@ -187,7 +187,7 @@ def test_any_text_in_any_field_is_refused_or_means_what_it_says(field: tuple[str
 BASES["gardener"] = {"cluster": "g", "platform": "gardener", "platformVersion": "1.34", "corednsVersion": "1.14.7",
                      "clusterDomain": "cluster.local", "upstream": {"resolvers": ["10.0.0.53"]},
                      "overrides": [{"name": "log", "lines": ["log"]}]}
-# Measured in CoreDNS 1.13.1 (issue 20): inside a quoted token CoreDNS's lexer takes `\` and the next
+# Measured in CoreDNS 1.13.1: inside a quoted token CoreDNS's lexer takes `\` and the next
 # character as a pair, so `"\\"` ends at its third character; these lines closed the default server
 # block and opened a `com.` block forwarding every .com name to 6.6.6.6, and rendered with exit 0
 # (the last line's `}` is the one our old lexer saw close `com {`; CoreDNS's import closes it).

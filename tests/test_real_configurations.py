@@ -1,4 +1,4 @@
-"""Values that say what real Flux repositories say (issue 23, point 2): an overlay folder of the
+"""Values that say what real Flux repositories say: an overlay folder of the
 user's choosing (refused, naming the rule, when the Flux artifact leaves it out), an existing
 source by kind and name, the Kustomization fields people set, a zone's extra plugin lines,
 Flux `${VAR}` substitutions, and Talos keeping /etc/resolv.conf as its primary.
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gen.artifact import Rule, left_out
+from gen.render.artifact import Rule, left_out
 from gen.cli import app
 from gen.yamlio import load_all_safe
 from tests.helpers import build_tree, snapshot_tree

@@ -19,8 +19,8 @@ import pytest
 
 from gen.platforms import get
 from gen.platforms.base import ObjectRef
-from gen.project import render_files
-from gen.writer import diff_plan, plan_tree, write_tree
+from gen.render.project import render_files
+from gen.render.writer import diff_plan, plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = ["talos", "k3s", "aks", "rke2", "eks", "kubeadm", "gardener"]
@@ -80,7 +80,7 @@ def _overlay_dirs() -> list[Path]:
 @pytest.mark.kustomize
 @pytest.mark.parametrize("overlay", _overlay_dirs(), ids=lambda p: str(p.relative_to(REPO_ROOT)))
 def test_overlay_builds_with_real_kustomize_and_passes_strict_schemas(overlay: Path, kustomize_argv: list[str]) -> None:
-    from gen.objects import validate_object
+    from gen.render.object_schemas import validate_object
     from gen.yamlio import load_all_safe
 
     proc = subprocess.run([*kustomize_argv, str(overlay)], capture_output=True, text=True)
@@ -143,7 +143,7 @@ def test_every_rendered_overlay_lints_clean_for_its_own_release(values_file: Pat
     from typer.testing import CliRunner
 
     from gen.cli import app
-    from gen.values import load_values
+    from gen.render.values import load_values
 
     shutil.copy(values_file, tmp_path / "values.yaml")
     values = load_values(tmp_path / "values.yaml", repo=tmp_path)

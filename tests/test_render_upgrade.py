@@ -1,4 +1,4 @@
-"""`render --check` on a platform upgrade (issue 22, point 4): a values file whose platformVersion
+"""`render --check` on a platform upgrade: a values file whose platformVersion
 moved since a git revision shows what the platform's own stock Corefile changes between the two
 releases, or says it is not known; the review alone never fails the check.
 

@@ -71,7 +71,7 @@ def test_helm_merge_replaces_lists_and_deletes_on_null() -> None:
 def test_recorded_cases_are_what_we_render_for_the_example(case: str, release: str | None) -> None:
     """The chart was run on our real output: re-record (scripts/record-rke2-chart) when it changes."""
     from gen.platforms import rke2
-    from gen.values import load_values
+    from gen.render.values import load_values
 
     values = load_values(REPO / "examples" / "rke2.yaml", repo=REPO)
     if release:

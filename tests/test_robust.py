@@ -193,12 +193,12 @@ def test_a_flux_output_with_backslashes_is_refused(repo: Path) -> None:
 
 
 def test_an_unexpected_exception_is_exit_4_with_its_traceback(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gen.project
+    import gen.render.project
 
     def bug(*_: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(gen.project, "render_files", bug)
+    monkeypatch.setattr(gen.render.project, "render_files", bug)
     result = runner.invoke(app, ["render", "--repo", str(repo), str(repo / "dns/talos.yaml")])
     assert result.exit_code == 4
     assert "Traceback" in result.stderr and "ZeroDivisionError: a bug" in result.stderr
@@ -292,13 +292,13 @@ def test_permission_denied_while_staging_leaves_nothing(repo: Path, monkeypatch:
     not readable by another user who could run us), so os.open is made to refuse, at the os level."""
     import errno
 
-    import gen.journal
+    import gen.render.journal
 
     real_open = os.open
     calls = {"n": 0}
 
     def refusing_open(path: str, flags: int, mode: int = 0o777, **kw: object) -> int:
-        if isinstance(path, str) and path.endswith(gen.journal.TEMP_SUFFIX):
+        if isinstance(path, str) and path.endswith(gen.render.journal.TEMP_SUFFIX):
             calls["n"] += 1
             if calls["n"] == 2:
                 raise PermissionError(errno.EACCES, "Permission denied", path)
@@ -307,7 +307,7 @@ def test_permission_denied_while_staging_leaves_nothing(repo: Path, monkeypatch:
     path = repo / "dns/talos.yaml"
     path.write_text(path.read_text().replace("10.96.0.53", "10.96.0.54").replace("prod-talos", "prod-talos2"))
     before = snapshot_tree(repo)
-    monkeypatch.setattr(gen.journal.os, "open", refusing_open)
+    monkeypatch.setattr(gen.render.journal.os, "open", refusing_open)
     result = runner.invoke(app, ["render", "--repo", str(repo), str(path)])
     assert (result.exit_code, result.stderr) == (3, "overlays/talos/prod-talos2/coredns-configmap.yaml: cannot write it (nothing was changed): "
                                                     "Permission denied — fix: check the permissions of the file and its folder\n")

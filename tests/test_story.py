@@ -63,7 +63,7 @@ def test_deleting_the_talos_overlay_is_refused(fleet: Path) -> None:
     assert [(f["rule"], f["severity"]) for f in findings] == [("build-failed", "error")]
 
 
-def test_seed_002_rewrite_is_caught_by_the_drift_gate_and_reported_by_the_guard(fleet: Path) -> None:
+def test_a_hand_rewritten_kustomization_is_caught_by_the_drift_gate_and_reported_by_the_guard(fleet: Path) -> None:
     """Dropping coredns-custom from resources: render --check refuses the hand edit; the guard
     explains that Flux would orphan (prune: disabled) rather than delete the ConfigMap."""
     (fleet / "overlays/k3s/edge/kustomization.yaml").write_text(

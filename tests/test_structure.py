@@ -1,7 +1,7 @@
-"""The structural proof (gen.structure): rendered Corefiles are parsed back and compared with
+"""The structural proof (gen.render.structure): rendered Corefiles are parsed back and compared with
 what the values asked for; a difference is bad input at the value's line, exit 2, nothing written.
 
-The value checks (gen.injection, gen.addresses) refuse every hostile value first, so to show the
+The value checks (gen.render.injection, gen.render.addresses) refuse every hostile value first, so to show the
 proof holds on its own these tests switch them off or hand it tampered output.
 """
 
@@ -13,11 +13,12 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from gen import addresses, injection, render_check, structure, yamlio
+from gen import yamlio
+from gen.render import addresses, injection, render_check, structure
 from gen.platforms import get
 from gen.rendered import RenderedFile
-from gen.render import render_cluster
-from gen.values import load_values, values_from_data
+from gen.render.cluster import render_cluster
+from gen.render.values import load_values, values_from_data
 from tests.conftest import REPO_ROOT
 from tests.helpers import render_refused
 from tests.test_injection import AKS, K3S, TALOS

@@ -1,4 +1,4 @@
-"""The Talos Corefile is Talos's own text, byte for byte, except the forward stanzas (seed 000).
+"""The Talos Corefile is Talos's own text, byte for byte, except the forward stanzas (README.md: why two stanzas).
 
 Asserted by diff against the vendored upstream file for every known Talos minor release, so a
 stray whitespace or re-ordered plugin anywhere else fails the test.

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gen.cli import app
-from gen.values import normal_posix
+from gen.render.values import normal_posix
 from tests.helpers import render_refused
 
 GOOD_TALOS = """\
@@ -139,7 +139,7 @@ def test_problems_of_every_file_are_reported_together(tmp_path: Path) -> None:
 
 def test_fast_schema_gate_agrees_with_jsonschema_on_every_case() -> None:
     """The fastjsonschema gate may only skip jsonschema when jsonschema would find nothing."""
-    from gen.values import _CHECKER
+    from gen.render.values import _CHECKER
     from gen.yamlio import UnprintableScalarError, load_fast
     from tests.conftest import REPO_ROOT
     from tests.test_yamlio import _ruamel
@@ -185,7 +185,7 @@ def test_schema_patterns_keep_ecma_end_of_input(pattern: str, python: str) -> No
 
 
 def test_a_file_the_gate_refuses_is_never_passed_unexplained(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from gen.values import _CHECKER
+    from gen.render.values import _CHECKER
 
     monkeypatch.setattr(_CHECKER.checker, "is_valid", lambda document: False)
     monkeypatch.setattr(_CHECKER.checker, "iter_errors", lambda document: iter(()))
@@ -209,7 +209,7 @@ def test_a_tab_in_an_override_line_is_fine(tmp_path: Path) -> None:
 def test_positions_from_libyaml_agree_with_ruamel(name: str, tmp_path: Path) -> None:
     """A file libyaml reads is explained from libyaml's positions (ruamel is ~50x slower on a
     file with many problems): both must name the same lines, columns and words."""
-    from gen import values as v
+    from gen.render import values as v
     from gen.document import quick_document
     from gen.yamlio import load_positioned
 

@@ -17,7 +17,7 @@ import re
 import typing
 from typing import Any, NamedTuple
 
-from gen.adopt.model import Difference
+from gen.adopt.differences import Difference
 from gen.adopt.needs import Need, available, missing
 from gen.corefile import Directive, ServerBlock, forward_zone, is_root_forward, normalize_zone, parse_corefile, parse_directives
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY, UPSTREAM_KEY
@@ -67,7 +67,7 @@ class Stanza(NamedTuple):
 
 
 def stanza(forwards: list[Directive]) -> Stanza:
-    """The forward pair of seed 000 read back: `forward . R… F… { policy P; next RCODES }` then
+    """The forward pair (README.md: why two stanzas) read back: `forward . R… F… { policy P; next RCODES }` then
     `forward . F…` is upstreams R, fallback F; a single forward has no fallback."""
     first = forwards[0]
     policy: str | None = None

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from gen import yamlio
 from gen.adopt.mapping import corefile_lines
-from gen.adopt.model import Difference
+from gen.adopt.differences import Difference
 from gen.corefile import Directive, ServerKey, normalize_zone, parse_corefile
 from gen.corefile.facts import DEFAULT_PORT, FORWARD_DEFAULT_POLICY
 from gen.errors import Problem

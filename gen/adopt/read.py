@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from gen.adopt.model import Difference, Held
+from gen.adopt.differences import Difference, Held
 from gen.errors import Problem, UsageError
 from gen.inputfile import read_user_file
 from gen.lint.effective import managed_corefile

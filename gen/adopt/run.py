@@ -15,20 +15,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gen import artifact, yamlio
+from gen import yamlio
+from gen.render import artifact
 from gen.comments import comment
 from gen.adopt import fluxbuild, mapping
-from gen.adopt.model import Difference, Held
+from gen.adopt.differences import Difference, Held
 from gen.adopt.prove import canonical, compare_others, prove, rendered_objects
 from gen.adopt.read import read_inputs
 from gen.corefile import CorefileError, parse_directives
 from gen.errors import Problem, RenderedValuesError, UsageError, ValuesError
 from gen.platforms import k3s, require, rke2 as rke2_platform
 from gen.platforms.base import COREDNS_CONFIGMAP, ObjectRef, Platform
-from gen.render import render_cluster
-from gen.render_check import place
+from gen.render.cluster import render_cluster
+from gen.render.render_check import place
 from gen.spec import default_overlay
-from gen.values import SCHEMA, values_from_data
+from gen.render.values import SCHEMA, values_from_data
 from gen.versions import parse_version
 
 _NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")

@@ -12,7 +12,7 @@ Public API:
 
 from gen.corefile.imports import Source, VirtualFS, expand_imports, is_server_import
 from gen.corefile.lexer import CorefileError, Token, tokenize
-from gen.corefile.model import (
+from gen.corefile.tree import (
     Corefile,
     Directive,
     ServerBlock,

@@ -5,7 +5,7 @@ platform: `kubernetes cluster.local in-addr.arpa ip6.arpa`). CoreDNS routes a qu
 block with the longest matching zone, so a block whose zone equals or lies under one of those
 takes those names away from the plugin, and a block whose zone contains one (`local`, `arpa`)
 takes whatever of it is not longer-matched elsewhere: measured in CoreDNS 1.13.1, `zone: local`
-answered `kube-dns.kube-system.svc.cluster.local` from its upstream (issue 20).
+answered `kube-dns.kube-system.svc.cluster.local` from its upstream (tests/test_properties.py).
 """
 
 from __future__ import annotations

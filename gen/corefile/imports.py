@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 from typing import Callable, Mapping
 
 from gen.corefile.lexer import CorefileError
-from gen.corefile.model import Corefile, Directive, Item, ServerBlock, Snippet
+from gen.corefile.tree import Corefile, Directive, Item, ServerBlock, Snippet
 from gen.corefile.parser import parse_corefile, parse_directives
 from gen.errors import Problem
 
@@ -63,7 +63,7 @@ class VirtualFS:
 
 
 def is_server_import(d: Directive) -> bool:
-    """`import …*.server` (whole server blocks) as AKS, k3s and seed 004 wire coredns-custom."""
+    """`import …*.server` (whole server blocks) as AKS, k3s and kubeadm wire coredns-custom (docs/lint.md)."""
     return d.name == "import" and bool(d.args) and d.args[0].endswith(".server")
 
 

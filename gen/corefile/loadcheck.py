@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from gen.corefile.model import Corefile, Directive, ServerBlock
+from gen.corefile.tree import Corefile, Directive, ServerBlock
 from gen.launcher import CoreDNS, LoadError
 from gen.loopback import free_port as free_port  # re-exported for the real-binary lint tests
 from gen.loopback import movable_listener

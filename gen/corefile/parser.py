@@ -1,4 +1,4 @@
-"""Parse Corefile text into the tree of gen.corefile.model, refusing what CoreDNS refuses.
+"""Parse Corefile text into the tree of gen.corefile.tree, refusing what CoreDNS refuses.
 
 CoreDNS's own lexer and parser decide (gen.corefile.helper): the tokens are its lexer's, a text
 its parser refuses is refused with its own message, and the tree built here is checked against
@@ -23,7 +23,7 @@ from typing import Mapping
 
 from gen.corefile.helper import INSIDE_KEY, Reading, read
 from gen.corefile.lexer import CorefileError, Position, Token, tokenize
-from gen.corefile.model import Corefile, Directive, ServerBlock, Snippet
+from gen.corefile.tree import Corefile, Directive, ServerBlock, Snippet
 from gen.errors import Problem
 
 _ENV = re.compile(r"\{\$([^}]+)\}|\{%([^%]+)%\}")

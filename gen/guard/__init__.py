@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Iterator, Protocol, cast
 
-from gen import listing
+from gen import kustomization_reach as listing
 from gen.comments import one_line
 from gen.errors import GenError, Problem, UsageError
 from gen.finding import Finding, Severity
@@ -60,7 +60,7 @@ from gen.guard.allow import Allow, apply_allow, parse_allows
 from gen.guard.scope import apply_scope
 from gen.guard.build.cache import BuildCache, default_dir
 from gen.guard.change import Change
-from gen.guard.coverage import Coverage, Nothing, judged_nothing, measure
+from gen.guard.coverage import Nothing, judged_nothing, measure
 from gen.guard.diff import compute_removals, generators_of
 from gen.guard.discovery import Discovery
 from gen.guard.fleet import Exploration, Fleet
@@ -72,7 +72,7 @@ from gen.guard.inventory import load_inventory
 from gen.guard.locate import Locator
 from gen.guard.corefile_view import corefile_views
 from gen.guard.flux.charts import ref_charts
-from gen.guard.helm import releases as helm_releases
+from gen.guard.helm import release_upgrades as helm_releases
 from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
@@ -83,6 +83,7 @@ from gen.guard.repo.checkout import Sweep, load_tree
 from gen.guard.repo.listing import listings
 from gen.guard.repo.revision import Tree, branch_of, remote_urls, repo_root, resolve
 from gen.guard.report.shard import Shard
+from gen.guard.result import GuardResult
 from gen.guard.unjudged import find_unjudged, judged_reads
 from gen.parallel import collector_paused
 
@@ -141,39 +142,6 @@ class GuardOptions:
     shard: Shard | None = None  # judge only this shard's clusters (gen.guard.report.shard)
     chart_mirrors: tuple[tuple[str, str], ...] = ()  # --chart-mirror ORIGIN=MIRROR, before guard.charts
     follow_moves: bool = True  # judge the revision a moved bootstrap source syncs (gen/guard/flux/moves.py)
-
-
-@dataclass
-class GuardResult:
-    findings: list[Finding]
-    stats: dict[str, int] = field(default_factory=dict)
-    commits: dict[str, str] = field(default_factory=dict)  # "base"/"head" -> commit id
-    coverage: Coverage = field(default_factory=Coverage)
-    shard: Shard | None = None  # set when this result covers one shard of the fleet
-    notes: list[str] = field(default_factory=list)  # said once on stderr (a cache that did not verify)
-    # the reviewer's view: one `corefile-diff` info per touched cluster whose Corefile changes
-    # (gen/guard/corefile_view.py); shown by text, markdown and json, never a verdict
-    views: list[Finding] = field(default_factory=list)
-    # what else the findings depend on besides the commits (the shards of one verdict must agree):
-    # --path, --allow, the inventory, the helper (gen/guard/report/merge.py)
-    judged_as: dict[str, Any] = field(default_factory=dict)
-
-    def shown(self) -> list[Finding]:
-        """The findings and the Corefile views, in (file, line, rule) order: what the formats print."""
-        return sorted([*self.findings, *self.views], key=Finding.sort_key)
-
-    def summary(self) -> str:
-        """One deterministic line for logs: what was judged and what was found."""
-        count = {s: sum(1 for f in self.findings if f.severity is s) for s in Severity}
-        s = self.stats
-        guessed = ("roots guessed, no bootstrap found (confirm the clusters once: coredns-gen guard --discover "
-                   "--write); " if self.coverage.roots_how == "fallback" else "")
-        return (f"guard {self.commits.get('base', '')[:12]}..{self.commits.get('head', '')[:12]}: {guessed}"
-                f"{s.get('clusters_judged', 0)} of {s.get('clusters', 0)} clusters touched and judged "
-                f"({s.get('kustomizations_base', 0)} Flux Kustomizations at base, {s.get('kustomizations_head', 0)} at head); "
-                f"{count[Severity.ERROR]} errors, {count[Severity.WARNING]} warnings, {count[Severity.ALLOWED]} allowed"
-                + "".join("\n" + line for line in self.coverage.lines())
-                + (f"\n{self.shard.line(s.get('clusters', 0))}" if self.shard else ""))
 
 
 def run_guard(opts: GuardOptions) -> GuardResult:

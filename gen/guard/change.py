@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Protocol
 from gen.finding import Finding, Severity
 from gen.guard.diff import MOVED, BuildIssue, Removal, move_deletes
 from gen.guard.flux.charts import RefChart
-from gen.guard.helm.releases import HelmLayer
+from gen.guard.helm.release_upgrades import HelmLayer
 from gen.guard.flux.moves import Move
 from gen.guard.flux.platform_facts import ClusterFacts
 from gen.guard.flux.unread import Blind

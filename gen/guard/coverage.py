@@ -28,7 +28,7 @@ from gen.finding import Finding, Severity
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef, Revision
 from gen.guard.repo.revision import Tree
-from gen.guard.report.errortext import cause, shorten
+from gen.guard.errortext import cause, shorten
 from gen.guard.unjudged import NO_PATH
 
 _SHOWN = 5
@@ -50,7 +50,7 @@ class Coverage:
     # bootstrap sources taken as this repository though no remote has their URL: the evidence
     identity: list[str] = field(default_factory=list)
     nothing: Nothing | None = None  # a --shard that judged nothing of its clusters (guard-merge decides)
-    # unreached file -> the fix: the line its folder's kustomization.yaml lacks (gen/listing.py)
+    # unreached file -> the fix: the line its folder's kustomization.yaml lacks (gen/kustomization_reach.py)
     fixes: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -2,7 +2,7 @@
 
 A pruned object is traced back through the base build's inputs to the manifest that defined
 it, then forward to what head did to that manifest: the file was deleted, a kustomization.yaml
-stopped listing it (seed 002), the object was renamed or moved, or the Flux Kustomization's
+stopped listing it (docs/guard.md, `configmap-pruned`), the object was renamed or moved, or the Flux Kustomization's
 `path`/`targetNamespace` changed, or the Kustomization itself left git.
 
 Linear in findings: a fleet change can prune thousands of objects of one build, so every file

@@ -15,12 +15,18 @@ FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 FLUX_VERSIONS = ("v1", "v1beta2", "v1beta1")
 HELM_GROUP = "helm.toolkit.fluxcd.io"  # a HelmRelease's API group
 
-# Annotations (or labels) with which Flux leaves an object alone instead of deleting it.
+# kustomize-controller's selectors (v1.10.1, internal/controller/kustomization_controller.go),
+# built from its api/v1 constants (`<GroupVersion.Group>/prune` and DisabledValue, IgnoreValue,
+# IfNotPresentValue): what deleteObjects leaves in place (DeleteOptions.Exclusions), what
+# Apply skips (ApplyOptions.ExclusionSelector) and what it creates but never patches
+# (ApplyOptions.IfNotPresentSelector). fluxcd/pkg/ssa matches them with utils.AnyInMetadata.
 ORPHANING = {
-    "kustomize.toolkit.fluxcd.io/prune": "disabled",
-    "kustomize.toolkit.fluxcd.io/reconcile": "disabled",
-    "kustomize.toolkit.fluxcd.io/ssa": "ignore",
+    f"{FLUX_GROUP}/prune": "disabled",
+    f"{FLUX_GROUP}/reconcile": "disabled",
+    f"{FLUX_GROUP}/ssa": "ignore",
 }
+APPLY_EXCLUDED = {f"{FLUX_GROUP}/reconcile": "disabled", f"{FLUX_GROUP}/ssa": "ignore"}
+APPLY_IF_NOT_PRESENT = {f"{FLUX_GROUP}/ssa": "ifnotpresent"}
 
 
 class ObjKey(NamedTuple):
@@ -112,10 +118,6 @@ class FluxKs:
             return ""
         return f"has deletionPolicy: {self.deletion_policy}, so its objects are orphaned"
 
-    def spec_id(self) -> str:
-        """Everything about this object that changes its build, as one stable string."""
-        return repr((self.path, self.target_namespace, self.transforms, self.substitute, self.substitute_from))
-
     def build_id(self) -> str:
         """Everything of the object that Flux's build reads: its generator and postBuild."""
         return self.build_spec or repr((self.path, self.target_namespace, self.transforms, self.substitute,
@@ -206,29 +208,28 @@ def metadata_flag(obj: dict[str, Any], key: str) -> str | None:
     return None
 
 
-def apply_skipped(existing: dict[str, Any], desired: dict[str, Any]) -> str | None:
-    """`key: value` of the marker that makes kustomize-controller keep the in-cluster object
-    `existing` instead of applying `desired` (fluxcd/pkg ssa shouldSkipApply, the exclusion and
-    if-not-present selectors kustomize-controller sets; values compared case-insensitively):
-    `reconcile: disabled` or `ssa: Ignore` on either, `ssa: IfNotPresent` on `desired`. None:
-    the new spec is applied (`prune: disabled` only stops deletion, not apply)."""
-    markers = [(desired, "kustomize.toolkit.fluxcd.io/reconcile", "disabled"),
-               (existing, "kustomize.toolkit.fluxcd.io/reconcile", "disabled"),
-               (desired, "kustomize.toolkit.fluxcd.io/ssa", "ignore"),
-               (existing, "kustomize.toolkit.fluxcd.io/ssa", "ignore"),
-               (desired, "kustomize.toolkit.fluxcd.io/ssa", "ifnotpresent")]
-    for obj, key, value in markers:
+def any_in_metadata(obj: dict[str, Any], selector: dict[str, str]) -> str | None:
+    """`key: value` of the first of `selector`'s entries the object carries, as fluxcd/pkg/ssa's
+    utils.AnyInMetadata matches them: a label or an annotation, each on its own, a non-empty
+    value equal to the selector's case-insensitively. None: no entry matches."""
+    meta = obj.get("metadata") or {}
+    for key, value in selector.items():
         for section in ("annotations", "labels"):
-            found = ((obj.get("metadata") or {}).get(section) or {}).get(key)
-            if found is not None and str(found).lower() == value:
+            found = (meta.get(section) or {}).get(key)
+            if found is not None and str(found) != "" and str(found).casefold() == value.casefold():
                 return f"{key}: {found}"
     return None
 
 
+def apply_skipped(existing: dict[str, Any], desired: dict[str, Any]) -> str | None:
+    """`key: value` of the marker that makes kustomize-controller keep the in-cluster object
+    `existing` instead of applying `desired` (fluxcd/pkg/ssa shouldSkipApply): APPLY_EXCLUDED on
+    either, APPLY_IF_NOT_PRESENT on `desired`. None: the new spec is applied (`prune: disabled`
+    only stops deletion, not apply)."""
+    return (any_in_metadata(desired, APPLY_EXCLUDED) or any_in_metadata(existing, APPLY_EXCLUDED)
+            or any_in_metadata(desired, APPLY_IF_NOT_PRESENT))
+
+
 def orphaning_marker(obj: dict[str, Any]) -> str | None:
     """`key: value` of the first Flux marker that makes Flux leave this object in place."""
-    for key, value in ORPHANING.items():
-        found = metadata_flag(obj, key)
-        if found is not None and found.lower() == value:
-            return f"{key}: {found}"
-    return None
+    return any_in_metadata(obj, ORPHANING)

@@ -20,7 +20,6 @@ from gen.guard.model import ObjKey, Revision
 from gen.platforms import dns_objects
 
 Scope = Literal["all", "dns"]
-SCOPES: tuple[Scope, ...] = ("all", "dns")
 _DEPLOYMENT = ObjKey("kube-system", "coredns", "apps", "Deployment")
 
 

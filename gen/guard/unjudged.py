@@ -48,7 +48,7 @@ from gen.guard.flux.unread import Blind
 from gen.guard.flux.sources import ELSEWHERE, GENERATOR_FAILS
 from gen.guard.locate import Locator
 from gen.guard.model import KsRef, Node, Revision
-from gen.guard.report.errortext import cause
+from gen.guard.errortext import cause
 
 Why = Literal["source", "build", "network", "vars"]
 NO_PATH = "kustomization path not found"  # kustomize-controller's words, decided from the tree

@@ -1,4 +1,4 @@
-"""The platform release a cluster's own upgrade objects record (issue 22, drift on upgrade).
+"""The platform release a cluster's own upgrade objects record (drift on upgrade: docs/guard.md).
 
 Clusters that upgrade themselves through Flux hold the release in an object Flux applies, so a
 bump is a change the guard builds: a system-upgrade-controller `Plan` (upgrade.cattle.io/v1,

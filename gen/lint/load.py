@@ -41,7 +41,6 @@ class Load(NamedTuple):
 
     main: Source
     custom: dict[str, Source]  # coredns-custom key -> its source
-    override_wrapped: bool = False  # main is one override in a `.:53 { }` of ours
     files: dict[str, str] = {}  # absolute path in the pod -> text: the main ConfigMap's other keys
 
 
@@ -70,7 +69,7 @@ def loads(inputs: Inputs, stock: Source | None) -> list[Load]:
     custom = dict(cm.data) if cm is not None else {}
     found = inputs.main_corefiles()
     if found:
-        return [Load(m, custom, False, _mounted(cm)) for cm, m in found]
+        return [Load(m, custom, _mounted(cm)) for cm, m in found]
     if stock is not None:
         return [Load(stock, custom)]
     out = []
@@ -79,7 +78,7 @@ def loads(inputs: Inputs, stock: Source | None) -> list[Load]:
             out.append(Load(src, {}))
         elif key.endswith(".override"):
             out.append(Load(Source(".:53 {\n" + src.text + "\n}\n", src.filename, src.line_offset - 1, src.col_offset,
-                                   src.fixed_line, src.label), {}, True))
+                                   src.fixed_line, src.label), {}))
     return out
 
 

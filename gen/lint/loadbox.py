@@ -31,7 +31,7 @@ from typing import Mapping
 
 from gen.comments import comment
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
-from gen.corefile.model import Snippet
+from gen.corefile.tree import Snippet
 from gen.kubeapi import FakeKubeAPI
 from gen.loopback import free_port, movable_listener
 

@@ -4,22 +4,35 @@ The guard builds each cluster with kustomize and holds plain objects, not files;
 ConfigMaps kube-system/coredns and coredns-custom into lint's inputs (each key a source named
 `<configmap>/<key>`) and runs the named rules on them, so "a `next` with no forward after it"
 or "a key CoreDNS never imports" is decided once, in gen/lint, for `lint` and `guard` alike.
+The guard names the facts it asks by rule id (Fact), so no guard module imports a lint rule.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 from gen.corefile import Source
 from gen.finding import Finding
 from gen.lint.context import LintContext, Rule, build_units
 from gen.lint.inputs import ConfigMapDoc, Inputs
-from gen.lint.versions import NEWEST
+from gen.lint.option_releases import NEWEST
+from gen.lint.rules import custom_key_ignored, forward_next_ignored, forward_unreachable, override_root_forward
 from gen.platforms.base import Platform
 from gen.platforms.stock import stock_corefile
 from gen.versions import Version
 
 NAMES = ("coredns", "coredns-custom")
+
+# The lint rules whose facts the guard's DNS invariants ask (gen/guard/rules/coredns_custom_keys.py,
+# next_needs_forward.py, managed_corefile_kept.py); docs/lint.md describes each.
+Fact = Literal["custom-key-ignored", "forward-next-ignored", "forward-unreachable", "override-root-forward"]
+FACTS: dict[Fact, Rule] = {"custom-key-ignored": custom_key_ignored, "forward-next-ignored": forward_next_ignored,
+                           "forward-unreachable": forward_unreachable, "override-root-forward": override_root_forward}
+
+
+def rules_for(facts: Iterable[Fact]) -> list[Rule]:
+    """The lint rules that decide `facts`, in the order asked."""
+    return [FACTS[fact] for fact in facts]
 
 
 def inputs_from_objects(objects: Iterable[dict[str, Any]]) -> Inputs:

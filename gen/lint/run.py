@@ -1,12 +1,11 @@
 """`coredns-gen lint` end to end: read the inputs, parse every Corefile unit, run every rule in RULES.
 
-Each rule is one module (ID, SEVERITY, a PASS/FAIL docstring, `check(ctx)`), listed in RULES.
-`lint` reads the inputs, parses every Corefile unit, runs every rule and returns the findings
-sorted by (file, line, rule); it never prints. The CoreDNS version comes from
---coredns-version, else the image tag of a coredns Deployment among the inputs, else the newest
-release we know (versions.NEWEST). It lives here, not in the package's __init__, because the
-guard imports single rules (gen/lint/objects.py): a package __init__ runs for every submodule,
-and this one reads files and starts CoreDNS (--load), which the guard never does.
+Each rule is one module of gen/lint/rules/, listed in RULES. `lint` reads the inputs, parses
+every Corefile unit, runs every rule and returns the findings sorted by (file, line, rule); it
+never prints. The CoreDNS version comes from --coredns-version, else the image tag of a coredns
+Deployment among the inputs, else the newest release we know (option_releases.NEWEST). It lives here, not in the package's __init__, because the
+guard asks lint for single rules (gen/lint/objects.py): a package __init__ runs for every
+submodule, and this one reads files and starts CoreDNS (--load), which the guard never does.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from gen.corefile import Source
 from gen.errors import Problem, UsageError
 from gen.finding import Finding, Severity
-from gen.lint import (
+from gen.lint.rules import (
     custom_key_ignored,
     duplicate_server_address,
     forward_failover_loops,
@@ -51,7 +50,7 @@ from gen.lint import (
 from gen.lint.context import LintContext, Rule, VersionSource, build_units
 from gen.lint.inputs import Inputs
 from gen.lint.reader import load_inputs
-from gen.lint.versions import NEWEST, image_version, parse_version
+from gen.lint.option_releases import NEWEST, image_version, parse_version
 from gen.platforms import require
 from gen.platforms.stock import stock_corefile
 from gen.versions import Version

@@ -1,4 +1,4 @@
-"""The coredns-custom wiring contract (seed 004) as data the `wiring-*` rules check.
+"""The coredns-custom wiring contract (docs/lint.md, the `wiring-*` rules) as data the `wiring-*` rules check.
 
 Seven points must hold for a fragment in `coredns-custom` to be served: the ConfigMap exists;
 the main Corefile imports `custom/*.server` at top level; the ConfigMap is mounted at

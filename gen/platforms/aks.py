@@ -30,7 +30,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "aks"
-SUMMARY = "Microsoft owns kube-system/coredns and the Deployment; the repo merges its keys into coredns-custom"
 DEFAULT_RELEASE = "1.34"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, COREDNS_DEPLOYMENT)
@@ -73,10 +72,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT, OVERRIDE_IMPORT)
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("coredns-custom-keys", "next-needs-forward", "k3s-deployment-untouched")
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:

@@ -64,7 +64,6 @@ class Platform(Protocol):
     (for `in` tests on keys the user wrote), never read for values."""
 
     NAME: str
-    SUMMARY: str  # one line for `--help` and docs: who owns what
     DEFAULT_RELEASE: str  # what `new --platform NAME` starts from
     NEXT_HINT: str  # how to get a CoreDNS with forward `next` on this platform
     SERVER_PORT: int  # where the platform's CoreDNS answers the pods (53; Gardener's listens on 8053)
@@ -132,10 +131,6 @@ class Platform(Protocol):
     def documents(self, values: Values) -> list[tuple[str, str]]:
         """(file name inside the overlay folder, text) of files that are not Kubernetes objects
         and stay out of kustomization.yaml (EKS: the add-on's configurationValues JSON)."""
-        ...
-
-    def guard_invariants(self) -> tuple[str, ...]:
-        """Ids of the guard invariant rules that hold on every build of this platform."""
         ...
 
 

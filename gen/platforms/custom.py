@@ -22,7 +22,7 @@ MAX_KEY = 253  # Kubernetes' limit on a ConfigMap key (validation.IsConfigMapKey
 def root_forward_overrides(values: Values) -> list[tuple[int, int]]:
     """(override index, line index) of every root forward in the overrides, as the Corefile parser
     reads them: `forward .:53`, `forward dns://.` and `forward tls://.` are root forwards too (an
-    override that does not parse is refused at its line by gen.injection)."""
+    override that does not parse is refused at its line by gen.render.injection)."""
     return [(i, j) for i, o in enumerate(values.overrides) for j in _root_forward_lines(o.lines)]
 
 

@@ -1,4 +1,4 @@
-"""Drift on upgrade (issue 22): what a platform's own default Corefile changes between two releases.
+"""Drift on upgrade (README.md, `render --check`): what a platform's own default Corefile changes between two releases.
 
 A user who bumps `platformVersion` (or a Talos/k3s release the repository records) reviews
 YAML, but the platform ships its own Corefile per release: a repository-owned Corefile copied

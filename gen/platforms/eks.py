@@ -4,7 +4,7 @@ The add-on takes its Corefile only as the `corefile` string of its configuration
 edit of kube-system/coredns is reverted at the next add-on update), validated by AWS against a
 JSON schema that differs per add-on version (additional properties refused). So we render the
 whole Corefile EKS ships (eksctl's copy of the add-on manifests: the same in EKS 1.28–1.36) with
-the seed-000 forward pair and the extra zones, merge the user's other configurationValues, and
+the forward pair (README.md: why two stanzas) and the extra zones, merge the user's other configurationValues, and
 validate the result against the add-on's own schema for `platformVersion` (vendored in
 gen/data/eks/; a later build of a CoreDNS minor we hold takes the newest held schema of that
 minor, with a warning, gen/platforms/newer.py; any other add-on version is refused). The JSON is
@@ -30,7 +30,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "eks"
-SUMMARY = "the EKS CoreDNS add-on owns the Corefile; the repo renders its configurationValues (and an ACK Addon on request)"
 DEFAULT_RELEASE = "v1.14.3-eksbuild.3"  # AWS's default add-on of EKS 1.36 (gen/data/SOURCES.md)
 ADDON = ObjectRef("Addon", "kube-system", "coredns")
 OWNS: tuple[ObjectRef, ...] = (ADDON,)
@@ -131,10 +130,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("managed-corefile-kept",)
 
 
 def main_corefile(values: Values) -> str:

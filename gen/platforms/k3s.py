@@ -1,9 +1,9 @@
 """k3s: k3s owns the coredns Deployment and ConfigMap and re-applies them on every restart.
 
 So the repo never touches them. It adds objects k3s does not own: an HPA that holds the replica
-floor through `/scale` (seed 002), a PodDisruptionBudget so a drain cannot take both replicas,
+floor through `/scale` (README.md, the k3s row), a PodDisruptionBudget so a drain cannot take both replicas,
 `coredns-custom` (k3s mounts it optionally and imports its `*.server` / `*.override` keys), and
-optionally a PrometheusRule for the gap seed 002 left open (no alert at one replica).
+optionally a PrometheusRule for the gap an HPA leaves open (no alert at one replica).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "k3s"
-SUMMARY = "k3s owns kube-system/coredns and its Deployment; the repo adds coredns-custom, an HPA and a PDB"
 DEFAULT_RELEASE = "v1.34.9+k3s1"
 OWNS: tuple[ObjectRef, ...] = (CUSTOM_CONFIGMAP, ObjectRef("HorizontalPodAutoscaler", "kube-system", "coredns"),
                                ObjectRef("PodDisruptionBudget", "kube-system", "coredns"))
@@ -44,7 +43,7 @@ ALERT = ObjectRef("PrometheusRule", "kube-system", "coredns-replicas")  # render
 # rebuilt by scripts/refresh-platform-data from manifests/coredns.yaml at each release's commit.
 RELEASES = releases_table.K3S
 HEADS = releases_table.HEADS["k3s"]
-# Where the bundled Corefile imports coredns-custom (absolute paths, FACTS.md §6 k3s details).
+# Where the bundled Corefile imports coredns-custom (absolute paths: the vendored k3s manifests in gen/data/k3s/).
 SERVER = ImportPoint("/etc/coredns/custom/*.server", ".server", False)
 OVERRIDE = ImportPoint("/etc/coredns/custom/*.override", ".override", True)
 
@@ -114,10 +113,6 @@ def _manifest(release: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER, OVERRIDE)
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("k3s-hpa-min-replicas", "next-needs-forward", "k3s-deployment-untouched", "coredns-custom-keys")
 
 
 def kubernetes_version(values: Values) -> str | None:

@@ -1,10 +1,10 @@
-"""kubeadm and kind: the repo owns kube-system/coredns and wires coredns-custom into it (seed 004).
+"""kubeadm and kind: the repo owns kube-system/coredns and wires coredns-custom into it (docs/lint.md).
 
 kubeadm writes the coredns ConfigMap and Deployment once at `kubeadm init` and rewrites them
 only in `kubeadm upgrade`, whose CoreDNS phase migrates the Corefile to the new CoreDNS
 (coredns/corefile-migration) and re-creates the Deployment. So between upgrades nobody but Flux
 maintains them: the render keeps kubeadm's own Corefile for the Kubernetes release, replaces its
-forward with the seed-000 pair, appends the extra zones as server blocks (as on Talos) and adds the
+forward with the forward pair, appends the extra zones as server blocks (as on Talos) and adds the
 top-level `import custom/*.server`; coredns-custom is rendered empty for other writers (ZoneRoute). The Deployment
 gets only what the contract needs, applied as a partial object (server-side apply merges the
 volume and the mount by name and mount path, as `kubectl patch --type strategic` does): the
@@ -38,7 +38,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "kubeadm"
-SUMMARY = "the repo owns kube-system/coredns (kubeadm's Corefile, forward replaced, custom/*.server imported) and coredns-custom"
 DEFAULT_RELEASE = "v1.35.0"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP, CUSTOM_CONFIGMAP)
 NEVER_TOUCH: tuple[ObjectRef, ...] = ()  # the Deployment gets a partial apply (volume and mount), never a copy
@@ -106,10 +105,6 @@ def stock_of(release: str, cluster_domain: str) -> str | None:
 
 def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return (SERVER_IMPORT,)
-
-
-def guard_invariants() -> tuple[str, ...]:
-    return ("talos-corefile-kept", "next-needs-forward", "coredns-custom-keys", "kubeadm-minor-bump")
 
 
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:

@@ -3,8 +3,8 @@
 RKE2 installs CoreDNS from its bundled chart and users change it only through a HelmChartConfig
 `kube-system/rke2-coredns` (`spec.valuesContent`, merged over the chart's values by Helm). Helm
 replaces lists whole, so setting `servers` drops the chart's default server: we restate it from
-the chart values of that RKE2 release (vendored in gen/data/rke2/), with the seed-000 forward
-stanzas in place of its `forward . /etc/resolv.conf` and the extra zones as servers of their own.
+the chart values of that RKE2 release (vendored in gen/data/rke2/), with the forward pair's
+stanzas (README.md: why two stanzas) in place of its `forward . /etc/resolv.conf` and the extra zones as servers of their own.
 `main_corefile` is what the chart's template makes of those values (gen.platforms.rke2_chart,
 tested against the real chart), so lint and verify judge what RKE2 loads.
 
@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from gen import yamlio
 from gen.corefile import Directive, parse_corefile, parse_directives
-from gen.corefile.model import quote
+from gen.corefile.tree import quote
 from gen.errors import Problem
 from gen.platforms import newer, rke2_chart
 from gen.platforms import releases as releases_table
@@ -32,7 +32,6 @@ from gen.templating import render_macro
 from gen.versions import Version, parse_version
 
 NAME = "rke2"
-SUMMARY = "RKE2's rke2-coredns chart owns the Corefile; the repo owns HelmChartConfig kube-system/rke2-coredns"
 DEFAULT_RELEASE = "v1.34.10+rke2r1"
 HELM_CHART_CONFIG = ObjectRef("HelmChartConfig", "kube-system", "rke2-coredns")
 OWNS: tuple[ObjectRef, ...] = (HELM_CHART_CONFIG,)
@@ -147,10 +146,6 @@ def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()  # the chart's Corefile imports nothing; our zones are servers of their own
 
 
-def guard_invariants() -> tuple[str, ...]:
-    return ("managed-corefile-kept",)
-
-
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = keys_not_applicable(data, at, "RKE2", {
         "overrides": "the repo writes the whole default server; put zones under `zones:`",
@@ -183,7 +178,7 @@ def _plugin(d: Directive) -> dict[str, Any]:
 
 
 def _forward_plugins(values: Values) -> list[dict[str, Any]]:
-    """The seed-000 stanzas, from the template every platform uses, as chart plugin entries."""
+    """The forward pair's stanzas, from the template every platform uses, as chart plugin entries."""
     u = values.upstream
     assert u is not None
     text = render_macro("common/forward.j2", "forward_stanzas", to=list(u.primary), fallback=list(u.fallback),

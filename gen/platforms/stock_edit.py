@@ -1,4 +1,4 @@
-"""Edit a platform's own Corefile the one way seed 000 asks: its resolv.conf forward becomes the pair.
+"""Edit a platform's own Corefile one way: its resolv.conf forward becomes the pair (README.md: why two stanzas).
 
 Talos and EKS both ship a Corefile whose default block ends in `forward . /etc/resolv.conf`
 (Talos v1.9+ with options in a block: `max_concurrent 1000`). Only that directive changes:
@@ -104,7 +104,7 @@ def with_default_block(text: str, block: DefaultBlock, indent: str, step: str) -
 
 
 def with_forward_pair(text: str, values: Values, origin: str, step: str) -> str:
-    """`text` with the forward pair of seed 000 (when `values.upstream` is set) and the extra zones.
+    """`text` with the forward pair (when `values.upstream` is set) and the extra zones.
 
     `step` indents the stanza options when the stock forward has no block to copy it from.
     Raises RuntimeError when the stock text has no resolv.conf forward (a bad re-vendor).

@@ -3,7 +3,7 @@
 Talos creates its bootstrap manifests once (re-synced only by `talosctl upgrade-k8s`), so after
 bootstrap nobody but Flux maintains the Corefile: deleting it from git deletes cluster DNS
 config and Talos does not recreate it. Hence `prune: disabled`, and hence we start from the
-exact text Talos generates for that release and change only the `forward` (seed 000).
+exact text Talos generates for that release and change only the `forward` (README.md: why two stanzas).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from gen.spec import Values
 from gen.versions import Version, parse_version
 
 NAME = "talos"
-SUMMARY = "the repo owns kube-system/coredns (Talos's own Corefile, forward replaced); Talos owns the Deployment"
 DEFAULT_RELEASE = "v1.13.9"
 OWNS: tuple[ObjectRef, ...] = (COREDNS_CONFIGMAP,)
 NEVER_TOUCH: tuple[ObjectRef, ...] = (COREDNS_DEPLOYMENT,)
@@ -118,10 +117,6 @@ def import_points(release: Version) -> tuple[ImportPoint, ...]:
     return ()  # Talos's Corefile imports nothing; extra zones are appended to it
 
 
-def guard_invariants() -> tuple[str, ...]:
-    return ("talos-corefile-kept", "next-needs-forward", "k3s-deployment-untouched")
-
-
 def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
     problems = []
     if values.upstream is None:
@@ -136,7 +131,7 @@ def check(values: Values, data: Mapping[str, Any], at: At) -> list[Problem]:
 
 
 def corefile(values: Values) -> str:
-    """Talos's Corefile with the forward pair of seed 000 and the extra zones appended."""
+    """Talos's Corefile with the forward pair and the extra zones appended."""
     v = parse_version(values.platform_version)
     text = stock_of(values.platform_version, values.cluster_domain)
     if text is None:  # check_version refused it already

@@ -20,7 +20,7 @@ from gen.launcher import CoreDNS, LoadError
 from gen.verify.runner import ask, warmed_up
 from gen.verify.sandbox import Sandbox, VerifyConfig, build_sandbox
 from gen.verify.scenarios import Scenario, find_chains, plan, query_ok
-from gen.verify.upstreams import Behaviour
+from gen.verify.fake_upstreams import Behaviour
 
 PARALLEL = 6
 GATE_WAIT = 5.0  # seconds a quick group waits at most for slow groups' start-ups

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from gen.platforms import get
-from gen.render import render_overlay
+from gen.render.cluster import render_overlay
 from gen.rendered import configmap_data
 from gen.spec import Values
 from gen.tools import coredns_binary
-from gen.values import load_values
+from gen.render.values import load_values
 from gen.verify.engine import VerifyResult, run_scenarios
 from gen.errors import ToolError, UsageError
 from gen.launcher import binary_version
@@ -54,7 +54,7 @@ def config_for(values: Values) -> VerifyConfig:
     probes: dict[str, str] = {}
     if UPSTREAM_KEY in custom and PROBE_KEY not in custom:
         # Our root forward sits among the overrides (k3s, Gardener): a domain forward another
-        # owner writes in an override of its own must still be reached (issue 20, zz-corp.override).
+        # owner writes in an override of its own must still be reached (docs/verify.md, zz-corp.override).
         custom[PROBE_KEY] = f"forward {PROBE_ZONE} {PROBE_UPSTREAM}\n"
         probes[PROBE_ZONE] = PROBE_UPSTREAM
     return VerifyConfig(get(values.platform).main_corefile(values), custom, values.coredns_version, primaries, probes)

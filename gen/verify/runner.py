@@ -20,7 +20,7 @@ import dns.rcode
 import dns.rdatatype
 
 from gen.launcher import LOOPBACK
-from gen.verify.upstreams import PROBE_NAME
+from gen.verify.fake_upstreams import PROBE_NAME
 
 @dataclass(frozen=True)
 class Answer:

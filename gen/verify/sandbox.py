@@ -30,7 +30,7 @@ from typing import Mapping
 from gen.comments import comment
 from gen.corefile import Corefile, Directive, ServerBlock, ServerKey, parse_corefile, parse_directives
 from gen.errors import Problem, UsageError, quote
-from gen.verify.upstreams import DEFAULT_LIFETIME, FakeUpstream, can_bind_port_53, free_port, loopback_host, start_fake
+from gen.verify.fake_upstreams import DEFAULT_LIFETIME, FakeUpstream, can_bind_port_53, free_port, loopback_host, start_fake
 
 REMOVED = frozenset({"kubernetes", "k8s_external", "autopath", "loop"})
 LISTENERS = {"health": ":8080", "ready": ":8181", "prometheus": "localhost:9153", "pprof": "localhost:6053"}

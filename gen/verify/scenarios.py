@@ -19,13 +19,13 @@ from typing import Mapping
 
 from gen.corefile import Directive, ServerKey, Source, VirtualFS, expand_imports, parse_corefile
 from gen.verify.sandbox import VerifyConfig
-from gen.verify.upstreams import Behaviour
+from gen.verify.fake_upstreams import Behaviour
 
 POD_TIMEOUT = 5.0  # a pod's resolv.conf default (`timeout:5`): the client every scenario plays
 FORWARD_DEADLINE_MS = 5000.0  # forward's overall per-query deadline (defaultTimeout)
 READ_TIMEOUT_MS = 2000.0  # forward's per-attempt read timeout (defaultReadTimeout)
 ROOT_NAME = "coredns-gen-verify.test."
-# A domain forward in an override coredns-gen does not own (`zz-corp.override` in issue 20), named
+# A domain forward in an override coredns-gen does not own (`zz-corp.override` in docs/verify.md), named
 # to sort after ordinary names and before our root forward's key (CoreDNS imports `*.override` in
 # bytewise name order; the first forward whose zone matches answers). Its upstream is a fake.
 PROBE_KEY = "zzzz-coredns-gen-probe.override"

@@ -2,7 +2,7 @@
 
 The tokens are CoreDNS's; what stays modelled here is (1) the tree gen.corefile builds from them,
 which must hold exactly the server blocks and directive tokens CoreDNS's parser returns and refuse
-whatever it refuses, and (2) render's quick split (gen.structure.fast_lines), which must give
+whatever it refuses, and (2) render's quick split (gen.render.structure.fast_lines), which must give
 CoreDNS's tokens line by line for every text it is used on.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from gen.corefile import CorefileError, parse_corefile, parse_directives
 from gen.corefile.helper import read
 from gen.corefile.parser import _ELSEWHERE
-from gen.structure import _SPLIT_DIFFERS, fast_lines
+from gen.render.structure import _SPLIT_DIFFERS, fast_lines
 
 # Quotes, backslashes, braces, comments, env placeholders, imports, snippets, commas, odd spaces.
 PIECES = ['"', "\\", "{", "}", "#", " ", "\n", "\t", "\r", "\x1c", "\u00a0", "\ufeff", ",", "{$X}", "{%Y%}", "import ",

@@ -55,7 +55,7 @@ FLUX_SYSTEM = {
 
 
 def hpa(min_replicas: int) -> str:
-    """The k3s coredns HPA (seed 002) with the given floor."""
+    """The k3s coredns HPA (README.md, the k3s row) with the given floor."""
     return f"""
         apiVersion: autoscaling/v2
         kind: HorizontalPodAutoscaler

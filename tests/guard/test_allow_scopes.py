@@ -1,4 +1,4 @@
-"""`--allow ks:<namespace>/<name>` and `--allow cluster:<root file>`: whole removals (issue 9, point 8)."""
+"""`--allow ks:<namespace>/<name>` and `--allow cluster:<root file>`: whole removals."""
 
 from __future__ import annotations
 

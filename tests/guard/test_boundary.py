@@ -1,5 +1,5 @@
 """The repository boundary: a head that reads outside the repository is refused, and the guard
-opens nothing outside it (issue 9, security). Flux's kustomize-controller refuses such a build too."""
+opens nothing outside it. Flux's kustomize-controller refuses such a build too."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Caches that cannot lie (issue 19): whatever happened to the guard's cache between runs (a
+"""Caches that cannot lie: whatever happened to the guard's cache between runs (a
 flipped bit, a tear, one key's entry put under another's), the verdict is the one a run without
 the cache gives, and the run says once that entries did not verify.
 

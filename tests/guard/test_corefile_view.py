@@ -1,4 +1,4 @@
-"""The reviewer's view (issue 23, item 3): for each cluster a change touches, the Corefile CoreDNS
+"""The reviewer's view: for each cluster a change touches, the Corefile CoreDNS
 will load at base and at head, as a unified diff, in `text`, `markdown` and `json`.
 
 Before it, adding `forward . 9.9.9.9` to a k3s coredns-custom override passed with exit 0 and

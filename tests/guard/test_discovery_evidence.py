@@ -1,4 +1,4 @@
-"""Clusters found by evidence (issue 21): old Flux API versions judged alike, roots applied by the
+"""Clusters found by evidence: old Flux API versions judged alike, roots applied by the
 repository's scripts and tools, the fallback's guesses never taken from a folder nothing applies
 nor built from another repository, and a guess always said on the summary's first line.
 

@@ -1,5 +1,5 @@
-"""Fail closed on what the guard could not judge, and refuse moves that delete (issue 19, items 4
-and 5). Each case passed (exit 0) before: a failing parent hid its children, a clone whose
+"""Fail closed on what the guard could not judge, and refuse moves that delete.
+Each case passed (exit 0) before: a failing parent hid its children, a clone whose
 remotes miss the synced URL judged nothing, and a rename of a ConfigMap's Kustomization let its
 finalizer delete the ConfigMap."""
 

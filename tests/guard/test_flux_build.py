@@ -1,6 +1,6 @@
 """The guard builds as Flux builds, and a change reaches a build through whatever kustomize read.
 
-Issue 19: the guard's verdict rested on a Python model of which files a kustomize build reads
+The guard's verdict once rested on a Python model of which files a kustomize build reads
 (transformer configs' `path`, replacements sources, openapi schemas … were invisible to it) and on
 a batch builder that carried one build's OpenAPI schema into the next. Builds now go through
 Flux's own library (tools/helper/build/flux.go) and each reports what kustomize's file system was

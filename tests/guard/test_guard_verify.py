@@ -1,4 +1,4 @@
-"""`guard --verify` (issue 23, item 3): each changed head Corefile runs in the real CoreDNS.
+"""`guard --verify`: each changed head Corefile runs in the real CoreDNS.
 
 The reviewer's view says what CoreDNS will load; --verify loads it and stages the failover
 scenarios verify runs, clusters in parallel. A Corefile CoreDNS refuses is refused."""

@@ -1,4 +1,4 @@
-"""The guard on the layouts real Flux repositories use (issue 9), each as a real git repository:
+"""The guard on the layouts real Flux repositories use, each as a real git repository:
 components, OCI and ExternalArtifact delivery, FluxInstance roots, substituteFrom from the repo,
 files no cluster applies, source-controller's ignore rules, and every kind of build input."""
 

@@ -1,4 +1,4 @@
-"""Messages that help (issue 9, point 9): kustomize's own cause with repository paths, at most
+"""Messages that help: kustomize's own cause with repository paths, at most
 ~300 characters (the whole text in details.error), `--path` named as --path, and a removed
 generator pointed at the line that dropped it."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gen.errors import UsageError
-from gen.guard.report.errortext import cause, clean_error
+from gen.guard.errortext import cause, clean_error
 from tests.guard.conftest import configmap, flux_ks, kustomization, summary
 
 BASE = {"clusters/prod/dns.yaml": flux_ks("dns", "./dns"), "dns/kustomization.yaml": kustomization("custom.yaml"),

@@ -1,4 +1,4 @@
-"""Platform by fact, not by guess (issue 9, point 6): a cluster's platform comes from the values
+"""Platform by fact, not by guess: a cluster's platform comes from the values
 files coredns-gen renders for it or from `.coredns-gen.yaml`; content may only lower a finding."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What Flux would delete, orphan or move: one real git repository per scenario (issue 3)."""
+"""What Flux would delete, orphan or move: one real git repository per scenario."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Flux Operator ResourceSets rendered by the Flux Operator's own builder (issue 21), modelled on
+"""Flux Operator ResourceSets rendered by the Flux Operator's own builder, modelled on
 controlplaneio-fluxcd/d2-fleet: a Kustomization applies ResourceSets that make tenant namespaces,
 ConfigMaps and Kustomizations. What a ResourceSet makes from inputs in git (its own `inputs`, a
 `Static` ResourceSetInputProvider) is judged like a build's output; one whose inputs come from an

@@ -1,4 +1,4 @@
-"""`guard.scope: dns` (issue 23, item 4): a team adopts the DNS gate without gating every ConfigMap.
+"""`guard.scope: dns`: a team adopts the DNS gate without gating every ConfigMap.
 
 With today's default (`all`) a Grafana dashboard ConfigMap removal is refused; with `dns` it is a
 warning that says why, while removing coredns-custom, or a ConfigMap the coredns Deployment

@@ -15,6 +15,7 @@ from gen.cli import app
 from gen.errors import UsageError
 from gen.guard import GuardOptions, run_guard
 from gen.guard.report.merge import dump_result, merge_results
+from gen.guard.rules import SHARD_MERGES
 from gen.guard.report.shard import Shard
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, hpa, kustomization
 
@@ -73,7 +74,7 @@ def test_every_shard_merged_is_the_unsharded_verdict(flux_repo, guard, tmp_path,
     assert sum(judged) == len(CLUSTERS)
     # each shard builds its own clusters only (from their roots down), not the fleet's roots too
     assert sum(builds) == whole.stats["builds"], (builds, whole.stats["builds"])
-    merged = merge_results(list(reversed(files)))  # any order
+    merged = merge_results(list(reversed(files)), SHARD_MERGES)  # any order
     assert _comparable(merged) == _comparable(whole)
     if count == 8:
         assert 0 in judged  # six clusters cannot fill eight shards
@@ -129,15 +130,15 @@ def test_merge_refuses_what_is_not_every_shard_of_one_run(tmp_path, flux_repo, g
     one = tmp_path / "one.json"
     one.write_text(dump_result(guard(root, shard=Shard(1, 2))))
     with pytest.raises(UsageError, match="given twice"):
-        merge_results([one, one])
+        merge_results([one, one], SHARD_MERGES)
     plain = tmp_path / "plain.json"
     plain.write_text("[]")
     with pytest.raises(UsageError, match="not a guard result"):
-        merge_results([plain])
+        merge_results([plain], SHARD_MERGES)
     newer = tmp_path / "newer.json"
     newer.write_text(one.read_text().replace('"version": 3', '"version": 4'))
     with pytest.raises(UsageError, match="version 4"):
-        merge_results([newer])
+        merge_results([newer], SHARD_MERGES)
 
 
 def test_merge_refuses_shards_judged_otherwise_or_edited_by_hand(tmp_path, flux_repo, guard):
@@ -151,21 +152,21 @@ def test_merge_refuses_shards_judged_otherwise_or_edited_by_hand(tmp_path, flux_
     for s, path in ((k, plain[k.index]), (other, plain[other.index])):
         path.write_text(dump_result(guard(root, shard=s, cache_dir=tmp_path / f"c{s.index}")))
     assert any(f.rule == "configmap-pruned" and "c0" in f.message + json.dumps(f.details)
-               for f in merge_results(list(plain.values())).findings)
+               for f in merge_results(list(plain.values()), SHARD_MERGES).findings)
     allowed = tmp_path / "allowed.json"
     allowed.write_text(dump_result(guard(root, shard=k, cache_dir=tmp_path / f"c{k.index}", allow=(f"cluster:{gotk['c0']}",))))
     with pytest.raises(UsageError, match="judged with another allow"):
-        merge_results([allowed, plain[other.index]])
+        merge_results([allowed, plain[other.index]], SHARD_MERGES)
     narrow = tmp_path / "narrow.json"
     narrow.write_text(dump_result(guard(root, shard=k, cache_dir=tmp_path / f"c{k.index}", paths=("clusters/c1",))))
     with pytest.raises(UsageError, match="judged with another paths"):
-        merge_results([narrow, plain[other.index]])
+        merge_results([narrow, plain[other.index]], SHARD_MERGES)
     edited = json.loads(plain[k.index].read_text())
     edited["findings"] = [f for f in edited["findings"] if f["severity"] != "error"]  # a refusal deleted by hand
     hand = tmp_path / "hand.json"
     hand.write_text(json.dumps(edited, indent=2))
     with pytest.raises(UsageError, match="changed after the guard wrote it"):
-        merge_results([hand, plain[other.index]])
+        merge_results([hand, plain[other.index]], SHARD_MERGES)
 
 
 def test_merge_refuses_shards_that_found_another_fleet(tmp_path, flux_repo, guard, monkeypatch):
@@ -193,8 +194,8 @@ def test_merge_refuses_shards_that_found_another_fleet(tmp_path, flux_repo, guar
     owner = next(k for k in (1, 2) if gotk in Shard(k, 2).mine({f"clusters/{c}/flux-system/gotk-sync.yaml" for c in CLUSTERS}))
     other.write_text(dump_result(guard(root, shard=Shard(3 - owner, 2))))
     with pytest.raises(UsageError, match="judged with another roots"):
-        merge_results([plain[owner], other])
-    assert merge_results(list(plain.values())).findings  # the shards of one fleet merge
+        merge_results([plain[owner], other], SHARD_MERGES)
+    assert merge_results(list(plain.values()), SHARD_MERGES).findings  # the shards of one fleet merge
 
 
 @pytest.mark.parametrize("text", ["0/4", "5/4", "2", "a/b", "1/0"])
@@ -226,7 +227,7 @@ def test_a_shard_whose_clusters_judge_nothing_leaves_the_verdict_to_the_merge(fl
         target = tmp_path / f"nothing-{k}.json"
         target.write_text(dump_result(guard(root, shard=Shard(k, count), cache_dir=tmp_path / f"c{k}")))
         paths.append(target)
-    assert _comparable(merge_results(paths)) == _comparable(whole)
+    assert _comparable(merge_results(paths, SHARD_MERGES)) == _comparable(whole)
 
 
 def test_shards_that_all_judge_nothing_merge_into_the_unsharded_bad_input(flux_repo, guard, tmp_path):
@@ -242,7 +243,7 @@ def test_shards_that_all_judge_nothing_merge_into_the_unsharded_bad_input(flux_r
         target.write_text(dump_result(guard(root, shard=Shard(k, 2), cache_dir=tmp_path / f"c{k}")))
         paths.append(target)
     with pytest.raises(UsageError) as merged:
-        merge_results(paths)
+        merge_results(paths, SHARD_MERGES)
     assert str(merged.value) == str(whole.value)
 
 
@@ -277,7 +278,7 @@ def _shards_agree(root: Path, tmp: Path, seed: int, change: dict[str, str | None
             target = tmp / f"r-{seed}-{count}-{k}.json"
             target.write_text(dump_result(part))
             paths.append(target)
-        merged = merge_results(paths)
+        merged = merge_results(paths, SHARD_MERGES)
         assert _said(merged) == _said(whole), f"seed {seed}, {count} shards: change {sorted(change)}"
 
 
@@ -362,5 +363,5 @@ def test_a_result_file_guard_merge_cannot_read_is_bad_input(tmp_path, kind):
     else:
         path = Path("/dev/zero")
     with pytest.raises(UsageError) as err:
-        merge_results([path])
+        merge_results([path], SHARD_MERGES)
     assert str(path) in str(err.value)

@@ -1,4 +1,4 @@
-"""A `.sourceignore` edit that hides an overlay is refused at its own line (issue 23, item 5).
+"""A `.sourceignore` edit that hides an overlay is refused at its own line.
 
 Before, a two-line `.sourceignore` change produced errors and warnings all blaming files the
 change never touched, and the fix told the user to make `kubectl kustomize ./overlays/…`

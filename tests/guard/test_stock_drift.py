@@ -1,4 +1,4 @@
-"""Drift on upgrade (issue 22, point 4): a change that moves a cluster to another platform release
+"""Drift on upgrade: a change that moves a cluster to another platform release
 shows, in every guard format, what the platform's own stock Corefile changed between the two.
 
 Before it, bumping `platformVersion` (or a k3s system-upgrade Plan) showed nothing: the base

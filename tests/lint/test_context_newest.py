@@ -1,4 +1,4 @@
-"""`--platform P` alone judges against P's newest known release and says so (issue 20: a second
+"""`--platform P` alone judges against P's newest known release and says so (a second
 `hosts` in a k3s override passed without --platform-version; CoreDNS refuses it)."""
 
 from __future__ import annotations

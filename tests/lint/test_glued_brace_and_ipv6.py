@@ -1,4 +1,4 @@
-"""Two cases of issue 20 where lint's answer pointed elsewhere or missed CoreDNS's refusal.
+"""Two cases where lint's answer pointed elsewhere or missed CoreDNS's refusal.
 
 - `example.com{`: CoreDNS's lexer splits words on spaces only, so the brace is part of the key;
   CoreDNS then serves the zone `example.com{.` (no query matches it) with the rest of the file as

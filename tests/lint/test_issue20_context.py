@@ -1,4 +1,4 @@
-"""Issue 20's context cases: what lint cannot judge is not passed, and its fixes lead somewhere good.
+"""Context cases: what lint cannot judge is not passed, and its fixes lead somewhere good.
 
 - k3s v1.33.4 ignores a domain forward in an override (k3s issue #12979: its Corefile imports
   overrides after its own `forward .`); the tables hold no Corefile for release-1.33, so lint

@@ -1,4 +1,4 @@
-"""kubernetes-option-unsupported: the plugin's options per CoreDNS release (issue 20: `upstream`,
+"""kubernetes-option-unsupported: the plugin's options per CoreDNS release (`upstream`,
 removed in 1.7.0, passed lint; only CoreDNS refused it)."""
 
 from __future__ import annotations

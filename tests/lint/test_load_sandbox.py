@@ -1,4 +1,4 @@
-"""`lint --load` lets CoreDNS judge every option: the measured misses of issue 20 (the sandbox
+"""`lint --load` lets CoreDNS judge every option: the measured misses of static lint (the sandbox
 used to drop `kubernetes`, swap every upstream for a fake and leave zone files behind)."""
 
 from __future__ import annotations

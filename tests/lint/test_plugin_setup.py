@@ -20,7 +20,7 @@ import pytest
 from gen.corefile.loadcheck import try_load
 from gen.finding import Finding, Severity
 from gen.lint.run import RULES
-from gen.lint.versions import SETUP_LINKED
+from gen.lint.option_releases import SETUP_LINKED
 from gen.loopback import free_port
 from gen.tools import corefile_binary
 from tests.conftest import REPO_ROOT, missing_tool

@@ -19,7 +19,7 @@ from gen.corefile.loadcheck import LoadResult, adapt_for_loopback, free_port, tr
 from gen.finding import Finding, Severity
 from gen.lint.run import RULES, run_lint
 from gen.lint.reader import load_inputs
-from gen.lint.versions import TESTED_BINARY
+from gen.lint.option_releases import TESTED_BINARY
 from tests.corefile.test_parser import MALFORMED
 
 pytestmark = pytest.mark.coredns

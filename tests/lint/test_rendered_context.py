@@ -1,4 +1,4 @@
-"""A rendered overlay is judged for the platform and release it was rendered for (issue 20).
+"""A rendered overlay is judged for the platform and release it was rendered for.
 
 `render` writes `coredns-gen.io/platform` and `coredns-gen.io/platform-version` on every object
 holding Corefile text; `lint overlays/<p>/<c>` without `--platform` reads them, so a k3s or
@@ -19,9 +19,9 @@ from gen.errors import UsageError
 from gen.finding import Severity
 from gen.lint.run import lint
 from gen.platforms import get
-from gen.project import render_files
+from gen.render.project import render_files
 from gen.versions import parse_version
-from gen.writer import plan_tree, write_tree
+from gen.render.writer import plan_tree, write_tree
 from tests.conftest import REPO_ROOT
 
 EXAMPLES = ["k3s", "gardener", "aks", "kubeadm", "talos", "rke2", "eks"]

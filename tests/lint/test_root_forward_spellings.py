@@ -1,7 +1,7 @@
-"""lint sees a root forward however it is spelled (issue 10: `.:53`, `dns://.`, `tls://.:853`).
+"""lint sees a root forward however it is spelled (`.:53`, `dns://.`, `tls://.:853`).
 
 Alone (no --platform), an override's root forward is a warning that depends on the platform;
-with `--platform aks` the override is judged inside AKS's own Corefile (issue 12), where AKS's
+with `--platform aks` the override is judged inside AKS's own Corefile, where AKS's
 root forward comes first: any forward the override adds is never reached, root or zone.
 """
 

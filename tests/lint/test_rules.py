@@ -114,7 +114,7 @@ def test_default_version_is_newest_and_said(lint_text: Callable[..., list[Findin
     assert "1.14.7" in finding.message and "--coredns-version" in finding.message
 
 
-# --- platform context, custom builds, rewrite arguments, failover loop (issue 12) --------------
+# --- platform context, custom builds, rewrite arguments, failover loop --------------
 K3S_HOSTS_OVERRIDE = """\
 apiVersion: v1
 kind: ConfigMap
@@ -164,7 +164,7 @@ def test_custom_build_plugins_are_declared_not_unknown(tmp_path) -> None:
 ])
 def test_rewrite_arguments_follow_the_rewrite_setup(rule: str, refused: str | None) -> None:
     """Each message is the one CoreDNS 1.13.1 prints for that rule (checked with the binary)."""
-    from gen.lint.rewrite_arguments import problem
+    from gen.lint.rules.rewrite_arguments import problem
 
     found = problem(rule.split())
     assert (found is None) if refused is None else (found is not None and refused in found)

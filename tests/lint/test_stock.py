@@ -1,6 +1,6 @@
 """Every stock platform default (vendored in gen/data and tests/data/upstream) lints clean.
 
-Each file is linted at the CoreDNS version its platform ships (FACTS.md §6) and at the newest,
+Each file is linted at the CoreDNS version its platform ships (gen/platforms/releases.py) and at the newest,
 so a rule that misfires on a real default Corefile fails here first.
 """
 
@@ -21,7 +21,7 @@ STOCK = sorted(p for p in [*(REPO / "gen" / "data").glob("*/*"), *TEST_ONLY.glob
 # each chart renders from its defaults is what is linted.
 CHART_VALUES = sorted((REPO / "gen" / "data" / "rke2").glob("*.values.yaml"))
 
-# platform default image per file name prefix (FACTS.md §6); k3s files carry their own image tag.
+# platform default image per file name prefix (gen/platforms/releases.py); k3s files carry their own image tag.
 SHIPPED = {"talos-1.8": "1.11.3", "talos-v1.8": "1.11.3", "talos-1.9": "1.12.0", "talos-v1.9": "1.12.0",
            "talos-1.10": "1.12.1", "talos-v1.10": "1.12.1", "talos-1.11": "1.12.2", "talos-v1.11": "1.12.2",
            "talos-1.12": "1.13.2", "talos-v1.12": "1.13.2", "talos-1.13": "1.14.2", "talos-v1.13": "1.14.2",

@@ -23,7 +23,7 @@ from gen.corefile.loadcheck import try_load
 from gen.errors import ToolError
 from gen.finding import Finding, Severity
 from gen.lint.run import run_lint
-from gen.lint.versions import HOSTPORT_LINKED
+from gen.lint.option_releases import HOSTPORT_LINKED
 from gen.tools import corefile_binary
 from tests.conftest import REPO_ROOT, missing_tool
 from tests.lint.test_realworld import _binary
@@ -145,7 +145,7 @@ def test_a_helper_that_does_not_judge_upstreams_is_a_tool_error(tmp_path: Path, 
 
 
 def test_the_linked_release_is_the_one_lint_names() -> None:
-    """gen/lint/versions.py HOSTPORT_LINKED names the coredns/coredns module tools/helper/go.mod pins."""
+    """gen/lint/option_releases.py HOSTPORT_LINKED names the coredns/coredns module tools/helper/go.mod pins."""
     gomod = (REPO_ROOT / "tools" / "helper" / "go.mod").read_text()
     assert f"\tgithub.com/coredns/coredns v{HOSTPORT_LINKED} " in gomod
 

@@ -1,4 +1,4 @@
-"""The seed-004 wiring contract on good and broken manifests (files, `kubectl get -o yaml` lists, k3s)."""
+"""The wiring contract (docs/lint.md, `wiring-*`) on good and broken manifests (files, `kubectl get -o yaml` lists, k3s)."""
 
 from __future__ import annotations
 

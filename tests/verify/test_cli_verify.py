@@ -101,6 +101,7 @@ def test_by_default_verify_runs_the_release_the_cluster_runs(tmp_path: Path) -> 
     assert (doc["coredns_version"], doc["binary_version"]) == ("1.13.1", "1.13.1")
 
 
+@pytest.mark.pipeline  # runs `go install` of CoreDNS (offline: it compiles what the module cache holds)
 def test_a_release_not_on_the_machine_is_built_and_offline_the_build_fails_naming_the_command(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Empty cache folder, Go with the module proxy switched off: exit 3, the `go install` that failed

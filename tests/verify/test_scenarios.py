@@ -135,7 +135,7 @@ def test_probe_chain_gets_only_the_reached_scenario() -> None:
 def test_verify_adds_the_probe_where_our_root_forward_is_an_override(platform: str, probed: bool) -> None:
     from pathlib import Path
     from gen.corefile.facts import UPSTREAM_KEY
-    from gen.values import load_values
+    from gen.render.values import load_values
     from gen.verify.run import config_for
     from gen.verify.scenarios import PROBE_KEY, PROBE_ZONE
     repo = Path(__file__).resolve().parents[2]

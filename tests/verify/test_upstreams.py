@@ -10,7 +10,7 @@ import dns.query
 import dns.rcode
 import pytest
 
-from gen.verify.upstreams import Behaviour, FakeUpstream, answer_address, start_fake
+from gen.verify.fake_upstreams import Behaviour, FakeUpstream, answer_address, start_fake
 
 
 def _ask(fake: FakeUpstream, transport: str = "udp", timeout: float = 1.0) -> dns.message.Message:

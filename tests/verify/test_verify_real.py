@@ -18,7 +18,7 @@ from gen.verify.scenarios import PROBE_KEY, PROBE_UPSTREAM, PROBE_ZONE
 from gen.verify.output import format_verify
 from gen.launcher import CoreDNS
 from gen.verify.runner import ask, warmed_up
-from gen.verify.upstreams import free_port, start_fake
+from gen.verify.fake_upstreams import free_port, start_fake
 
 pytestmark = pytest.mark.coredns
 REPO = Path(__file__).resolve().parents[2]
@@ -83,8 +83,8 @@ def test_example_zone_blocks_answer_from_their_own_upstreams(example: tuple[str,
     assert {q.transport for q in healthy.queries} == {"udp", "tcp"}
 
 
-def test_talos_seed_000_figures(coredns_bin: Path) -> None:
-    """Seed 000: a dead resolver loses no query; a SERVFAIL one is answered through stanza two."""
+def test_talos_forward_pair_figures(coredns_bin: Path) -> None:
+    """The forward pair (README.md: why two stanzas): a dead resolver loses no query; a SERVFAIL one is answered through stanza two."""
     result = _example("talos", coredns_bin)
     silent = _outcome(result, ".", "primary-silent")
     assert [q.rcode for q in silent.queries] == ["NOERROR"] * 4
@@ -110,7 +110,7 @@ def test_k3s_stock_corefile_with_rendered_custom(coredns_bin: Path) -> None:
 
 @pytest.mark.parametrize("platform", ["k3s", "gardener"])
 def test_another_overrides_domain_forward_is_reached(platform: str, coredns_bin: Path) -> None:
-    """Issue 20: a domain forward in an override sorting after ours must answer its zone."""
+    """a domain forward in an override sorting after ours must answer its zone."""
     result = _example(platform, coredns_bin)
     label = PROBE_ZONE if platform == "k3s" else f"{PROBE_ZONE}:8053"
     probe = _outcome(result, label, "other-override-reached")
@@ -182,7 +182,7 @@ def test_next_without_second_stanza_fails(broken: VerifyResult) -> None:
 
 
 def test_next_does_not_cover_a_dead_primary(broken: VerifyResult) -> None:
-    """Seed 000's split: without /etc/resolv.conf in the first list, a dead socket is SERVFAIL."""
+    """The two stanzas' split: without /etc/resolv.conf in the first list, a dead socket is SERVFAIL."""
     dead = _outcome(broken, "nextonly.test.", "primary-dead")
     assert not dead.passed and dead.queries[0].rcode == "SERVFAIL"
     assert _outcome(broken, "nextonly.test.", "primary-servfail").passed

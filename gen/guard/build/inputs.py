@@ -32,13 +32,6 @@ class Escape(NamedTuple):
         return f"{self.file}: {self.field} entry '{self.entry}' reads outside the repository ({self.why})"
 
 
-def escape_error(escapes: list[Escape]) -> str:
-    """The build error for references outside the repository (the file is never opened)."""
-    first = escapes[0]
-    more = f" (and {len(escapes) - 1} more)" if len(escapes) > 1 else ""
-    return f"{first}{more}: Flux refuses it too, and the guard never reads it"
-
-
 @dataclass
 class Inputs:
     files: set[str] = field(default_factory=set)
@@ -53,7 +46,6 @@ class Inputs:
     # what gen/guard/discovery.py derives from the files' contents, once per resolution (kept
     # with it between runs: the same files and blobs wherever it holds)
     digest: str = ""  # of every file's path and blob id, and every missing path
-    mentions_flux: bool | None = None  # whether any file mentions a Flux API group
 
 
 def _join(directory: str, entry: str) -> str | None:

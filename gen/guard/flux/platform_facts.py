@@ -80,7 +80,7 @@ def _rendered(tree: Tree, path: str) -> Rendered | None:
     flux = doc.get("flux")
     output = flux.get("output") if isinstance(flux, dict) else None
     if not isinstance(output, str):
-        output = f"clusters/{doc['cluster']}/coredns.yaml"  # gen.values' default
+        output = f"clusters/{doc['cluster']}/coredns.yaml"  # gen.render.values' default
     release = doc.get("platformVersion")
     return Rendered(str(doc["platform"]), posixpath.normpath(output.removeprefix("./")), str(doc["cluster"]),
                     str(release) if isinstance(release, (str, int, float)) else None)

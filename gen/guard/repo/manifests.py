@@ -91,12 +91,6 @@ def doc_index(text: str) -> dict[tuple[str, str], DocWhere]:
     return out
 
 
-def find_doc(text: str, kind: str, name: str) -> DocWhere | None:
-    """(1-based line of the document, {top-level and metadata/spec key: line}) of the object
-    with this kind and metadata.name, or None."""
-    return doc_index(text).get((kind, name))
-
-
 def _first_mapping(text: str) -> yaml.MappingNode | None:
     """The composed first document when it is a mapping (line numbers kept), else None."""
     try:
@@ -128,11 +122,6 @@ def entry_lines(text: str) -> dict[str, dict[str, int]]:
                 if isinstance(item, yaml.ScalarNode):
                     entries.setdefault(item.value, int(item.start_mark.line) + 1)
     return out
-
-
-def entry_line(text: str, key: str, entry: str) -> int | None:
-    """Line of `- entry` inside the top-level list `key`."""
-    return entry_lines(text).get(key, {}).get(entry)
 
 
 def generator_line(text: str, name: str, kinds: tuple[str, ...] = ("configMapGenerator", "secretGenerator")) -> tuple[str, int] | None:

@@ -20,17 +20,16 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any, Callable, Literal, Mapping, cast, get_args
 
 from gen import __version__
 from gen.errors import UsageError
 from gen.finding import Finding, Severity
-from gen.guard import GuardResult
 from gen.guard.corefile_view import ID as VIEW
 from gen.guard.coverage import Coverage, Nothing
 from gen.guard.flux.roots import How
 from gen.guard.model import KsRef
-from gen.guard.rules import sourceignore_hides
+from gen.guard.result import GuardResult
 from gen.inputfile import read_user_file
 
 FORMAT = "coredns-gen/guard-result"
@@ -97,8 +96,12 @@ class _Part:
     judged_as: dict[str, Any]
 
 
-def merge_results(paths: list[Path]) -> GuardResult:
-    """One verdict from every shard's envelope.
+ShardMerge = Callable[[list[Finding]], list[Finding]]
+
+
+def merge_results(paths: list[Path], merges: Mapping[str, ShardMerge]) -> GuardResult:
+    """One verdict from every shard's envelope; `merges` (gen.guard.rules.SHARD_MERGES) turns the
+    shards' findings of a rule that speaks for the whole fleet into what one run says.
 
     Raises:
         UsageError: a file is unreadable or not an envelope, commits differ, or a shard is
@@ -159,8 +162,8 @@ def merge_results(paths: list[Path]) -> GuardResult:
     stats["unreached"] = len(cov.unreached)
     cov.empty_clusters.sort()
     # a rule that names what the whole fleet builds from says it once, over every shard's clusters
-    ignored = [f for f in findings if f.rule == sourceignore_hides.ID]
-    findings = [f for f in findings if f.rule != sourceignore_hides.ID] + sourceignore_hides.merged(ignored)
+    for rule, merge in sorted(merges.items()):
+        findings = [f for f in findings if f.rule != rule] + merge([f for f in findings if f.rule == rule])
     findings += cov.findings()
     views = [f for f in findings if f.rule == VIEW]
     findings = [f for f in findings if f.rule != VIEW]

@@ -22,7 +22,7 @@ from typing import Iterator
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
 from gen.guard.diff import BuildIssue
-from gen.guard.report.errortext import MAX_MESSAGE, cause, clean_error, shorten
+from gen.guard.errortext import MAX_MESSAGE, cause, clean_error, shorten
 from gen.guard.model import KsRef
 
 ID = "build-failed"

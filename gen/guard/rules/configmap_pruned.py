@@ -1,4 +1,4 @@
-"""Flux would delete a ConfigMap that is in place: refused (seeds 000 and 002).
+"""Flux would delete a ConfigMap that is in place: refused (docs/guard.md).
 
 A ConfigMap in place at base that head's builds no longer produce from the same Kustomization
 is deleted by kustomize-controller's garbage collection when that Kustomization prunes. Talos

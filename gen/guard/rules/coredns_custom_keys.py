@@ -31,12 +31,12 @@ from gen.guard.evidence import k3s_marker
 from gen.guard.model import ObjKey
 from gen.platforms import PLATFORMS
 from gen.platforms.base import PLATFORM_ANNOTATION, Platform
-from gen.lint import custom_key_ignored, forward_unreachable, override_root_forward
-from gen.lint.objects import lint_objects
+from gen.lint.objects import Fact, lint_objects, rules_for
 
 ID = "coredns-custom-keys"
 SEVERITY = Severity.ERROR
 CUSTOM = ObjKey("kube-system", "coredns-custom", "", "ConfigMap")
+KEY_IGNORED: Fact = "custom-key-ignored"  # lint decides it for `lint` and `guard` alike (gen/lint/objects.py)
 
 
 def aks_marker(obj: dict[str, Any]) -> str | None:
@@ -71,15 +71,15 @@ def violations(objects: ClusterObjects, previous: ClusterObjects, platform: str 
     chosen, by_content = platform_of(obj, objects, previous, platform)
     main = ObjKey("kube-system", "coredns", "", "ConfigMap")
     held = [obj] + ([objects[main][1]] if main in objects else [])
-    rules = [custom_key_ignored] + ([override_root_forward, forward_unreachable] if chosen is not None else [])
+    facts: list[Fact] = [KEY_IGNORED] + (["override-root-forward", "forward-unreachable"] if chosen is not None else [])
     try:
-        findings = lint_objects(held, rules, chosen)
+        findings = lint_objects(held, rules_for(facts), chosen)
     except CorefileError:
         return  # text that does not parse is left to `coredns-gen lint`
     for f in findings:
         if not f.file.startswith("coredns-custom") or f.severity is not Severity.ERROR:
             continue
-        content = by_content and f.rule != custom_key_ignored.ID  # the suffix holds on every platform
+        content = by_content and f.rule != KEY_IGNORED  # the suffix holds on every platform
         judged = f" ({chosen.NAME if chosen else ''} judged by content)" if content else ""
         yield Violation(ks, CUSTOM, f"{CUSTOM.ref}: {f.message}{judged}", f.hint, "data",
                         severity=Severity.WARNING if content else None)

@@ -1,6 +1,6 @@
 """A HelmRelease the change upgrades but the guard could not render: what the upgrade deletes is unknown.
 
-The Helm layer (gen/guard/helm/releases.py) renders both revisions of each HelmRelease whose
+The Helm layer (gen/guard/helm/release_upgrades.py) renders both revisions of each HelmRelease whose
 inputs change. When it cannot (the chart cannot be fetched here: no network, no credentials, no
 mirror; a chart of another repository or an ExternalArtifact; Helm refuses the chart or values; a
 value the guard cannot read decides an object's name or the set of objects), the upgrade may

@@ -2,7 +2,7 @@
 
 Helm's upgrade deletes every object of the old release's manifest that the new manifest does not
 hold, unless the old object is annotated `helm.sh/resource-policy: keep`. The guard renders both
-revisions of each HelmRelease whose inputs change (gen/guard/helm/releases.py: Helm's own library,
+revisions of each HelmRelease whose inputs change (gen/guard/helm/release_upgrades.py: Helm's own library,
 values merged as helm-controller merges them, postRenderers applied) and judges what the upgrade
 deletes as it judges Flux's prunes: a ConfigMap or a HelmRelease is refused, and so is a Namespace
 holding one (Kubernetes deletes what is in it, as namespace-pruned counts) or the CRD of
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from gen.finding import Finding, Severity
 from gen.guard.change import IMMORTAL, Change
-from gen.guard.helm.releases import Upgrade
+from gen.guard.helm.release_upgrades import Upgrade
 from gen.guard.model import HELM_GROUP, ObjKey
 
 ID = "helm-upgrade-deletes"

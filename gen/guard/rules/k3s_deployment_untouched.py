@@ -1,11 +1,11 @@
 """No manifest targets the coredns Deployment the platform owns.
 
 k3s re-applies its bundled Deployment on every restart (a Flux copy or patch fights it
-forever, seed 002); Talos and AKS own it too (MISSION.md: "must never touch the Deployment").
+forever); Talos and AKS own it too (README.md, *What each platform gets, and why*).
 So on every platform whose `NEVER_TOUCH` lists the Deployment (all but kubeadm), a Deployment
 kube-system/coredns in a Flux build, or a Flux Kustomization `spec.patches` entry aimed at
 Deployment coredns, is refused; the replica floor belongs in an HPA instead. kubeadm's render
-applies the coredns-custom volume and mount to that Deployment (seed 004) and says so with
+applies the coredns-custom volume and mount to that Deployment (docs/lint.md, `wiring-mount-path`) and says so with
 `coredns-gen.io/platform: kubeadm`: on a cluster that is kubeadm by fact (platform_facts), or for
 an object that names a platform allowing it, nothing is refused.
 

@@ -1,4 +1,4 @@
-"""k3s: the kube-system/coredns HPA is present with minReplicas >= 2 (seed 002).
+"""k3s: the kube-system/coredns HPA is present with minReplicas >= 2 (README.md, the k3s row).
 
 k3s re-applies its bundled coredns Deployment (replicas: 1) on every restart; only an HPA, a
 separate object k3s does not own, holds the floor. Any HPA on Deployment coredns is checked

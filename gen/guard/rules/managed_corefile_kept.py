@@ -21,9 +21,8 @@ from gen.corefile import CorefileError, parse_corefile
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import KsRef, ObjKey
-from gen.lint import forward_next_ignored
 from gen.lint.effective import managed_corefile
-from gen.lint.objects import lint_text
+from gen.lint.objects import lint_text, rules_for
 
 ID = "managed-corefile-kept"
 SEVERITY = Severity.ERROR
@@ -53,7 +52,7 @@ def _problems(text: str) -> Iterator[tuple[str, str]]:
             if plugin not in names:
                 yield (f"its default server has no `{plugin}`" + (": cluster names stop resolving" if plugin == "kubernetes"
                        else ": the CoreDNS pods fail their probes and DNS goes down")), f"keep the platform's `{plugin}` plugin"
-    for f in lint_text(text, [forward_next_ignored]):  # the fact is lint's, decided once
+    for f in lint_text(text, rules_for(["forward-next-ignored"])):  # the fact is lint's, decided once
         yield f"line {f.line}: {f.message}", f.hint
 
 

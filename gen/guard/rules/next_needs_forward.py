@@ -1,7 +1,7 @@
 """A `forward` with `next` is followed by another `forward` in the same server block.
 
 `next RCODE...` hands a matching answer to the *following* plugin, which must be another
-forward (seed 000: the SERVFAIL path reaches campus DNS only through the second stanza). With
+forward (README.md, why two stanzas: SERVFAIL reaches the fallback only through the second stanza). With
 no forward after it, CoreDNS silently returns the SERVFAIL. The fact is lint's rule
 `forward-next-ignored`, run on each head build's kube-system/coredns and coredns-custom
 (gen/lint/objects.py); text that does not parse is left to `coredns-gen lint`. A lone
@@ -20,8 +20,7 @@ from gen.corefile import CorefileError
 from gen.finding import Finding, Severity
 from gen.guard.change import Change, ClusterObjects, Violation
 from gen.guard.model import ObjKey
-from gen.lint import forward_next_ignored
-from gen.lint.objects import lint_objects
+from gen.lint.objects import lint_objects, rules_for
 
 ID = "next-needs-forward"
 SEVERITY = Severity.ERROR
@@ -32,7 +31,7 @@ _MAPS = {"coredns": ObjKey("kube-system", "coredns", "", "ConfigMap"),
 def violations(objects: ClusterObjects, previous: ClusterObjects) -> Iterator[Violation]:
     held = [objects[k][1] for k in _MAPS.values() if k in objects]
     try:
-        findings = lint_objects(held, [forward_next_ignored])
+        findings = lint_objects(held, rules_for(["forward-next-ignored"]))
     except CorefileError:
         return  # text that does not parse is left to `coredns-gen lint`
     for f in findings:

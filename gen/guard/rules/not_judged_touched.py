@@ -33,7 +33,7 @@ from typing import Any, Iterator
 from gen.finding import Finding, Severity
 from gen.guard.change import Change
 from gen.guard.flux.sources import NO_BRANCH
-from gen.guard.report.errortext import cause, clean_error, shorten
+from gen.guard.errortext import cause, clean_error, shorten
 from gen.guard.model import KsRef, Revision
 from gen.guard.unjudged import Unjudged
 

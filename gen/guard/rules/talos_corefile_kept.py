@@ -1,4 +1,4 @@
-"""The kube-system/coredns ConfigMap the repo owns keeps its `Corefile` key (seed 000).
+"""The kube-system/coredns ConfigMap the repo owns keeps its `Corefile` key (README.md, the Talos row).
 
 CoreDNS's Deployment mounts key `Corefile` of ConfigMap kube-system/coredns on every platform;
 on Talos the repo owns that ConfigMap (Flux took it over from the bootstrap manifest) and Talos
