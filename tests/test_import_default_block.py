@@ -21,7 +21,7 @@ from gen.corefile import parse_corefile
 from gen.adopt.prove import canonical
 from gen.corefile.loadcheck import adapt_for_loopback, try_load, write_resolv_conf
 from gen.errors import ValuesError
-from gen.render import render_overlay
+from gen.render.cluster import render_overlay
 from gen.render.values import load_values, values_from_data
 from tests.conftest import REPO_ROOT
 

@@ -18,7 +18,7 @@ from gen.finding import Finding
 from gen.guard import RULES
 from gen.guard.change import Change, Where
 from gen.guard.diff import compute_removals
-from gen.guard.helm.releases import HelmLayer, Rendered, Upgrade
+from gen.guard.helm.release_upgrades import HelmLayer, Rendered, Upgrade
 from gen.guard.model import FLUX_GROUP, Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
 from gen.guard.unjudged import Unjudged, judged_reads

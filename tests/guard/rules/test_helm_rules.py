@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gen.finding import Severity
-from gen.guard.helm.releases import HelmLayer
+from gen.guard.helm.release_upgrades import HelmLayer
 from tests.guard.rules.change_builder import Ks, change, findings, obj, upgrade
 
 CONFIG = obj("ConfigMap", "qbittorrent-config", namespace="media")
