@@ -48,6 +48,15 @@ class LoadError(Exception):
 
 VERSION_TIMEOUT = 20.0  # seconds for `coredns -version`
 
+# Set once in verify's confined child (gen/verify/confine.py), never elsewhere: every CoreDNS
+# that process starts runs chrooted in the jail, as the binary bound there.
+_chroot: list[tuple[list[str], str]] = []
+
+
+def run_chrooted(prefix: list[str], binary_inside: str) -> None:
+    """From now on this process starts CoreDNS as `PREFIX --wd=DIR BINARY_INSIDE …`, PREFIX a chroot."""
+    _chroot[:] = [(prefix, binary_inside)]
+
 
 def time_limit(default: float) -> float:
     """A wait on CoreDNS: `default`, or COREDNS_GEN_TOOL_TIMEOUT seconds when set (a slow CI
@@ -109,6 +118,9 @@ class CoreDNS:
             ToolError: the binary cannot be executed.
         """
         argv = [str(self.binary), "-conf", str(self.corefile), *self.extra_args]
+        if _chroot:
+            prefix, inside = _chroot[0]
+            argv = [*prefix, f"--wd={self.corefile.parent}", inside, *argv[1:]]
         bound = shutil.which("timeout")  # coreutils: ends CoreDNS even if coredns-gen itself is killed
         if bound:
             argv = [bound, "-k", "5", str(MAX_LIFETIME), *argv]

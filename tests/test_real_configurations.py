@@ -385,3 +385,37 @@ def test_a_zone_variable_that_would_shadow_the_cluster_is_refused(tmp_path: Path
     err = _refused(tmp_path, TALOS + "flux:\n  postBuild: {substitute: {D: svc.cluster.local}}\n"
                    "zones:\n  - zone: ${D}\n    upstreams: [10.1.0.53]\n")
     assert "zones[0].zone: zone ${D} (read as svc.cluster.local) would shadow the cluster's own records" in err
+
+
+_SPARSE_SYNC = """
+    apiVersion: source.toolkit.fluxcd.io/v1
+    kind: GitRepository
+    metadata:
+      name: flux-system
+      namespace: flux-system
+    spec:
+      url: https://example.invalid/home.git
+      ref: {branch: main}
+      sparseCheckout:
+        - ./clusters/
+        - ./platform/
+    """
+
+
+def test_an_overlay_the_bootstrap_sparse_checkout_leaves_out_is_refused_naming_it(tmp_path: Path) -> None:
+    """source-controller clones only what `spec.sparseCheckout` names: an overlay outside it renders,
+    commits and is never applied (render passed it before; the guard prunes what such a cut drops)."""
+    build_tree(tmp_path, {"clusters/home/flux-system/gotk-sync.yaml": _SPARSE_SYNC})
+    err = _refused(tmp_path, TALOS)
+    assert "overlays/talos/home/ would not be in the artifact of GitRepository flux-system/flux-system" in err
+    assert "the rule clusters/home/flux-system/gotk-sync.yaml:9 `sparseCheckout: [clusters/, platform/]` leaves it out" in err
+    assert "add `./overlays/` to spec.sparseCheckout" in err
+    code, err = _render(tmp_path, TALOS + "overlay: platform/coredns/home\n")
+    assert code == 0, err
+    assert (tmp_path / "platform/coredns/home/kustomization.yaml").is_file()
+
+
+def test_a_flux_file_the_sparse_checkout_leaves_out_is_refused(tmp_path: Path) -> None:
+    build_tree(tmp_path, {"clusters/home/flux-system/gotk-sync.yaml": _SPARSE_SYNC})
+    err = _refused(tmp_path, TALOS + "overlay: platform/coredns/home\nflux:\n  output: flux/coredns.yaml\n")
+    assert "flux/coredns.yaml would not be in the artifact" in err and "sparseCheckout" in err

@@ -6,7 +6,8 @@ without a main Corefile, each Corefile, `*.server` key (whole server blocks) and
 key (wrapped in a `.:53 { … }` block) alone. It runs in the load sandbox (gen.lint.loadbox:
 every plugin and option as written; listeners, upstream addresses, the kubernetes API and the
 files plugins read replaced by loopback and sandbox stand-ins) through the one launcher
-(gen.launcher). cli.py hands `load_check` to `lint` only for --load, so plain `lint` never
+(gen.launcher), confined as verify is (gen/confine.py: new user, mount and network namespaces,
+CoreDNS chrooted into the sandbox; refused with the fix where namespaces are not allowed). cli.py hands `load_check` to `lint` only for --load, so plain `lint` never
 imports this module or the launcher.
 
 CoreDNS names a parse error `FILE:LINE - Error during parsing: …`; the line is in the sandbox's
@@ -21,8 +22,9 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
+from gen.confine import run_confined, unconfined
 from gen.corefile import Corefile, CorefileError, Directive, ServerBlock, Source, parse_corefile, parse_directives
 from gen.finding import Finding, Severity
 from gen.kubeapi import FakeKubeAPI
@@ -142,18 +144,33 @@ def check_loads(items: list[Load], binary: Path, version: str, static: list[Find
                                f"not loaded in CoreDNS {version}: {', '.join(cloud)} would call a cloud API while starting",
                                "lint --load loads configurations whose plugins start without leaving the machine"))
             continue
-        with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp, FakeKubeAPI() as api:
-            try:
-                box = build_loadbox(Path(tmp), item.main.text, custom, api=api, files=item.files,
-                                    name=item.main.filename)
-            except CorefileError:
-                continue  # the static pass reports where our reading of the grammar stops
-            try:
-                with CoreDNS(binary, box.corefile, sorted(set(box.ports.values()))):
-                    continue
-            except LoadError as err:
-                out.append(_place(item, err.output, Path(tmp), binary, version, static))
+        request = {"main": item.main.text, "custom": custom, "files": dict(item.files), "name": item.main.filename,
+                   "binary": str(binary)}
+        with tempfile.TemporaryDirectory(prefix="coredns-gen-load-") as tmp:
+            if unconfined():
+                answer = serve_load(request, Path(tmp))
+            else:
+                answer = run_confined("gen.lint.load:serve_load", request, binary, Path(tmp))
+            if answer.get("refused"):  # read before the folder goes: the refusal names lines of its copy
+                out.append(_place(item, str(answer["output"]), Path(answer["root"]), binary, version, static))
     return out
+
+
+def serve_load(request: dict[str, Any], sandbox: Path) -> dict[str, Any]:
+    """One load in the sandbox folder, CoreDNS beside a fake API server (in gen.confine's child
+    unless the user asked otherwise): whether it refused, its output, and the copy's root."""
+    root = sandbox / "load"
+    with FakeKubeAPI() as api:
+        try:
+            box = build_loadbox(root, request["main"], request["custom"], api=api, files=request["files"],
+                                name=request["name"])
+        except CorefileError:
+            return {"refused": False}  # the static pass reports where our reading of the grammar stops
+        try:
+            with CoreDNS(Path(request["binary"]), box.corefile, sorted(set(box.ports.values()))):
+                return {"refused": False}
+        except LoadError as err:
+            return {"refused": True, "output": err.output, "root": str(root)}
 
 
 def _reason(output: str) -> str:

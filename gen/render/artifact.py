@@ -3,8 +3,9 @@ source-controller's own code.
 
 kustomize-controller builds from the artifact source-controller makes of a revision, never from
 the whole repository: every `.sourceignore` and the GitRepository's `spec.ignore` leave files
-out. An overlay (or the Flux file) they leave out renders, commits, and is never applied, so
-render refuses it at the values file, naming the rule. The answer comes from the helper
+out, and a `spec.sparseCheckout` leaves every path it does not name off the disk before that
+(sparse_keeps). An overlay (or the Flux file) they leave out renders, commits, and is never
+applied, so render refuses it at the values file, naming the rule. The answer comes from the helper
 (`coredns-gen-corefile artifact`, fluxcd/pkg/sourceignore, as the guard asks it), which also says
 which pattern decides (the last one that matches, as gitignore's matcher decides).
 """
@@ -21,6 +22,14 @@ from gen.tools import ask_artifact
 
 IGNORE_FILE = ".sourceignore"
 _SKIP = {".git"}  # LoadIgnorePatterns never reads below .git
+
+
+def sparse_keeps(path: str, sparse: tuple[str, ...]) -> bool:
+    """Whether a GitRepository's `spec.sparseCheckout` checks `path` out: source-controller trims a
+    leading `./` from each entry and hands them to go-git, whose index keeps an entry whose name
+    starts with one of them (plumbing/format/index Index.SkipUnless: a plain prefix, not a folder
+    match) and marks every other one skip-worktree, so it is never on disk nor in the artifact."""
+    return any(path.startswith(entry) for entry in sparse)
 
 
 class Rule(NamedTuple):
@@ -46,6 +55,8 @@ class Source(NamedTuple):
     name: str
     namespace: str | None
     ignore: str | None
+    sparse: tuple[str, ...] | None = None  # spec.sparseCheckout, each entry's `./` trimmed
+    sparse_line: int = 0  # of spec.sparseCheckout
 
 
 class Tree(NamedTuple):
@@ -74,13 +85,19 @@ def _git_repositories(rel: str, text: str) -> list[Source]:
         if not isinstance(name, yaml.ScalarNode):
             continue
         ignore, line = None, node.start_mark.line + 1
+        sparse: tuple[str, ...] | None = None
+        sparse_line = 0
         if isinstance(spec, yaml.MappingNode):
             for k, v in spec.value:
                 if isinstance(k, yaml.ScalarNode) and k.value == "ignore" and isinstance(v, yaml.ScalarNode):
                     ignore = v.value
                     block = v.style in ("|", ">")  # a block scalar's text starts on the line after its indicator
                     line = v.start_mark.line + (2 if block else 1)
-        out.append(Source(rel, line, name.value, namespace.value if isinstance(namespace, yaml.ScalarNode) else None, ignore))
+                elif isinstance(k, yaml.ScalarNode) and k.value == "sparseCheckout" and isinstance(v, yaml.SequenceNode):
+                    entries = tuple(e.value.removeprefix("./") for e in v.value if isinstance(e, yaml.ScalarNode))
+                    sparse, sparse_line = (entries or None), k.start_mark.line + 1
+        out.append(Source(rel, line, name.value, namespace.value if isinstance(namespace, yaml.ScalarNode) else None, ignore,
+                          sparse, sparse_line))
     return out
 
 
@@ -159,6 +176,7 @@ def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Ru
     facts = tree(repo)
     groups: dict[tuple[str | None, str], list[tuple[Asked, str, str]]] = {}
     labels: dict[tuple[str | None, str], str] = {}
+    sparse_of: dict[tuple[str | None, str], Source] = {}
     for a in asked:
         if a.kind != "GitRepository":
             notices.append(f"{a.source}: the {a.kind} {a.namespace}/{a.name} holds what `flux push artifact` was given: "
@@ -177,6 +195,8 @@ def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Ru
             label = f"GitRepository {a.namespace}/{a.name}" + ("" if spec is None else f" ({spec.file})")
             key = (ignore, label)
             labels[key] = label
+            if spec is not None and spec.sparse is not None:
+                sparse_of[key] = spec
             for path, what in (*((f, "overlay") for f in a.files), (a.output, "flux.output")):
                 if ".git" in path.lower().split("/"):
                     continue  # the writer refuses any path into .git, for what it is
@@ -185,6 +205,11 @@ def judge(asked: list[Asked], repo: str) -> tuple[list[tuple[Asked, str, str, Ru
         ignore, label = key
         spec = next((s for s in facts.sources if s.ignore == ignore and label.endswith(f"({s.file})")), None)
         out = left_out(sorted({path for _, path, _ in items}), facts.ignore_files, ignore)
+        sparse = sparse_of.get(key)
+        if sparse is not None and sparse.sparse is not None:
+            said = "sparseCheckout: [" + ", ".join(sparse.sparse) + "]"
+            out = {**out, **{path: Rule(sparse.file, sparse.sparse_line, said) for _, path, _ in items
+                             if not sparse_keeps(path, sparse.sparse)}}
         reported: set[tuple[str, str]] = set()
         for a, path, what in items:
             if path in out and (a.source, what) not in reported:  # one problem per key

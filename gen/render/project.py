@@ -177,5 +177,8 @@ def _left_out(claims: list[Claim], asked: artifact.Asked, path: str, what: str, 
     fix = (f"choose a folder the artifact holds (`overlay:` for the overlay, `flux.output` for the Flux file), or re-include "
            f"its top folder after that rule, e.g. `!/{top}/`") if rule is None or rule.line else \
         "choose a path source-controller does not exclude by default"
+    if rule is not None and rule.pattern.startswith("sparseCheckout:"):
+        fix = (f"choose a folder the sparse checkout holds (`overlay:` for the overlay, `flux.output` for the Flux file), "
+               f"or add `./{top}/` to spec.sparseCheckout at {rule.file}:{rule.line}")
     return Problem(f"{where} would not be in the artifact of {source}, so Flux would never apply it: {why}",
                    file=claim.source, line=line, col=col, key=".".join(key), hint=fix)

@@ -31,6 +31,7 @@ def as_dict(result: VerifyResult) -> dict[str, Any]:
         "coredns_version": result.coredns_version,
         "binary_version": result.binary_version,
         "resolv_conf": result.resolv_conf,
+        "confinement": result.confinement,
         "passed": result.passed,
         "scenarios": [
             {
@@ -65,7 +66,8 @@ def format_text(result: VerifyResult) -> str:
     lines = []
     name = result.cluster or "Corefile"
     where = f" ({result.platform}, CoreDNS {result.coredns_version})" if result.platform else ""
-    lines.append(f"verify {name}{where}: ran CoreDNS {result.binary_version}, resolv.conf {result.resolv_conf}")
+    lines.append(f"verify {name}{where}: ran CoreDNS {result.binary_version}, resolv.conf {result.resolv_conf}"
+                 + (f", confinement: {result.confinement}" if result.confinement else ""))
     for r in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
     for o in result.outcomes:

@@ -15,7 +15,8 @@ from gen.rendered import configmap_data
 from gen.spec import Values
 from gen.tools import coredns_binary
 from gen.render.values import load_values
-from gen.verify.engine import VerifyResult, run_scenarios
+from gen.verify.confine import run_contained
+from gen.verify.engine import VerifyResult
 from gen.errors import ToolError, UsageError
 from gen.launcher import binary_version
 from gen.verify.binary import binary_for, release_of
@@ -32,12 +33,12 @@ def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", plat
     every cluster: `coredns -version` is a process start each time).
 
     Raises:
-        ToolError: the binary does not run.
+        ToolError: the binary does not run, or this machine cannot confine it (gen/verify/confine.py).
         UsageError: an upstream or server block verify cannot fake.
     """
     ran = ran or binary_version(binary)
-    outcomes, mode = run_scenarios(config, binary)
-    return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes))
+    outcomes, mode, confinement = run_contained(config, binary)
+    return VerifyResult(cluster, platform, config.coredns_version, ran, mode, tuple(outcomes), confinement)
 
 
 def config_for(values: Values) -> VerifyConfig:

@@ -10,6 +10,7 @@ arguments, once-per-block), so everything else a plugin refuses passed lint and 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,13 @@ REFUSED = {
     "template IN A example.org {\n    answer \"{{ .Name }\"\n}": "",
     "hosts {\n    10.0.0.1 a.example\n    fallthrough\n}\nhosts\nforward . 1.1.1.1": "only be used once per Server Block",
     "acl {\n    block type\n}\nforward . 1.1.1.1": "",
+    # judged with stand-ins for the zone file and the endpoints (lint passed each before)
+    "file /etc/coredns/db.example example.org {\n    transfer to 10.0.0.1\n}\nforward . 1.1.1.1": "unknown property 'transfer'",
+    "file /etc/coredns/db.example example.org {\n    bogus\n}\nforward . 1.1.1.1": "unknown property 'bogus'",
+    "etcd example.org {\n    errors\n}\nforward . 1.1.1.1": "unknown property 'errors'",
+    "etcd example.org {\n    endpoint http://127.0.0.1:1\n    credentials admin\n}\nforward . 1.1.1.1": "credentials requires 2",
+    "secondary example.org {\n    transfer from ns1.example.org\n}\nforward . 1.1.1.1": "",
+    "secondary example.org\nforward . 1.1.1.1": "require a transfer from property",
 }
 ACCEPTED = [
     "forward . tls://1.1.1.1 {\n    tls_servername cloudflare-dns.com\n    health_check 5s\n}",
@@ -65,6 +73,10 @@ ACCEPTED = [
     "health 127.0.0.1:PORT {\n    lameduck 5s\n}\nready 127.0.0.1:PORT\nreload 30s\nloop\nforward . 1.1.1.1",
     "rewrite name suffix .a.example .b.example answer auto\nforward . 1.1.1.1",
     "template IN A example.org {\n    answer \"{{ .Name }} 60 IN A 10.0.0.1\"\n    fallthrough\n}",
+    "file /etc/coredns/db.example example.org {\n    reload 30s\n}\nforward . 1.1.1.1",
+    "etcd example.org {\n    path /skydns\n    endpoint http://127.0.0.1:1\n}\nforward . 1.1.1.1",
+    "etcd example.org\nforward . 1.1.1.1",
+    "secondary example.org {\n    transfer from 127.0.0.1:1\n}\nforward . 1.1.1.1",
 ]
 
 
@@ -103,7 +115,7 @@ def test_another_release_is_told_not_judged(lint_text: Callable[..., list[Findin
     "reload {$INTERVAL}\nforward . 1.1.1.1",  # a placeholder CoreDNS fills from the pod's environment
     "reload ${INTERVAL}\nforward . 1.1.1.1",  # a Flux variable
     "bind eth0\nforward . 1.1.1.1",  # an interface of the node
-    "file /etc/coredns/db.example example.org {\n    bogus\n}",  # reads its zone file
+    "etcd example.org {\n    tls /etc/ssl/c.pem /etc/ssl/k.pem /etc/ssl/ca.pem\n    bogus\n}",  # reads files
 ])
 def test_what_reads_the_pod_or_its_environment_is_not_judged(lint_text: Callable[..., list[Finding]], body: str) -> None:
     assert [f for f in lint_text(_block(body), coredns_version=LINKED) if f.rule == ID] == []
@@ -124,7 +136,8 @@ def test_the_real_coredns_agrees(body: str, coredns_bin: Path, lint_text: Callab
     assert refused is not started, text
 
 
-@pytest.mark.parametrize("body", ["forward . /dev/stdin", "grpc . /dev/stdin", "autopath /dev/stdin"])
+@pytest.mark.parametrize("body", ["forward . /dev/stdin", "grpc . /dev/stdin", "autopath /dev/stdin",
+                                  "file /dev/stdin example.org {\n    reload 30s\n}"])
 def test_a_setup_naming_stdin_does_not_hang_lint(tmp_path: Path, body: str) -> None:
     """The setup read the helper's own stdin (its requests): lint waited for an answer forever."""
     (tmp_path / "Corefile").write_text(_block(body))
@@ -152,3 +165,45 @@ def test_a_file_a_setup_would_open_is_not_read_from_the_lint_machine(
 def test_a_stand_in_still_judges_the_other_options(lint_text: Callable[..., list[Finding]]) -> None:
     found = lint_text(_block("forward . /etc/resolv.conf {\n    max_fails -1\n}"), coredns_version=LINKED)
     assert [f.rule for f in found if f.rule == ID] == [ID]
+
+
+def test_etcd_is_judged_without_dialling_its_endpoint(lint_text: Callable[..., list[Finding]]) -> None:
+    """etcd's setup builds a client of its endpoints (and, with credentials, logs in at once): the
+    helper hands it a socket that does not exist, so a lint run dials nothing the Corefile names."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(1.5)
+    port = listener.getsockname()[1]
+    try:
+        found = lint_text(_block(f"etcd example.org {{\n    endpoint http://127.0.0.1:{port}\n    credentials a b\n    bogus\n}}"),
+                          coredns_version=LINKED)
+        assert [f.rule for f in found if f.rule == ID] == [ID]  # `bogus` judged all the same
+        with pytest.raises(TimeoutError):
+            listener.accept()[0].close()
+    finally:
+        listener.close()
+
+
+KEYS_REFUSED = [".example.org:53", "example..org:53"]
+KEYS_ACCEPTED = ["example.org:53", "example.org.:53", ".:53", "10.0.0.0/24:53", "dns://example.org:53"]
+
+
+@pytest.mark.parametrize("key", KEYS_REFUSED)
+def test_a_server_key_coredns_refuses_is_an_error_at_the_block(lint_text: Callable[..., list[Finding]], key: str) -> None:
+    """CoreDNS normalizes each key before any plugin runs (InspectServerBlocks) and refuses an empty label."""
+    text = f"{key} {{\n    forward . 1.1.1.1\n}}\n"
+    (found,) = _refusals(lint_text(text, coredns_version=LINKED))
+    assert (found.rule, found.line) == (ID, 1)
+    assert key in found.message
+
+
+@pytest.mark.parametrize("key", KEYS_ACCEPTED)
+def test_server_keys_coredns_accepts_pass(lint_text: Callable[..., list[Finding]], key: str) -> None:
+    assert _refusals(lint_text(f"{key} {{\n    forward . 1.1.1.1\n}}\n", coredns_version=LINKED)) == []
+
+
+@pytest.mark.coredns
+@pytest.mark.parametrize("key", KEYS_REFUSED + KEYS_ACCEPTED)
+def test_the_real_coredns_agrees_on_keys(key: str, coredns_bin: Path, lint_text: Callable[..., list[Finding]]) -> None:
+    text = f"{key.rsplit(':', 1)[0]}:{free_port()} {{\n    bind 127.0.0.1\n    forward . 1.1.1.1\n}}\n"
+    started = try_load(text, coredns_bin).started
+    assert bool(_refusals(lint_text(text, coredns_version=LINKED))) is not started, text

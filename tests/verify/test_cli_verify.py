@@ -24,7 +24,8 @@ def test_json_is_stable_and_exit_0(coredns_bin: Path) -> None:
     res = _verify(str(REPO / "examples/aks.yaml"), "--coredns", str(coredns_bin), "--format", "json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert list(doc) == ["cluster", "platform", "coredns_version", "binary_version", "resolv_conf", "passed", "scenarios"]
+    assert list(doc) == ["cluster", "platform", "coredns_version", "binary_version", "resolv_conf", "confinement", "passed",
+                         "scenarios"]
     assert (doc["cluster"], doc["platform"], doc["passed"]) == ("aks-westeu", "aks", True)
     first = doc["scenarios"][0]
     assert list(first) == ["zone", "scenario", "expectation", "passed", "detail", "queries"]
@@ -50,8 +51,10 @@ def test_unknown_format_is_exit_2() -> None:
     assert res.exit_code == 2 and "--format" in res.stderr
 
 
-def test_refused_corefile_is_exit_1(tmp_path: Path) -> None:
-    """A CoreDNS that will not load the config is a failed scenario (the tool did its job)."""
+def test_refused_corefile_is_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CoreDNS that will not load the config is a failed scenario (the tool did its job). The
+    stand-in is a shell script, and the confined run's jail holds no shell: run unconfined."""
+    monkeypatch.setenv("COREDNS_GEN_VERIFY_UNCONFINED", "1")
     fake = tmp_path / "coredns"
     fake.write_text("#!/bin/sh\n[ \"$1\" = -version ] && { echo CoreDNS-1.13.1; exit 0; }\n"
                     "echo 'plugin/forward: refusing this Corefile' >&2; exit 1\n")

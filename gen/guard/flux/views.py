@@ -20,16 +20,11 @@ import posixpath
 import shutil
 from pathlib import Path
 
+from gen.render.artifact import sparse_keeps
 from gen.guard.flux import sourceignore
 from gen.guard.flux.generator import Layout
 from gen.guard.repo.revision import Tree, index_entries
 
-def sparse_keeps(path: str, sparse: tuple[str, ...]) -> bool:
-    """Whether a GitRepository's `spec.sparseCheckout` checks `path` out: source-controller trims a
-    leading `./` from each entry and hands them to go-git, whose index keeps an entry whose name
-    starts with one of them (plumbing/format/index Index.SkipUnless: a plain prefix, not a folder
-    match) and marks every other one skip-worktree, so it is never on disk nor in the artifact."""
-    return any(path.startswith(entry) for entry in sparse)
 
 
 def artifact(tree: Tree, prefix: str = "", spec_ignore: str | None = None,

@@ -27,6 +27,12 @@ Kind = Literal["http", "oci", "git", "none"]
 Objects = Mapping[ObjKey, tuple[Any, dict[str, Any]]]  # one cluster's objects: key -> (Kustomization, object)
 
 
+# spec.url patterns of Flux's API (source-controller HelmRepositorySpec `^(http|https|oci)://.*$`;
+# OCIRepository gen/data/flux/ocirepository-source-v1.json `^oci://.*$`): any other url, a `file:`
+# path of the machine the guard runs on included, is refused by the API server and never fetched.
+URL_SCHEMES = {"HelmRepository": ("http://", "https://", "oci://"), "OCIRepository": ("oci://",)}
+
+
 @dataclass(frozen=True)
 class ChartLocation:
     """One chart as its source says it; `why` says why a `none` cannot be had."""
@@ -100,6 +106,8 @@ def _template(chart: dict[str, Any], namespace: str, objects: Objects, via: str)
     if kind != "HelmRepository":
         return ChartLocation("none", why=f"its chart comes from a {kind}, which the guard does not fetch")
     url = str(spec.get("url") or "")
+    if not url.startswith(URL_SCHEMES["HelmRepository"]):
+        return _refused_url("HelmRepository", src_ns, name, url)
     oci = spec.get("type") == "oci" or url.startswith("oci://")
     return ChartLocation("oci" if oci else "http", url=url.rstrip("/"), name=wanted, version=version,
                          plain_http=bool(spec.get("insecure")) and oci, source=spec)
@@ -111,6 +119,8 @@ def _oci_repository(source: dict[str, Any], namespace: str, name: str) -> ChartL
     ref = spec.get("ref") if isinstance(spec.get("ref"), dict) else {}
     assert isinstance(ref, dict)
     url = str(spec.get("url") or "").rstrip("/")
+    if not url.startswith(URL_SCHEMES["OCIRepository"]):
+        return _refused_url("OCIRepository", namespace, name, url)
     if ref.get("digest"):
         return ChartLocation("oci", url=url, digest=str(ref["digest"]), plain_http=bool(spec.get("insecure")), source=spec)
     if ref.get("semver"):
@@ -145,6 +155,11 @@ def mirrored(location: ChartLocation, mirrors: Mapping[str, str]) -> ChartLocati
     if target.startswith("file:"):
         return _replace(location, kind="http", url="file://" + target[len("file:"):].removeprefix("//"))
     return _replace(location, kind="http", url=target)
+
+
+def _refused_url(kind: str, namespace: str, name: str, url: str) -> ChartLocation:
+    return ChartLocation("none", why=f"{kind} {namespace}/{name} has url {url!r}, which Flux's API refuses (spec.url must "
+                                     f"start with {' or '.join(URL_SCHEMES[kind])}): no chart is ever fetched from it")
 
 
 def _replace(location: ChartLocation, **changes: Any) -> ChartLocation:

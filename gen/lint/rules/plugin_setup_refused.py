@@ -7,8 +7,11 @@ links them from the coredns/coredns module (gen/lint/option_releases.py SETUP_LI
 the directive's tokens, every occurrence of a plugin in a server block at once, as CoreDNS does
 (gen/corefile/setups.py). Only plugins whose setup reads nothing but its tokens are linked
 (tools/helper/setup); a plugin that reads files, interfaces, credentials or the cluster API
-(`kubernetes`, `file`, `tls`, `bind`, …), a `forward`/`grpc` whose `tls` option names files, a
-directive with a placeholder and a custom build's plugin are not judged here (`lint --load`).
+(`kubernetes`, `tls`, `bind`, …), a `forward`/`grpc`/`etcd` whose `tls` option names files, a
+directive with a placeholder and a custom build's plugin are not judged here (`lint --load`);
+`file` and `etcd` are judged with stand-ins for their zone file and endpoints (tools/helper/setup).
+Each server block's keys are read by CoreDNS's own InspectServerBlocks the same way, before any
+plugin (`.example.org:53`, an empty label, is refused at start-up).
 
 A refusal another refusing rule already explains inside the same directive (forward's unknown
 option, an upstream HostPortOrFile refuses, a second `cache`) is said once, by that rule
@@ -19,7 +22,8 @@ setup may read the same options differently (a newer option, a dropped one), so 
 refusal is said (info), not judged: `lint --load` with that release decides.
 
 PASS: `.:53 { cache 30 { prefetch 10 1m 10% } health { lameduck 5s } forward . tls://1.1.1.1 }`
-FAIL (CoreDNS 1.13.1): `forward . quic://1.1.1.1`, `cache 30 { bogus }` or `reload 1s` -> error at the plugin.
+FAIL (CoreDNS 1.13.1): `forward . quic://1.1.1.1`, `cache 30 { bogus }` or `reload 1s` -> error at the plugin;
+`.example.org:53 { … }` -> error at the server block.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from gen.lint.option_releases import SETUP_LINKED
 ID = "plugin-setup-refused"
 SEVERITY = Severity.ERROR
 REFUSES = True  # an error finding means CoreDNS refuses to load the Corefile
-FILE_TLS = frozenset({"forward", "grpc"})  # their `tls CERT KEY CA` option reads files: not judged
+FILE_TLS = frozenset({"forward", "grpc", "etcd"})  # their `tls CERT KEY CA` option reads files: not judged
 _AT_LINE = re.compile(r"\bCorefile:(\d+) - ")
 
 
@@ -62,6 +66,8 @@ def _render(d: Directive, lines: list[Directive]) -> str:
 
 def _asks(ctx: LintContext) -> Iterator[tuple[ServerBlock, list[Directive], SetupAsk, list[Directive]]]:
     for _unit, block in ctx.blocks():
+        if not any(has_placeholder(k) or fluxvars.has_variables(k) for k in block.keys):
+            yield block, [], SetupAsk("", "", tuple(block.keys)), []  # the keys alone: no plugin
         by_name: dict[str, list[Directive]] = {}
         for d in block.directives:
             if d.name not in ctx.plugins:
@@ -92,8 +98,16 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     asked = list(_asks(ctx))
     if not asked:
         return
-    for (_block, found, ask, lines), judged in zip(asked, judge([a for _b, _d, a, _l in asked]), strict=True):
+    for (block, found, ask, lines), judged in zip(asked, judge([a for _b, _d, a, _l in asked]), strict=True):
         if judged.verdict != "refused":
+            continue
+        if not found:
+            finding = at(ID, SEVERITY if ctx.version == SETUP_LINKED else Severity.INFO, block,
+                         f"CoreDNS refuses the server block's keys {', '.join(block.keys)}: {judged.error}",
+                         "write each key as [SCHEME://]ZONE[:PORT], ZONE a domain name without empty labels "
+                         "(`example.org:53`, not `.example.org:53`)")
+            finding.details.update(plugin="", spans=f"{block.line}-{block.line}")
+            yield finding
             continue
         node, error = found[0], judged.error
         m = _AT_LINE.search(error)

@@ -33,6 +33,8 @@ import (
 	_ "github.com/coredns/coredns/plugin/debug"
 	_ "github.com/coredns/coredns/plugin/dns64"
 	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/etcd"
+	_ "github.com/coredns/coredns/plugin/file"
 	_ "github.com/coredns/coredns/plugin/forward"
 	_ "github.com/coredns/coredns/plugin/grpc"
 	_ "github.com/coredns/coredns/plugin/header"
@@ -49,6 +51,7 @@ import (
 	_ "github.com/coredns/coredns/plugin/ready"
 	_ "github.com/coredns/coredns/plugin/reload"
 	_ "github.com/coredns/coredns/plugin/rewrite"
+	_ "github.com/coredns/coredns/plugin/secondary"
 	_ "github.com/coredns/coredns/plugin/template"
 	_ "github.com/coredns/coredns/plugin/timeouts"
 	_ "github.com/coredns/coredns/plugin/transfer"
@@ -63,10 +66,17 @@ import (
 // and `grpc` read files only for a `tls` option with arguments (the caller leaves those out) and
 // for a TO that names a resolv.conf-style file, `autopath` for its RESOLV-CONF: those names are
 // handed to the setup as a stand-in file of this process's own (standIns), never opened here: the
-// file is the pod's, judged only by `coredns-gen lint --load`.
+// file is the pod's, judged only by `coredns-gen lint --load`. `file` opens its zone file: it is
+// handed a stand-in that does not exist (file's setup then reads its options alone, as in a pod
+// whose file is missing). `etcd` builds a client of its endpoints: they are handed a stand-in unix
+// socket that does not exist (one is added where none is written: the default dials
+// localhost:2379) and its credentials are blanked (a client with credentials authenticates at
+// once); a `tls` option with arguments (files) is left out by the caller. `secondary` reads only
+// tokens (its transfers start with the server).
 var Judged = map[string]bool{
 	"acl": true, "any": true, "autopath": true, "bufsize": true, "cache": true, "cancel": true,
-	"chaos": true, "debug": true, "dns64": true, "errors": true, "forward": true, "grpc": true,
+	"chaos": true, "debug": true, "dns64": true, "errors": true, "etcd": true, "file": true,
+	"forward": true, "grpc": true, "secondary": true,
 	"header": true, "health": true, "hosts": true, "loadbalance": true, "local": true, "log": true,
 	"loop": true, "metadata": true, "prometheus": true, "minimal": true, "nsid": true, "ready": true,
 	"reload": true, "rewrite": true, "template": true, "timeouts": true, "transfer": true,
@@ -87,8 +97,12 @@ type Result struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// Judge runs the plugin's setup on the request's tokens.
+// Judge runs the plugin's setup on the request's tokens; with no plugin, CoreDNS's own reading of
+// the server block's keys (judgeKeys).
 func Judge(r Request) (res Result) {
+	if r.Plugin == "" {
+		return judgeKeys(r.Keys)
+	}
 	if !Judged[r.Plugin] {
 		return Result{Verdict: "unjudged"}
 	}
@@ -108,12 +122,38 @@ func Judge(r Request) (res Result) {
 			res = Result{Verdict: "unjudged", Error: fmt.Sprint("setup panicked: ", p)}
 		}
 	}()
-	defer shutDown(c)
+	if !startsNothing[r.Plugin] {
+		defer shutDown(c)
+	}
 	if err := action(c); err != nil {
 		return Result{Verdict: "refused", Error: err.Error()}
 	}
 	return Result{Verdict: "ok"}
 }
+
+// judgeKeys validates a server block's keys as CoreDNS does before any plugin runs: caddy's
+// ValidateAndExecuteDirectives (justValidate) hands a block of those keys, with no directive, to
+// the dns server type's InspectServerBlocks, which normalizes each zone and port and refuses what
+// CoreDNS refuses at start-up (`.example.org:53`: an empty label). Nothing is set up or started.
+func judgeKeys(keys []string) Result {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = k
+		if k == "" || strings.ContainsAny(k, " \t\r\n\"{}#") {
+			quoted[i] = `"` + strings.ReplaceAll(k, `"`, `\"`) + `"`
+		}
+	}
+	input := caddy.CaddyfileInput{Filepath: "Corefile", Contents: []byte(strings.Join(quoted, " ") + " {\n}\n"), ServerTypeName: "dns"}
+	if err := caddy.ValidateAndExecuteDirectives(input, nil, true); err != nil {
+		return Result{Verdict: "refused", Error: err.Error()}
+	}
+	return Result{Verdict: "ok"}
+}
+
+// startsNothing are the judged plugins whose shutdown hooks stop only what their startup hooks
+// start (never run here): file's hook sends on a channel its reload goroutine, started with the
+// server, would receive, so run here it blocks forever.
+var startsNothing = map[string]bool{"file": true}
 
 // shutDown runs the shutdown hooks the setup registered on the controller's test instance, as
 // CoreDNS does when an instance stops. caddy keeps the instance unexported, so it is read by
@@ -162,7 +202,11 @@ func standIns(plugin string, d caddyfile.Dispenser) ([]caddyfile.Token, error) {
 	for d.Next() {
 		tokens = append(tokens, caddyfile.Token{File: d.File(), Line: d.Line(), Text: d.Val()})
 	}
-	if plugin != "forward" && plugin != "grpc" && plugin != "autopath" {
+	switch plugin {
+	case "file", "etcd":
+		return absentStandIns(plugin, tokens)
+	case "forward", "grpc", "autopath":
+	default:
 		return tokens, nil
 	}
 	for start := 0; start < len(tokens); start++ {
@@ -194,4 +238,76 @@ func standIns(plugin string, d caddyfile.Dispenser) ([]caddyfile.Token, error) {
 		start = end - 1
 	}
 	return tokens, nil
+}
+
+// absentStandIns hands `file` a zone file and `etcd` endpoints that do not exist, in the stand-in's
+// folder (see Judged): neither setup then opens or dials anything of this machine.
+func absentStandIns(plugin string, tokens []caddyfile.Token) ([]caddyfile.Token, error) {
+	resolv, err := standIn()
+	if err != nil {
+		return nil, fmt.Errorf("no stand-in folder: %v", err)
+	}
+	absent := filepath.Join(filepath.Dir(resolv), "absent")
+	var out []caddyfile.Token
+	for i := 0; i < len(tokens); i++ {
+		t := tokens[i]
+		out = append(out, t)
+		if t.Text != plugin || (i > 0 && tokens[i-1].Line == t.Line) {
+			continue
+		}
+		if plugin == "file" {
+			if i+1 < len(tokens) && tokens[i+1].Line == t.Line && tokens[i+1].Text != "{" {
+				i++
+				out = append(out, caddyfile.Token{File: tokens[i].File, Line: tokens[i].Line, Text: absent})
+			}
+			continue
+		}
+		var endpoint bool
+		out, i, endpoint = etcdBlock(tokens, i, out, "unix://"+absent)
+		if !endpoint {
+			// no endpoint written: the default (localhost:2379) would be dialled; one is added on
+			// lines of its own (the dispenser groups arguments by line)
+			added := []caddyfile.Token{{File: t.File, Line: -2, Text: "endpoint"}, {File: t.File, Line: -2, Text: "unix://" + absent}}
+			if len(out) > 0 && out[len(out)-1].Text == "}" {
+				out = append(out[:len(out)-1], append(added, out[len(out)-1])...)
+			} else {
+				out = append(out, caddyfile.Token{File: t.File, Line: out[len(out)-1].Line, Text: "{"})
+				out = append(out, added...)
+				out = append(out, caddyfile.Token{File: t.File, Line: -1, Text: "}"})
+			}
+		}
+	}
+	return out, nil
+}
+
+// etcdBlock copies the rest of the etcd directive at tokens[at] to out, each `endpoint`'s
+// arguments made `socket` and `credentials`' blanked; it returns out, the index of the
+// directive's last token, and whether an endpoint was written.
+func etcdBlock(tokens []caddyfile.Token, at int, out []caddyfile.Token, socket string) ([]caddyfile.Token, int, bool) {
+	i, depth, endpoint, option := at+1, 0, false, ""
+	for ; i < len(tokens); i++ {
+		t := tokens[i]
+		if depth == 0 && t.Line != tokens[at].Line {
+			break
+		}
+		lineStart := tokens[i-1].Line != t.Line
+		switch {
+		case t.Text == "{":
+			depth++
+		case t.Text == "}":
+			depth--
+		case depth == 1 && lineStart:
+			option = t.Text
+			endpoint = endpoint || option == "endpoint"
+		case depth == 1 && option == "endpoint":
+			t.Text = socket
+		case depth == 1 && option == "credentials":
+			t.Text = ""
+		}
+		out = append(out, t)
+		if depth == 0 && t.Text == "}" {
+			return out, i, endpoint
+		}
+	}
+	return out, i - 1, endpoint
 }

@@ -18,7 +18,10 @@ func TestJudge(t *testing.T) {
 		{"reload", "reload 1s", "refused", "greater or equal to 2s"},
 		{"health", "health {\n lameduck 5s\n}", "ok", ""},
 		{"kubernetes", "kubernetes cluster.local", "unjudged", ""},
-		{"file", "file db.example", "unjudged", ""},
+		{"file", "file db.example {\n reload 30s\n}", "ok", ""},
+		{"file", "file db.example {\n transfer to 10.0.0.1\n}", "refused", "unknown property 'transfer'"},
+		{"etcd", "etcd {\n errors\n}", "refused", "unknown property 'errors'"},
+		{"secondary", "secondary {\n transfer from ns1.example.org\n}", "refused", "must specify an IP address"},
 	} {
 		got := Judge(Request{Plugin: c.plugin, Text: c.text, Keys: []string{"."}})
 		if got.Verdict != c.verdict || !strings.Contains(got.Error, c.error) {
@@ -41,5 +44,21 @@ func TestJudgeLeavesNoGoroutine(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("20 hosts judgments left %d goroutines running", after-before)
+	}
+}
+
+func TestJudgeKeys(t *testing.T) {
+	for _, c := range []struct {
+		keys    []string
+		verdict string
+	}{
+		{[]string{".example.org:53"}, "refused"},
+		{[]string{"example..org"}, "refused"},
+		{[]string{"example.org:53", "dns://example.net"}, "ok"},
+		{[]string{".:53"}, "ok"},
+	} {
+		if got := Judge(Request{Keys: c.keys}); got.Verdict != c.verdict {
+			t.Errorf("keys %q: got %+v, want %s", c.keys, got, c.verdict)
+		}
 	}
 }
