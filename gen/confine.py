@@ -13,7 +13,8 @@ mount, network and PID namespaces (`unshare` from util-linux, unprivileged):
   its own path, so the sandbox's absolute paths hold): no other file of the machine exists for
   it, and what it writes outside the sandbox is discarded;
 - the PID namespace ends every CoreDNS with the child.
-The child runs `ENTRY(request, sandbox)` (a function named "module:function") and answers JSON.
+The child is `python -m MODULE`, whose `__main__` hands `child_main` its serve function; it runs
+`serve(request, sandbox)` and answers JSON.
 Where the kernel refuses unprivileged user namespaces (Ubuntu 24.04's AppArmor default
 `kernel.apparmor_restrict_unprivileged_userns=1`, Docker's default seccomp profile, macOS) the run
 is refused (exit 3) with the fix; COREDNS_GEN_VERIFY_UNCONFINED=1 runs it unconfined, for input
@@ -25,7 +26,6 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import fcntl
-import importlib
 import json
 import os
 import shutil
@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from gen import launcher
@@ -55,8 +56,8 @@ def unconfined() -> bool:
     return os.environ.get(UNCONFINED_ENV) == "1"
 
 
-def run_confined(entry: str, request: dict[str, Any], binary: Path, root: Path) -> dict[str, Any]:
-    """`entry`'s answer to `request`, run in the namespaces with `binary` as the CoreDNS it starts;
+def run_confined(module: str, request: dict[str, Any], binary: Path, root: Path) -> dict[str, Any]:
+    """The answer of `module`'s serve function (`python -m module`, see `child_main`) to `request`, run in the namespaces with `binary` as the CoreDNS it starts;
     its sandbox folder is `root`/sandbox (an empty folder of the caller's, read after the run).
 
     Raises:
@@ -67,8 +68,8 @@ def run_confined(entry: str, request: dict[str, Any], binary: Path, root: Path) 
     if not sys.platform.startswith("linux") or unshare is None:
         raise ToolError("cannot confine CoreDNS: no Linux namespaces here (`unshare` from util-linux not found)",
                         hint=ALLOW_HINT)
-    message = {"entry": entry, "request": request, "binary": str(Path(binary).resolve()), "root": str(root)}
-    argv = [unshare, *NAMESPACES, sys.executable, "-m", "gen.confine"]
+    message = {"request": request, "binary": str(Path(binary).resolve()), "root": str(root)}
+    argv = [unshare, *NAMESPACES, sys.executable, "-m", module]
     try:
         done = subprocess.run(argv, input=json.dumps(message), capture_output=True, text=True,
                               timeout=RUN_TIMEOUT, check=False)
@@ -159,7 +160,10 @@ def _jail(root: Path, binary: Path) -> tuple[Path, Path]:
     return jail, sandbox
 
 
-def _serve(message: dict[str, Any]) -> dict[str, Any]:
+Serve = Callable[[dict[str, Any], Path], dict[str, Any]]
+
+
+def _serve(message: dict[str, Any], serve: Serve) -> dict[str, Any]:
     try:
         _loopback_up()
         jail, sandbox = _jail(Path(message["root"]), Path(message["binary"]))
@@ -168,18 +172,15 @@ def _serve(message: dict[str, Any]) -> dict[str, Any]:
         return {"error": "confine", "message": str(err)}
     tempfile.tempdir = str(sandbox)
     launcher.run_chrooted([unshare, f"--root={jail}"], "/coredns")
-    module, _, function = str(message["entry"]).partition(":")
     try:
-        return {"answer": getattr(importlib.import_module(module), function)(message["request"], sandbox)}
+        return {"answer": serve(message["request"], sandbox)}
     except (UsageError, ToolError) as err:
         return {"error": "usage" if isinstance(err, UsageError) else "tool",
                 "problems": [dataclasses.asdict(p) for p in err.problems]}
 
 
-def main() -> None:
-    reply = _serve(json.loads(sys.stdin.read()))
+def child_main(serve: Serve) -> None:
+    """The confined child's whole run (a serving module's `if __name__ == "__main__":`): the
+    message on stdin, `serve`'s answer (or the error) as one JSON line on stdout."""
+    reply = _serve(json.loads(sys.stdin.read()), serve)
     sys.stdout.write(json.dumps(reply) + "\n")
-
-
-if __name__ == "__main__":
-    main()

@@ -48,7 +48,7 @@ class LoadError(Exception):
 
 VERSION_TIMEOUT = 20.0  # seconds for `coredns -version`
 
-# Set once in verify's confined child (gen/verify/confine.py), never elsewhere: every CoreDNS
+# Set once in verify's confined child (gen/verify/contained.py), never elsewhere: every CoreDNS
 # that process starts runs chrooted in the jail, as the binary bound there.
 _chroot: list[tuple[list[str], str]] = []
 

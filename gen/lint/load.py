@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from gen.confine import run_confined, unconfined
+from gen.confine import child_main, run_confined, unconfined
 from gen.corefile import Corefile, CorefileError, Directive, ServerBlock, Source, parse_corefile, parse_directives
 from gen.finding import Finding, Severity
 from gen.kubeapi import FakeKubeAPI
@@ -150,7 +150,7 @@ def check_loads(items: list[Load], binary: Path, version: str, static: list[Find
             if unconfined():
                 answer = serve_load(request, Path(tmp))
             else:
-                answer = run_confined("gen.lint.load:serve_load", request, binary, Path(tmp))
+                answer = run_confined("gen.lint.load", request, binary, Path(tmp))
             if answer.get("refused"):  # read before the folder goes: the refusal names lines of its copy
                 out.append(_place(item, str(answer["output"]), Path(answer["root"]), binary, version, static))
     return out
@@ -209,3 +209,7 @@ def _place(item: Load, output: str, root: Path, binary: Path, version: str, stat
     reason = reason.replace(str(root), "")  # a sandbox path is named as the pod's path
     return Finding(ID, Severity.ERROR, file, line, f"CoreDNS {version} ({binary}) refuses to load this: {reason}",
                    "fix what CoreDNS names; `coredns-gen lint` without --load explains most refusals")
+
+
+if __name__ == "__main__":  # the confined child (gen/confine.py run_confined)
+    child_main(serve_load)

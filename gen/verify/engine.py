@@ -55,7 +55,7 @@ class VerifyResult:
     binary_version: str  # what verify ran
     resolv_conf: str  # "file" (generated resolv.conf) or "inline" (no port 53 here)
     outcomes: tuple[Outcome, ...] = field(default_factory=tuple)
-    confinement: str = ""  # how CoreDNS was kept from the machine (gen/verify/confine.py)
+    confinement: str = ""  # how CoreDNS was kept from the machine (gen/verify/contained.py)
 
     @property
     def passed(self) -> bool:

@@ -15,7 +15,7 @@ from gen.rendered import configmap_data
 from gen.spec import Values
 from gen.tools import coredns_binary
 from gen.render.values import load_values
-from gen.verify.confine import run_contained
+from gen.verify.contained import run_contained
 from gen.verify.engine import VerifyResult
 from gen.errors import ToolError, UsageError
 from gen.launcher import binary_version
@@ -33,7 +33,7 @@ def verify_config(config: VerifyConfig, binary: Path, *, cluster: str = "", plat
     every cluster: `coredns -version` is a process start each time).
 
     Raises:
-        ToolError: the binary does not run, or this machine cannot confine it (gen/verify/confine.py).
+        ToolError: the binary does not run, or this machine cannot confine it (gen/verify/contained.py).
         UsageError: an upstream or server block verify cannot fake.
     """
     ran = ran or binary_version(binary)

@@ -1,5 +1,5 @@
 """verify runs a Corefile from the repository under review (guard --verify): hostile input. The
-real CoreDNS must open only its sandbox and reach only loopback (gen/verify/confine.py), and the
+real CoreDNS must open only its sandbox and reach only loopback (gen/verify/contained.py), and the
 report says how it was confined; where namespaces are refused the run is refused with the fix.
 
 Each attack is a Corefile a pull request could carry; every one of them reached the machine before
@@ -18,7 +18,7 @@ import pytest
 
 from gen.errors import ToolError
 from gen import confine
-from gen.verify.confine import run_contained
+from gen.verify.contained import run_contained
 from gen.verify.output import format_verify
 from gen.verify.run import verify_config
 from gen.verify.sandbox import VerifyConfig

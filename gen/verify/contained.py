@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gen.confine import CONFINED, UNCONFINED, run_confined, unconfined
+from gen.confine import CONFINED, UNCONFINED, child_main, run_confined, unconfined
 from gen.verify.engine import Outcome, QueryResult, run_scenarios
 from gen.verify.sandbox import VerifyConfig
 
@@ -24,7 +24,7 @@ def run_contained(config: VerifyConfig, binary: Path) -> tuple[list[Outcome], st
         outcomes, mode = run_scenarios(config, binary)
         return outcomes, mode, UNCONFINED
     with tempfile.TemporaryDirectory(prefix="coredns-gen-confined-") as tmp:
-        answer = run_confined("gen.verify.confine:serve", {"config": dataclasses.asdict(config), "binary": str(binary)},
+        answer = run_confined("gen.verify.contained", {"config": dataclasses.asdict(config), "binary": str(binary)},
                               binary, Path(tmp))
     return [_outcome(o) for o in answer["outcomes"]], str(answer["mode"]), CONFINED
 
@@ -38,3 +38,7 @@ def serve(request: dict[str, Any], _sandbox: Path) -> dict[str, Any]:
 def _outcome(data: dict[str, Any]) -> Outcome:
     queries = tuple(QueryResult(**{**q, "reached": tuple(q["reached"])}) for q in data.pop("queries"))
     return Outcome(**data, queries=queries)
+
+
+if __name__ == "__main__":  # the confined child (gen/confine.py run_confined)
+    child_main(serve)
