@@ -71,6 +71,7 @@ from gen.guard.helm import releases as helm_releases
 from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
+from gen.guard.flux.secrets import secrets_note
 from gen.guard.flux.unread import blind_spots, exact_note, placeholder_note
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
@@ -305,7 +306,8 @@ def _judge(opts: GuardOptions) -> GuardResult:
     for move in moves:  # (to base's or head's own commit: nothing changes, or judged already)
         if move.commit is not None and move.commit not in refs.values():
             findings += _after_move(opts, move)
-    findings = apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)
+    # every finding shows a placeholder or a decrypted value's token as its variable, whichever step made it
+    findings = [shown_finding(f) for f in apply_allow(apply_scope(findings, config.guard_scope, revisions.values()), allows)]
     stats = {
         "kustomizations_base": len(revisions["base"].nodes) + carried_nodes,
         "kustomizations_head": len(revisions["head"].nodes) + carried_nodes,
@@ -317,7 +319,7 @@ def _judge(opts: GuardOptions) -> GuardResult:
     }
     stats["not_judged"] = coverage.not_judged_count
     stats["unreached"] = len(coverage.unreached)
-    notes = [n for n in (cache.note(), exact_note(blind), placeholder_note(blind)) if n]
+    notes = [n for n in (cache.note(), exact_note(blind), placeholder_note(blind), secrets_note()) if n]
     judged_as = {"paths": sorted(roots_under), "allow": sorted(opts.allow), "helper": engine.identity,
                  "chart_mirrors": sorted(f"{k}={v}" for k, v in opts.chart_mirrors),
                  "inventory": _digest_of(inventory) if inventory is not None else None, "roots": found_roots}
