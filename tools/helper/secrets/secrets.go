@@ -140,7 +140,7 @@ func (k *Keys) Tokenized(obj map[string]interface{}) (map[string]interface{}, []
 		name := path[len(path)-1]
 		parent, ok := at(out, path[:len(path)-1]).(map[string]interface{})
 		if !ok {
-			continue // a value in a list: SOPS encrypts it too; its token is keyed by the list's name
+			continue // a list of values: below, each a token named after the list
 		}
 		value := fmt.Sprint(parent[name])
 		if len(path) == 2 && path[0] == "data" && obj["kind"] == "Secret" {
@@ -156,9 +156,11 @@ func (k *Keys) Tokenized(obj map[string]interface{}) (map[string]interface{}, []
 	}
 	for _, path := range encrypted { // values inside lists
 		if list, ok := at(out, path[:len(path)-1]).([]interface{}); ok {
+			name := path[len(path)-2]
 			for i, v := range list {
-				list[i] = k.token(path[len(path)-2], []byte(fmt.Sprint(v)))
+				list[i] = k.token(name, []byte(fmt.Sprint(v)))
 			}
+			secret = append(secret, name)
 		}
 	}
 	sort.Strings(secret)

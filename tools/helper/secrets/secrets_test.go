@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"filippo.io/age"
+	sopsage "github.com/getsops/sops/v3/age"
 	"sigs.k8s.io/yaml"
 )
 
@@ -43,8 +44,8 @@ func canary(t *testing.T) string {
 
 func TestAValueIsATokenThatComparesAsTheValueAndHoldsNoneOfIt(t *testing.T) {
 	identity, _ := age.GenerateX25519Identity()
-	t.Setenv(age.SopsAgeKeyEnv, identity.String())
-	t.Setenv(age.SopsAgeKeyFileEnv, "")
+	t.Setenv(sopsage.SopsAgeKeyEnv, identity.String())
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, "")
 	keys, err := FromEnvironment()
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +83,8 @@ func TestAValueIsATokenThatComparesAsTheValueAndHoldsNoneOfIt(t *testing.T) {
 func TestAnotherKeyDoesNotDecryptAndSaysNoValue(t *testing.T) {
 	owner, _ := age.GenerateX25519Identity()
 	stranger, _ := age.GenerateX25519Identity()
-	t.Setenv(age.SopsAgeKeyEnv, stranger.String())
-	t.Setenv(age.SopsAgeKeyFileEnv, "")
+	t.Setenv(sopsage.SopsAgeKeyEnv, stranger.String())
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, "")
 	keys, err := FromEnvironment()
 	if err != nil {
 		t.Fatal(err)
@@ -98,15 +99,15 @@ func TestAnotherKeyDoesNotDecryptAndSaysNoValue(t *testing.T) {
 func TestTheTokenKeyIsTheAgeKeys(t *testing.T) {
 	one, _ := age.GenerateX25519Identity()
 	two, _ := age.GenerateX25519Identity()
-	t.Setenv(age.SopsAgeKeyFileEnv, "")
-	t.Setenv(age.SopsAgeKeyEnv, one.String())
+	t.Setenv(sopsage.SopsAgeKeyFileEnv, "")
+	t.Setenv(sopsage.SopsAgeKeyEnv, one.String())
 	a, _ := FromEnvironment()
-	t.Setenv(age.SopsAgeKeyEnv, two.String())
+	t.Setenv(sopsage.SopsAgeKeyEnv, two.String())
 	b, _ := FromEnvironment()
 	if a.token("X", []byte("v")) == b.token("X", []byte("v")) {
 		t.Fatal("tokens made with two keys agree: one cached with a key would pass for the other's")
 	}
-	t.Setenv(age.SopsAgeKeyEnv, "")
+	t.Setenv(sopsage.SopsAgeKeyEnv, "")
 	if _, err := FromEnvironment(); err != ErrNoKey {
 		t.Fatalf("err = %v", err)
 	}
