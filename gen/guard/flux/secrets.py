@@ -34,7 +34,8 @@ KEY_HINT = (f"give the guard the age key the cluster decrypts with, as Flux's CI
             f"{KEY_FILE_ENV} (a file holding it)")
 
 _lock = threading.Lock()
-_decrypted: dict[str, dict[str, Any] | str] = {}  # digest of the encrypted object -> tokenized object, or why not
+# digest of the key id and the encrypted object -> the tokenized object (or why not), and its secret keys
+_decrypted: dict[str, tuple[dict[str, Any] | str, tuple[str, ...]]] = {}
 _secret_keys: set[str] = set()  # the keys whose values were secret, for the run's note
 
 
@@ -86,15 +87,15 @@ def decrypted(obj: dict[str, Any]) -> dict[str, Any] | str:
         return "SOPS-encrypted"
     digest = hashlib.sha256(f"{key_id()}\0{json.dumps(obj, sort_keys=True, default=str)}".encode()).hexdigest()
     with _lock:
-        if digest in _decrypted:
-            return _decrypted[digest]
-    answer = _ask(obj)
+        known = _decrypted.get(digest)
+    answer, secret = _ask(obj) if known is None else known
     with _lock:
-        _decrypted[digest] = answer
+        _decrypted[digest] = (answer, secret)
+        _secret_keys.update(secret)  # (a later run in this process says them too)
     return answer
 
 
-def _ask(obj: dict[str, Any]) -> dict[str, Any] | str:
+def _ask(obj: dict[str, Any]) -> tuple[dict[str, Any] | str, tuple[str, ...]]:
     helper = helper_binary(build=True)
     if helper is None:
         raise ToolError("coredns-gen-helper is not installed: SOPS Secrets are decrypted with the library "
@@ -110,17 +111,15 @@ def _ask(obj: dict[str, Any]) -> dict[str, Any] | str:
     try:
         data = json.loads(proc.stdout)
         if data.get("error"):
-            return f"SOPS-encrypted, and the age key given does not decrypt it ({data['error']})"
+            return f"SOPS-encrypted, and the age key given does not decrypt it ({data['error']})", ()
         out = data["object"]
-        secret = [str(k) for k in data.get("secret") or []]
+        secret = tuple(str(k) for k in data.get("secret") or [])
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise ToolError(f"{helper} sops decrypt did not answer (exit {proc.returncode})", stderr=proc.stderr,
                         hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}") from err
     if not isinstance(out, dict):
         raise ToolError(f"{helper} sops decrypt answered no object", hint=f"rebuild it from this checkout: {HELPER_BUILD_HINT}")
-    with _lock:
-        _secret_keys.update(secret)
-    return out
+    return out, secret
 
 
 def note_secret(keys: list[str]) -> None:
