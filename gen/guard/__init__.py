@@ -76,6 +76,7 @@ from gen.guard.helm import release_upgrades as helm_releases
 from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
+from gen.guard.flux.secrets import secrets_note
 from gen.guard.flux.unread import Blind, blind_spots, exact_note, placeholder_note
 from gen.guard.model import KsRef, ObjKey, Revision
 from gen.guard.report.progress import Report, ReportingEngine
@@ -176,10 +177,12 @@ def _judge(opts: GuardOptions) -> GuardResult:
     for move in change.moves:  # (to base's or head's own commit: nothing changes, or judged already)
         if move.commit is not None and move.commit not in refs.values():
             findings += _after_move(opts, move)
-    findings = apply_allow(apply_scope(findings, run.config.guard_scope, change.revisions().values()), run.allows)
+    # every finding shows a placeholder or a decrypted value's token as its variable, whichever step made it
+    findings = [shown_finding(f) for f in
+                apply_allow(apply_scope(findings, run.config.guard_scope, change.revisions().values()), run.allows)]
     return replace(verdict, findings=sorted(findings, key=Finding.sort_key),
-                   notes=[n for n in (run.cache.note(), exact_note(list(change.blind)), placeholder_note(list(change.blind)))
-                          if n])
+                   notes=[n for n in (run.cache.note(), exact_note(list(change.blind)), placeholder_note(list(change.blind)),
+                                      secrets_note()) if n])
 
 
 @dataclass(frozen=True)

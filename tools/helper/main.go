@@ -13,6 +13,8 @@
 //	corefile  Corefile texts read by CoreDNS's own Caddyfile lexer and parser (corefile/), and
 //	          forward TOs by CoreDNS's own HostPortOrFile (upstream/)
 //	artifact  which files of a revision source-controller puts in a GitRepository's artifact (artifact/)
+//	sops      SOPS-encrypted Secrets decrypted as kustomize-controller decrypts them, each value
+//	          handed back as a token, never as itself (secrets/)
 //
 // The last two are also coredns-gen-corefile (cmd/coredns-gen-corefile), the small program
 // `pip install` builds for render and lint; this one links Flux's build and the Kubernetes API
@@ -25,6 +27,7 @@ import (
 	"github.com/coredns-gen/coredns-gen/tools/helper/corefile"
 	"github.com/coredns-gen/coredns-gen/tools/helper/helm"
 	"github.com/coredns-gen/coredns-gen/tools/helper/resourceset"
+	"github.com/coredns-gen/coredns-gen/tools/helper/secrets"
 	"github.com/coredns-gen/coredns-gen/tools/helper/subcommands"
 )
 
@@ -37,5 +40,6 @@ func main() {
 		"resourceset": resourceset.Main,
 		"corefile":    corefile.Main,
 		"artifact":    artifact.Main,
+		"sops":        secrets.Main,
 	})
 }

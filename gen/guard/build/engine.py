@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from gen.errors import ToolError
+from gen.guard.flux.secrets import key_given, key_id
 from gen.guard.repo.revision import Tree
 from gen.helperbuild import BUILD_PROTOCOL
 from gen.tools import HELPER_BUILD_HINT, helper_binary
@@ -110,13 +111,15 @@ class Engine:
     def identity(self) -> str:
         """What built: the helper's protocol and the Flux and kustomize library versions it links,
         and which binary it is (a helper rebuilt from changed code says the same versions, but
-        may read, report or build otherwise): a cached build, index or artifact answer made by
-        another helper is never reused. Asked once per binary and process. With no helper
+        may read, report or build otherwise), and which age key it decrypts with: a cached build,
+        index or artifact answer made by another helper or key is never reused. Asked once per binary and process. With no helper
         installed, a run with nothing to build needs none."""
         if self._identity is None:
             assert self.helper is not None and self._known is not None
             self._identity = _IDENTITIES[self._known] = f"{self._ask_identity()} {binary_id(self.helper)}"
-        return self._identity
+        # a build that decrypted holds tokens made with the age key given (gen/guard/flux/secrets.py):
+        # one made with another key, or with none, is never reused
+        return f"{self._identity} {key_id()}" if key_given() else self._identity
 
     def close(self) -> None:
         """Reap the helper asked who it is when the run ended before it needed the answer."""

@@ -70,9 +70,19 @@ def parse_ks(obj: dict[str, Any], default_namespace: str = "default", cluster: s
         depends_on=_depends_on(spec.get("dependsOn"), namespace),
         build_spec=json.dumps({"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"),
                                "metadata": {"name": str(meta.get("name") or ""), "namespace": namespace},
-                               "spec": {k: v for k, v in spec.items() if k not in _NOT_BUILD}},
+                               "spec": {**{k: v for k, v in spec.items() if k not in _NOT_BUILD},
+                                        **_decryption(spec.get("decryption"))}},
                               sort_keys=True, separators=(",", ":"), default=str),
     )
+
+
+def _decryption(raw: Any) -> dict[str, Any]:
+    """`spec.decryption` as the build reads it: only its provider (kustomize-controller decrypts
+    what it builds when it is `sops`: gen/guard/flux/secrets.py); which Secret holds the key is
+    the cluster's, and the guard takes the CI's key instead."""
+    if isinstance(raw, dict) and raw.get("provider"):
+        return {"decryption": {"provider": str(raw["provider"])}}
+    return {}
 
 
 def _depends_on(raw: Any, namespace: str) -> tuple[tuple[str, str], ...]:

@@ -14,11 +14,15 @@ from typing import Any
 
 from gen.guard.repo.manifests import file_docs
 from gen.guard.repo.marks import Marks
-from gen.guard.model import Revision
+from gen.guard.model import FluxKs, Revision
 from gen.guard.repo.revision import Tree
 from gen.guard.flux.roots import Candidate
 from gen.guard.flux.sources import ClusterSources, source_key
-from gen.guard.flux.substitution import Lookup, ValueRef, data_of
+from gen.guard.flux.secrets import key_given
+from gen.guard.flux.substitution import SOPS, Lookup, ValueRef, data_of
+
+# why a SOPS Secret a build applies cannot be read: the Kustomization named after it lacks spec.decryption
+NO_DECRYPTION = f"{SOPS}, and applied without spec.decryption by Kustomization"
 
 
 @dataclass
@@ -70,6 +74,16 @@ def lookup(known: Knowledge, repo: RepoValues) -> Lookup:
     return find
 
 
+def _applied(obj: dict[str, Any], ks: FluxKs) -> dict[str, str] | str:
+    """A ConfigMap's or Secret's data as a build applies it. One still SOPS-encrypted after a
+    build with the CI's key given was built without `spec.decryption`: kustomize-controller
+    refuses to apply it ("is SOPS encrypted, configuring decryption is required"), so the cluster
+    never holds its values (gen/guard/flux/secrets.py)."""
+    if "sops" in obj and key_given():
+        return f"{NO_DECRYPTION} {ks.ref}"
+    return data_of(obj, decrypt=False)
+
+
 def gather(revision: Revision, candidates: list[Candidate]) -> dict[str, Knowledge]:
     """Per cluster: the source objects and ConfigMap/Secret data its builds (and its bootstrap) hold."""
     out: dict[str, Knowledge] = {}
@@ -87,5 +101,5 @@ def gather(revision: Revision, candidates: list[Candidate]) -> dict[str, Knowled
             if skey is not None:
                 knows.sources.setdefault(skey, obj)
             elif okey.kind in ("ConfigMap", "Secret") and okey.group == "":
-                knows.values.setdefault((okey.kind, okey.namespace, okey.name), data_of(obj))
+                knows.values.setdefault((okey.kind, okey.namespace, okey.name), _applied(obj, revision.nodes[ref].ks))
     return out

@@ -5,9 +5,10 @@ and Secrets, which live in the cluster; most repositories put them there themsel
 is built by a Kustomization of the same cluster, or written in a file of the repository, its data
 are what the controller reads. This module finds them; the substitution itself is Flux's own
 (`SubstituteVariables`, in the helper: tools/helper/build/flux.go), handed these objects. A
-SOPS-encrypted Secret, or a source not in the repository, cannot be read here: the build runs
-without it, the summary names it, and a Kustomization whose build uses a variable it may set is
-not judged (gen/guard/flux/unread.py).
+SOPS-encrypted Secret is decrypted with the CI's age key when one is given, each secret value a
+token (gen/guard/flux/secrets.py); without one, or for a source not in the repository, the build
+runs without it, the summary names it, and a Kustomization whose build uses a variable it may set
+is judged with placeholders (gen/guard/flux/unread.py).
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import binascii
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from gen.guard.flux.placeholders import TOKEN_PREFIX
+from gen.guard.flux.secrets import decrypted, key_given, note_secret
 from gen.guard.model import FluxKs
 
 ValueRef = tuple[str, str, str]  # kind (ConfigMap/Secret), namespace, name
+SOPS = "SOPS-encrypted"  # why a SOPS Secret cannot be read (no key given, or its build does not decrypt it)
 Lookup = Callable[[ValueRef], "dict[str, str] | str | None"]  # data, or why it cannot be read
 
 
@@ -43,11 +47,20 @@ class Vars:
         return tuple(out)
 
 
-def data_of(obj: dict[str, Any]) -> dict[str, str] | str:
-    """A ConfigMap's or Secret's data as kustomize-controller reads it, or why it cannot."""
+def data_of(obj: dict[str, Any], decrypt: bool = True) -> dict[str, str] | str:
+    """A ConfigMap's or Secret's data as kustomize-controller reads it, or why it cannot. A
+    SOPS-encrypted one is decrypted with the CI's age key when one is given and `decrypt` (each
+    secret value then a token: gen/guard/flux/secrets.py); `decrypt` is False for one a build left
+    encrypted (its Kustomization has no `spec.decryption`: the controller applies such a ConfigMap
+    as written, and refuses such a Secret)."""
+    if "sops" in obj and decrypt and key_given():
+        opened = decrypted(obj)
+        if isinstance(opened, str):
+            return opened
+        return data_of(opened) if "sops" not in opened else SOPS
     if obj.get("kind") == "Secret":
         if "sops" in obj:
-            return "SOPS-encrypted"
+            return SOPS
         out: dict[str, str] = {}
         for key, value in (obj.get("data") or {}).items():
             try:
@@ -55,6 +68,9 @@ def data_of(obj: dict[str, Any]) -> dict[str, str] | str:
             except (binascii.Error, UnicodeDecodeError):
                 return f"data.{key} is not base64 text"
         out.update({str(k): _scalar(v) for k, v in (obj.get("stringData") or {}).items()})
+        secret = [key for key, value in out.items() if TOKEN_PREFIX in value]
+        if secret:  # decrypted by a build (tools/helper/build/flux.go): said in the run's note
+            note_secret(secret)
         return out
     return {str(k): _scalar(v) for k, v in (obj.get("data") or {}).items()}
 

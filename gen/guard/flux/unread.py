@@ -31,14 +31,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from gen.errors import ToolError
-from gen.guard.flux.knowledge import RepoValues, gather, lookup
+from gen.guard.flux.knowledge import NO_DECRYPTION, RepoValues, gather, lookup
+from gen.guard.flux.secrets import KEY_ENV, KEY_FILE_ENV, key_given
+from gen.guard.flux.substitution import SOPS
 from gen.guard.flux.roots import Candidate
 from gen.guard.flux.placeholders import PREFIX, Which, placeholder, shown, variables_in
 from gen.guard.model import FLUX_GROUP, HELM_GROUP, Build, KsRef, Node, Revision
 from gen.guard.repo.revision import Tree
 from gen.tools import HELPER_BUILD_HINT, helper_binary
 
-SOPS = "SOPS-encrypted"  # substitution.data_of's reason for a Secret it cannot decrypt
 NOT_FOUND = "not in this repository"
 
 
@@ -55,9 +56,15 @@ class Unread:
         return f"{self.kind} {self.name} ({self.why})"
 
     def fix(self) -> str:
-        if self.why == SOPS:
+        if self.why.startswith(NO_DECRYPTION):
+            applier = self.why[len(NO_DECRYPTION):].strip()
+            return (f"add `spec.decryption: {{provider: sops, secretRef: {{name: sops-age}}}}` to Kustomization {applier}: "
+                    f"kustomize-controller refuses to apply SOPS Secret {self.name} without it")
+        if self.why.startswith(SOPS):
+            given = ("" if key_given() else
+                     f", or give the guard the CI's age key ({KEY_ENV} or {KEY_FILE_ENV}) to decrypt it as Flux does")
             return (f"keep the variables the build needs that are not secret in a ConfigMap of the repository "
-                    f"instead of SOPS Secret {self.name}")
+                    f"instead of SOPS Secret {self.name}{given}")
         if self.why == NOT_FOUND:
             return (f"commit {self.kind} {self.name} where a build of this cluster applies it, or mark its substituteFrom "
                     f"entry `optional: true` if the cluster may lack it")
@@ -145,7 +152,7 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
                 continue  # Flux skips a missing optional source; the guard takes it as missing
             else:
                 why = data or NOT_FOUND
-                keys = _sops_keys(revision, ref, kind, name, repo) if why == SOPS else None
+                keys = _sops_keys(revision, ref, kind, name, repo) if why.startswith(SOPS) else None
                 source = Unread(kind, f"{ref.namespace}/{name}", why, keys)
                 order.append(source)
                 given.append((kind, name, source))

@@ -11,9 +11,14 @@ package build
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/coredns-gen/coredns-gen/tools/helper/secrets"
 
 	generator "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -59,6 +64,12 @@ func buildOne(req request) (res result) {
 	m, ks, ok := kustomized(req, &res)
 	if !ok {
 		return res
+	}
+	if provider, _, _ := unstructured.NestedString(ks.Object, "spec", "decryption", "provider"); provider == "sops" {
+		if err := decrypt(m); err != nil {
+			res.Error = err.Error()
+			return res
+		}
 	}
 	if _, ok, _ := unstructured.NestedFieldNoCopy(ks.Object, "spec", "postBuild"); ok {
 		if err := substitute(m, ks, req.Objects); err != nil {
@@ -197,6 +208,53 @@ func readOpenAPI(rfs *recordingFS) bool {
 	}
 	return false
 }
+
+// decryptKey is read once per process from the environment (secrets.FromEnvironment).
+var decryptKey = sync.OnceValues(secrets.FromEnvironment)
+
+// decrypt is kustomize-controller's DecryptResource on every object of a build whose
+// spec.decryption.provider is sops, before postBuild (its build() order): an object with SOPS
+// metadata, unless annotated `kustomize.toolkit.fluxcd.io/decrypt: disabled`, is decrypted, each
+// value as its token (tools/helper/secrets). Without a key given nothing is decrypted, and the
+// guard judges as it does without one (gen/guard/flux/unread.py).
+func decrypt(m resmap.ResMap) error {
+	keys, err := decryptKey()
+	if errors.Is(err, secrets.ErrNoKey) {
+		return nil
+	}
+	for _, r := range m.Resources() {
+		if strings.EqualFold(r.GetAnnotations()[decryptKeyAnnotation], generator.DisabledValue) {
+			continue
+		}
+		obj, mapErr := r.Map()
+		if mapErr != nil || !secrets.IsEncrypted(obj) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("decryption failed for '%s/%s': %w", r.GetGvk(), r.GetName(), err)
+		}
+		out, _, err := keys.Tokenized(obj)
+		if err != nil {
+			return fmt.Errorf("decryption failed for '%s/%s': failed to decrypt and format '%s/%s' %s data: %w",
+				r.GetGvk(), r.GetName(), r.GetNamespace(), r.GetName(), r.GetKind(), err)
+		}
+		data, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		if err := r.UnmarshalJSON(data); err != nil {
+			return err
+		}
+		if _, err := m.Replace(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decryptKeyAnnotation is the key kustomize-controller reads to leave an object encrypted
+// (its decryptor's IsDecryptionDisabled).
+const decryptKeyAnnotation = "kustomize.toolkit.fluxcd.io/decrypt"
 
 // substitute runs Flux's postBuild on every object, as kustomize-controller does.
 func substitute(m resmap.ResMap, ks unstructured.Unstructured, objects []map[string]interface{}) error {
