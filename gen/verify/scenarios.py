@@ -43,6 +43,7 @@ class Stanza:
     policy: str
     next: tuple[str, ...]
     failover: tuple[str, ...]
+    zone: str = "."  # the names it forwards (the block's zone for `forward .`)
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,13 @@ def _under(name: str, zone: str) -> bool:
     return zone == "." or name == zone or name.endswith("." + zone)
 
 
-def _stanza(d: Directive) -> Stanza:
+def _stanza(d: Directive, block_zone: str) -> Stanza:
     policy = d.option("policy")
     nxt, fo = d.option("next"), d.option("failover")
+    origin = _norm(d.args[0])
     return Stanza(d.file, d.line, tuple(d.args[1:]), policy.args[0] if policy and policy.args else "random",
-                  tuple(a.upper() for a in nxt.args) if nxt else (), tuple(a.upper() for a in fo.args) if fo else ())
+                  tuple(a.upper() for a in nxt.args) if nxt else (), tuple(a.upper() for a in fo.args) if fo else (),
+                  block_zone if origin == "." else origin)
 
 
 def find_chains(config: VerifyConfig) -> list[Chain]:
@@ -123,21 +126,25 @@ def find_chains(config: VerifyConfig) -> list[Chain]:
             if not _under(zone, block_zone) or (zone, port) in chains:
                 # outside the block's zone: no query ever reaches this forward
                 continue
-            stanzas = tuple(_stanza(f) for f in fwd if _under(zone, _norm(f.args[0])))
+            stanzas = tuple(_stanza(f, block_zone) for f in fwd if _under(zone, _norm(f.args[0])))
             chains[(zone, port)] = Chain(zone, port, stanzas)
     return list(chains.values())
 
 
 def _others(chain: Chain) -> tuple[str, ...]:
-    """Who answers when the primary is dead: the first stanza's other upstreams (forward tries
-    the next one on a network error); with none, the later stanzas only when the first one's
-    SERVFAIL goes on through `next` (a forward that matched never hands a query to the next
-    forward otherwise: `forward lan …` before `forward .` in one block)."""
+    """Who should answer when the primary is dead: the first stanza's other upstreams (forward
+    tries the next one on a network error); with none, the later stanzas when the first one's
+    SERVFAIL goes on through `next`. Without `next`, a forward that matched never hands a query on
+    (CoreDNS answers SERVFAIL): a later stanza for wider names (`forward lan …` before `forward .`)
+    is not that zone's fallback, so nothing should answer; a later stanza for the same names
+    (`forward . 9.9.9.9` before k3s's `forward . /etc/resolv.conf`) was written as its fallback,
+    so the scenario expects it and fails: that fallback is never reached."""
     s0 = chain.stanzas[0]
     in_list = tuple(u for u in s0.upstreams if u != chain.primary)
-    if in_list or "SERVFAIL" not in s0.next:
+    if in_list:
         return in_list
-    return tuple(u for u in dict.fromkeys(u for s in chain.stanzas[1:] for u in s.upstreams) if u != chain.primary)
+    later = chain.stanzas[1:] if "SERVFAIL" in s0.next else [s for s in chain.stanzas[1:] if s.zone == s0.zone]
+    return tuple(u for u in dict.fromkeys(u for s in later for u in s.upstreams) if u != chain.primary)
 
 
 def _rcode_scenario(chain: Chain, rcode: str) -> Scenario:

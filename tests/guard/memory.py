@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from gen.guard.change import Change
 from gen.guard.diff import BuildIssue, Removal
+from gen.guard.flux.platform_facts import ClusterFacts
 from gen.guard.locate import Locator
 from gen.guard.model import Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
@@ -54,4 +55,4 @@ def change(tmp: Path, base: list[dict[str, Any]], head: list[dict[str, Any]], *,
     trees = {label: Tree(label, tmp) for label in revisions}
     return Change(revisions["base"], revisions["head"], list(removals), list(issues),
                   Locator(trees, revisions, None),  # type: ignore[arg-type]  # no view: nothing here is built
-                  platforms={ROOT_FILE: platform})
+                  facts={ROOT_FILE: ClusterFacts(ROOT_FILE, platform, None)})
