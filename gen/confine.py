@@ -34,8 +34,8 @@ import struct
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gen import launcher
