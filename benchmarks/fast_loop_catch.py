@@ -11,8 +11,11 @@ For each mutant, in a scratch copy of HEAD (`git archive`, so the checkout is ne
   full     when the fast loop missed it: the pipeline tests of every test file that names the
            rule's id or module, with `-x` (a lower bound for the full suite: a pipeline test
            elsewhere could still catch it).
-A mutant is caught when pytest fails (exit 1). Prints one line per mutant and the totals; with
---json FILE, writes them too.
+A mutant is caught when pytest fails (exit 1) where the same tests pass on the unmutated copy
+(`baseline`, run once per set of tests: a test that fails without any mutant, e.g. because the
+scratch copy finds no helper, catches nothing). The scratch copy has no built helper of its own:
+set COREDNS_GEN_HELPER to one (scripts/setup-dev prints where it is). Prints one line per mutant
+and the totals; with --json FILE, writes them too.
 
     python3 benchmarks/fast_loop_catch.py                      # every guard and lint rule, both kinds
     python3 benchmarks/fast_loop_catch.py --kinds silent --rules gen.guard.rules.configmap_pruned
@@ -114,6 +117,18 @@ def main() -> int:
             print(f"recorded the fast loop's rule calls: exit {code}, {took:.0f} s", flush=True)
         calls: dict[str, list[str]] | None = json.loads(opts.calls.read_text()) if opts.calls else None
         results = []
+        baselines: dict[tuple[str, ...], bool] = {}
+
+        def passes(marker: str, tests: list[str]) -> bool:
+            """Whether these tests pass on the unmutated copy (asked once per set)."""
+            key = (marker, *tests)
+            if key not in baselines:
+                code, _ = pytest(copy, ["-x", "-m", marker, *tests], env)
+                baselines[key] = code in (0, 5)
+                if not baselines[key]:
+                    print(f"baseline fails (exit {code}) for {len(tests)} tests/files: {' '.join(tests)[:200]}", flush=True)
+            return baselines[key]
+
         for module in opts.rules or rule_modules():
             path = copy / (module.replace(".", "/") + ".py")
             original = path.read_text()
@@ -134,6 +149,10 @@ def main() -> int:
                         full_code, full_s = pytest(copy, ["-x", "-m", "pipeline and not slow", *files], env) if files else (5, 0.0)
                 finally:
                     path.write_text(original)
+                if fast_code == 1 and not passes(FAST, tests):
+                    fast_code = -1  # its tests fail unmutated: no catch
+                if full_code == 1 and fast_code != 1 and not passes("pipeline and not slow", files):
+                    full_code = -1
                 row = {"rule": module, "kind": kind, "fast_selected": len(tests), "fast": fast_code == 1,
                        "full": full_code == 1, "fast_s": round(fast_s, 1), "full_s": round(full_s, 1)}
                 results.append(row)
