@@ -97,8 +97,7 @@ def _from_properties(tool: Tool, line: int, name: Any, props: dict[str, Any]) ->
     """A configuration from its ARM/Bicep `properties`."""
     git: dict[str, Any] = props["gitRepository"] if isinstance(props.get("gitRepository"), dict) else {}
     ref_in: dict[str, Any] = git["repositoryRef"] if isinstance(git.get("repositoryRef"), dict) else {}
-    # a key set to null is not set (AKS-Construction's samples write `tag: null` beside `branch`)
-    ref = tuple((k, _text(ref_in[k])) for k in _REF_KEYS if ref_in.get(k) is not None)
+    ref = tuple((k, _text(ref_in[k])) for k in _REF_KEYS if k in ref_in)
     kind = _text(props.get("sourceKind", "GitRepository"))
     found = []
     kustomizations = props.get("kustomizations")
@@ -297,8 +296,6 @@ class _Reader:
         word = t[start:self.i].strip()
         if word in ("true", "false"):
             return word == "true"
-        if word == "null":  # Bicep's and HCL's null: not set, as JSON's null is in an ARM template
-            return None
         if re.fullmatch(r"-?\d+", word):
             return int(word)
         return _Expr(word or VAR)
