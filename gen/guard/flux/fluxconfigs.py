@@ -16,7 +16,9 @@ true: the guard cannot tell, so it fails closed.
 These readers are tolerant, not full parsers of Bicep or HCL: they read literal values and mark
 everything else (a parameter, a function call, an interpolation) as a variable, `${}`, which the
 caller treats like any other templated path (gen/guard/flux/bootstraps.py). ARM templates are JSON
-and read with the JSON parser.
+and read with the JSON parser. A `null` is a value not written, in all three: Bicep and ARM leave
+the property out of the request, Terraform takes the provider's default (`repositoryRef: {branch:
+'main', tag: null}` is a branch, mspnp/aks-baseline's cluster-stamp.bicep writes it so).
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ def _arm(value: Any) -> Any:
     """An ARM template value: `[expression]` strings become text with VAR for every part that is
     not a literal (`concat('./clusters/', parameters('env'))` is `./clusters/${}`); `[[` escapes."""
     if isinstance(value, dict):
-        return {k: _arm(v) for k, v in value.items()}
+        return {k: _arm(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [_arm(v) for v in value]
     if not isinstance(value, str) or not value.startswith("[") or value.startswith("[["):
@@ -294,6 +296,8 @@ class _Reader:
                 break
             self.i += 1
         word = t[start:self.i].strip()
+        if word == "null":
+            return None
         if word in ("true", "false"):
             return word == "true"
         if re.fullmatch(r"-?\d+", word):
@@ -325,7 +329,9 @@ class _Reader:
             self.skip(newlines=False)
             if self.i < len(self.text) and self.text[self.i] in ":=":
                 self.i += 1
-                out[key] = self.value()
+                value = self.value()
+                if value is not None:  # `key: null` is the key not written
+                    out[key] = value
             elif key:
                 out[key] = _Expr(VAR)
         self.i += 1
@@ -377,7 +383,9 @@ class _Reader:
                 self.skip(newlines=False)
             if self.i < len(self.text) and self.text[self.i] == "=":
                 self.i += 1
-                out.append((key, self.value(), at))
+                value = self.value()
+                if value is not None:  # `attr = null`: the provider's default, as if not written
+                    out.append((key, value, at))
             elif self.i < len(self.text) and self.text[self.i] == "{":
                 out.append((key, self.body(), at))
         self.i += 1
