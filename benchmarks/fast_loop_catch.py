@@ -77,8 +77,8 @@ def mutate(source: str, kind: str) -> str | None:
         line[test.col_offset:test.end_col_offset] + ")" + line[test.end_col_offset:] + "".join(lines[test.lineno:])
 
 
-def scratch_copy(dest: Path) -> None:
-    blob = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+def scratch_copy(dest: Path, ref: str = "HEAD") -> None:
+    blob = subprocess.run(["git", "archive", ref], cwd=REPO, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=BytesIO(blob)) as tar:
         tar.extractall(dest, filter="data")
 
@@ -104,13 +104,14 @@ def main() -> int:
     parser.add_argument("--calls", type=Path, help="a recorded {rule: [tests]} file")
     parser.add_argument("--record", action="store_true", help="record which fast tests call each rule first (one fast-loop run)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--ref", default="HEAD", help="the commit whose code and tests are mutated (default HEAD)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per pytest run (default 600)")
     opts = parser.parse_args()
     globals()["TIMEOUT"] = opts.timeout
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="fast-loop-catch-") as tmp:
         copy = Path(tmp) / "repo"
-        scratch_copy(copy)
+        scratch_copy(copy, opts.ref)
         if opts.record:
             opts.calls = Path(tmp) / "calls.json"
             code, took = pytest(copy, ["-m", FAST, "-p", "benchmarks.rule_calls"], {**env, "RULE_CALLS_OUT": str(opts.calls)})
