@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FOLDERS = [REPO / "gen" / "data", REPO / "tests" / "data" / "upstream", REPO / "tests" / "data" / "charts",
-           REPO / "tests" / "data" / "replays"]
+           REPO / "tests" / "data" / "replays", REPO / "tests" / "data" / "bootstraps-realworld"]
 _ROW = re.compile(r"^\| `(?P<file>[^`]+)` \|.*\| `(?P<sha>[0-9a-f]{64})` \|$")
 
 

@@ -34,7 +34,7 @@ from gen.guard.unjudged import NO_PATH
 _SHOWN = 5
 
 
-@dataclass
+@dataclass(frozen=True)
 class Coverage:
     not_judged: list[tuple[KsRef, str, str, int]] = field(default_factory=list)  # ks, reason, file, line
     unreached: list[str] = field(default_factory=list)
@@ -131,25 +131,27 @@ def measure(head: Revision, base: Revision, unreached: list[str], how: How,
             fixes: dict[str, str] | None = None) -> Coverage:
     """Coverage of one run; `where` gives the file and line each Kustomization is written at, the
     rest is said as the run found it (the fields of Coverage)."""
-    cov = Coverage(unreached=list(unreached), roots_how=how, unread=list(unread or ()), holding=list(holding or ()),
-                   nothing=nothing, identity=list(identity or ()), fixes=dict(fixes or {}))
+    not_judged: list[tuple[KsRef, str, str, int]] = []
+    unresolved: list[tuple[KsRef, str]] = []
     for ref in sorted(head.nodes):
         node = head.nodes[ref]
         if node.external:
             file, line = where.get(ref, (node.file or "", 1))
-            cov.not_judged.append((ref, node.why_external or "its source is not this repository", file, line))
+            not_judged.append((ref, node.why_external or "its source is not this repository", file, line))
         for why in node.unresolved:
-            if (ref, why) not in cov.unresolved:
-                cov.unresolved.append((ref, why))
+            if (ref, why) not in unresolved:
+                unresolved.append((ref, why))
+    operator: list[tuple[str, str, KsRef, str]] = []
     for ref in sorted(head.nodes):
         for kind, name, why in head.nodes[ref].build.operator:
-            if not any(e[:2] == (kind, name) for e in cov.operator):
-                cov.operator.append((kind, name, ref, why))
+            if not any(e[:2] == (kind, name) for e in operator):
+                operator.append((kind, name, ref, why))
     judged = {r.cluster for rev in (head, base) for r, n in rev.nodes.items() if not n.external}
-    for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots}):
-        if cluster not in judged:
-            cov.empty_clusters.append(cluster)
-    return cov
+    empty = [cluster for cluster in sorted({r.cluster for r in head.roots} | {r.cluster for r in base.roots})
+             if cluster not in judged]
+    return Coverage(not_judged=not_judged, unreached=list(unreached), unread=list(unread or ()),
+                    holding=list(holding or ()), unresolved=unresolved, empty_clusters=empty, roots_how=how,
+                    operator=operator, identity=list(identity or ()), nothing=nothing, fixes=dict(fixes or {}))
 
 
 @dataclass(frozen=True)

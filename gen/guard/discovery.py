@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any
@@ -194,18 +194,16 @@ class Discovery:
     # -- exploring --------------------------------------------------------------------------
     def _explore(self, starts: dict[str, list[Item]], knowledge: dict[str, dict[str, Knowledge]],
                  refs: dict[str, str], questions: list[Question]) -> dict[str, Revision]:
-        """Reach every Kustomization from the roots at every revision, one build batch a wave."""
-        models = {label: Revision(label, refs[label]) for label in self.trees}
-        for label, items in starts.items():
-            models[label].roots = [i.ks.ref for i in items]
+        """Reach every Kustomization from the roots at every revision, one build batch a wave; each
+        revision's nodes are gathered here and made a Revision once every wave is done."""
+        reached: dict[str, dict[KsRef, Node]] = {label: {} for label in self.trees}
         wave = [(label, item) for label, items in starts.items() for item in items]
         while wave:
             pending: list[tuple[str, Item, str | None, Tree | None, Vars]] = []
             queued: set[tuple[str, KsRef]] = set()  # (a set: a fleet's wave holds thousands)
             probes: set[tuple[str, KsRef]] = set()  # not judged, built here to learn what they read
             for label, item in wave:
-                rev = models[label]
-                if item.ks.ref in rev.nodes or (label, item.ks.ref) in queued:
+                if item.ks.ref in reached[label] or (label, item.ks.ref) in queued:
                     continue
                 queued.add((label, item.ks.ref))
                 # one not judged is built only when its source may be this repository, to learn what it reads
@@ -226,26 +224,25 @@ class Discovery:
                              if lab == label and key is not None and tree is not None})
             wave = []
             for label, item, key, tree, variables in pending:
-                rev = models[label]
+                nodes = reached[label]
                 knows = knowledge.get(label, {}).get(item.root.cluster, Knowledge())
                 if key is None or tree is None:
-                    rev.nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
-                                                  external=True, why_external=item.why, view="")
+                    nodes[item.ks.ref] = Node(item.ks, Build(), item.parent, item.root, item.file,
+                                              external=True, why_external=item.why, view="")
                     continue
                 if (label, item.ks.ref) in probes:
-                    wave.extend((label, child) for child in self._not_judged(rev, item, key, tree))
+                    wave.extend((label, child) for child in self._not_judged(nodes, item, key, tree))
                     continue
                 build = self._known(key, tree)
                 assert build is not None, "every requested build was made"
-                node = Node(item.ks, build, item.parent, item.root, item.file, view=item.view or "",
-                            unresolved=variables.unresolved)
-                rev.nodes[item.ks.ref] = node
                 # a build that fails applies nothing new, but what it applied before is still there:
                 # the Flux Kustomizations in the files it read (gen/guard/flux/applied.py)
                 children = self._children(build, item.ks.ref) if build.error is None else \
                     applied_before(tree, seenmod.files_read(build.seen), item.ks.ref, self.marked)
+                nodes[item.ks.ref] = Node(item.ks, build, item.parent, item.root, item.file,
+                                          children=[child.ref for child in children], view=item.view or "",
+                                          unresolved=variables.unresolved)
                 for child in children:
-                    node.children.append(child.ref)
                     view: str | None
                     root_view = item.root_view if item.parent is not None else item.view
                     if child.source == item.root_source and root_view is not None:
@@ -256,7 +253,8 @@ class Discovery:
                         view, why = got.view, got.reason
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
-        return models
+        return {label: Revision(label, refs[label], nodes, [i.ks.ref for i in starts.get(label, [])])
+                for label, nodes in reached.items()}
 
     def _probe_view(self, label: str, item: Item) -> str | None:
         """The view to build a Kustomization that is not judged in, when its source is a
@@ -268,24 +266,23 @@ class Discovery:
             return None
         return self.sources[label].git_view(None)
 
-    def _not_judged(self, rev: Revision, item: Item, key: str, tree: Tree) -> list[Item]:
+    def _not_judged(self, nodes: dict[KsRef, Node], item: Item, key: str, tree: Tree) -> list[Item]:
         """Record a probed Kustomization as not judged, with only what its build read (never what it
         applies: nothing of it is judged), and its children, not judged either: those its build
         applies, or, when it fails here, those written in what it read and under its folder."""
         build = self._known(key, tree)
         assert build is not None, "every requested build was made"
-        node = Node(item.ks, Build(inputs=build.inputs), item.parent, item.root, item.file,
-                    external=True, why_external=item.why, view="")
-        rev.nodes[item.ks.ref] = node
         if build.error is None:
             children: list[tuple[FluxKs, str | None]] = [(k, None) for k in self._children(build, item.ks.ref)]
         else:
             under = item.ks.path.rstrip("/") + "/"
             files = set(seenmod.files_read(build.seen)) | {p for p in tree.blobs if p.startswith(under)}
             children = [(k, f) for k, f in written_in(tree, files, item.ks.ref, self.marked)]
+        nodes[item.ks.ref] = Node(item.ks, Build(inputs=build.inputs), item.parent, item.root, item.file,
+                                  children=[child.ref for child, _ in children], external=True,
+                                  why_external=item.why, view="")
         out = []
         for child, file in children:
-            node.children.append(child.ref)
             out.append(Item(child, item.ks.ref, item.root, item.root_source, file, None, _not_judged_parent(item),
                             item.root_view))
         return out
@@ -411,11 +408,7 @@ class Discovery:
             if all(self._answer(q, new) == q.answer for q in questions):
                 break  # what the builds hold answers every question as before: another round changes nothing
             knowledge = new
-        for rev in models.values():  # each root node: where it is written
-            for ref in rev.roots:
-                node = rev.nodes.get(ref)
-                if node is not None and node.file is None:
-                    node.file = next((c.file for c in chosen[rev.label] if c.ks.ref == ref), None)
+        models = {label: _roots_placed(rev, chosen[label]) for label, rev in models.items()}
         unread, unreached = self._find_unreached(fleet, models["head"], read_elsewhere, owns) \
             if "head" in models else ([], [])
         return Exploration(models, tuple(unread), tuple(unreached))
@@ -490,6 +483,21 @@ class Discovery:
             rest = [f for f in rest if any(not p or f == p or f.startswith(p.rstrip("/") + "/") for p in fleet.under)]
         found, _ = rootsmod.find_candidates(view, [f for f in rest if owns is None or owns(f)], self.remotes, self._written)
         return sorted(rest), sorted({c.file for c in found if c.file})
+
+
+def _roots_placed(rev: Revision, roots: list[Candidate]) -> Revision:
+    """The revision with each root node written where its root was found (the first candidate of
+    it), when its build did not say."""
+    files: dict[KsRef, str | None] = {}
+    for c in roots:
+        files.setdefault(c.ks.ref, c.file)
+    unplaced = [ref for ref in rev.roots if ref in rev.nodes and rev.nodes[ref].file is None]
+    if not unplaced:
+        return rev
+    nodes = dict(rev.nodes)
+    for ref in unplaced:
+        nodes[ref] = replace(nodes[ref], file=files.get(ref))
+    return Revision(rev.label, rev.ref, nodes, rev.roots)
 
 
 def _not_judged_parent(item: Item) -> str:

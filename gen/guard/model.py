@@ -150,7 +150,7 @@ class Build:
     generated: dict[ObjKey, str] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Node:
     """One Flux Kustomization reached at one revision, with its build and where it came from."""
 
@@ -167,7 +167,7 @@ class Node:
     unresolved: tuple[str, ...] = ()  # substituteFrom sources that could not be read, and why
 
 
-@dataclass
+@dataclass(frozen=True)
 class Revision:
     """Every Flux Kustomization reached from the roots at one revision."""
 

@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 from gen.guard.change import ClusterObjects
-from gen.guard.diff import DELETED, ORPHANED, BuildIssue, Removal
 from gen.guard.model import FLUX_GROUP, KsRef, ObjKey
 from gen.guard.rules import (
     build_failed,
@@ -34,7 +33,7 @@ from gen.guard.rules import (
     talos_corefile_kept,
 )
 from tests.conftest import REPO_ROOT
-from tests.guard import memory
+from tests.guard.rules.change_builder import Ks, change
 
 KS = KsRef("clusters/prod/flux-system/gotk-sync.yaml", "flux-system", "platform")
 
@@ -148,61 +147,60 @@ def rules_found(rule: Any, change: Any) -> list[tuple[str, str, str]]:
     return [(f.rule, f.severity.value, f.message) for f in rule.check(change)]
 
 
-def test_invariant_rules_through_check(tmp_path: Path) -> None:
+def dns(*objects: dict[str, Any], prune: bool = True, error: str | None = None) -> list[Ks]:
+    """The cluster at one revision: one Kustomization `dns` applying these objects."""
+    return [Ks("dns", objects, prune=prune, error=error)]
+
+
+def test_invariant_rules_through_check() -> None:
     good, broken = configmap("coredns", {"Corefile": PAIR}), configmap("coredns", {"Corefile.old": PAIR})
-    (found,) = rules_found(talos_corefile_kept, memory.change(tmp_path, [good], [broken]))
+    (found,) = rules_found(talos_corefile_kept, change(dns(good), dns(broken)))
     assert found[:2] == ("talos-corefile-kept", "error")
-    (old,) = rules_found(talos_corefile_kept, memory.change(tmp_path, [broken], [broken]))
+    (old,) = rules_found(talos_corefile_kept, change(dns(broken), dns(broken)))
     assert old[1] == "warning" and "already so at base" in old[2]  # what the change did not break is shown, not refused
-    assert rules_found(talos_corefile_kept, memory.change(tmp_path, [broken], [good])) == []
-    (low,) = rules_found(k3s_hpa_min_replicas, memory.change(tmp_path, [hpa(2)], [hpa(1)], platform="k3s"))
+    assert rules_found(talos_corefile_kept, change(dns(broken), dns(good))) == []
+    (low,) = rules_found(k3s_hpa_min_replicas, change(dns(hpa(2)), dns(hpa(1)), platform="k3s"))
     assert low[:2] == ("k3s-hpa-min-replicas", "error")
-    (deployment,) = rules_found(k3s_deployment_untouched, memory.change(tmp_path, [], [DEPLOYMENT], platform="talos"))
+    (deployment,) = rules_found(k3s_deployment_untouched, change(dns(), dns(DEPLOYMENT), platform="talos"))
     assert deployment[:2] == ("k3s-deployment-untouched", "error")
     alone = configmap("coredns", {"Corefile": ALONE})
-    (nxt,) = rules_found(next_needs_forward, memory.change(tmp_path, [good], [alone]))
+    (nxt,) = rules_found(next_needs_forward, change(dns(good), dns(alone)))
     assert nxt[:2] == ("next-needs-forward", "error")
     at = {"coredns-gen.io/kubernetes-version": "v1.34.3"}
     bumped = configmap("coredns", {"Corefile": PAIR}, {"coredns-gen.io/kubernetes-version": "v1.35.0"})
-    (bump,) = rules_found(kubeadm_minor_bump, memory.change(tmp_path, [configmap("coredns", {"Corefile": PAIR}, at)], [bumped]))
+    (bump,) = rules_found(kubeadm_minor_bump, change(dns(configmap("coredns", {"Corefile": PAIR}, at)), dns(bumped)))
     assert bump[:2] == ("kubeadm-minor-bump", "warning")
     ignored = configmap("coredns-custom", {"corp.conf": "corp.example:53 {\n    forward . 10.0.0.1\n}\n"})
-    (keys,) = rules_found(coredns_custom_keys, memory.change(tmp_path, [], [ignored], platform="aks"))
+    (keys,) = rules_found(coredns_custom_keys, change(dns(), dns(ignored), platform="aks"))
     assert keys[:2] == ("coredns-custom-keys", "error")
     no_ready = _rke2_helmchartconfig("      - name: ready\n", "")
-    (managed,) = rules_found(managed_corefile_kept, memory.change(tmp_path, [_rke2_helmchartconfig()], [no_ready]))
+    (managed,) = rules_found(managed_corefile_kept, change(dns(_rke2_helmchartconfig()), dns(no_ready)))
     assert managed[:2] == ("managed-corefile-kept", "error")
 
 
-def _removal(obj: dict[str, Any], fate: str = DELETED) -> Removal:
-    return Removal(memory.key_of(obj), obj, memory.ROOT, fate, "it left clusters/prod/kustomization.yaml's resources",
-                   file="clusters/prod/kustomization.yaml", line=4, hint="put it back under resources:")
-
-
-def test_prune_rules_through_check(tmp_path: Path) -> None:
+def test_prune_rules_through_check() -> None:
     cm = configmap("coredns-custom", {"corp.server": "x"})
-    deleted = memory.change(tmp_path, [cm], [], removals=[_removal(cm)])
+    deleted = change(dns(cm), dns())
     assert [f[:2] for f in rules_found(configmap_pruned, deleted)] == [("configmap-pruned", "error")]
     assert rules_found(object_pruned, deleted) == []  # a ConfigMap is configmap-pruned's
-    orphaned = memory.change(tmp_path, [cm], [], removals=[_removal(cm, ORPHANED)])
+    orphaned = change(dns(cm, prune=False), dns(prune=False))
     assert [f[:2] for f in rules_found(object_orphaned, orphaned)] == [("object-orphaned", "warning")]
     assert rules_found(configmap_pruned, orphaned) == []
     pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "coredns", "namespace": "kube-system"}}
-    (gone,) = rules_found(object_pruned, memory.change(tmp_path, [pdb], [], removals=[_removal(pdb)]))
+    (gone,) = rules_found(object_pruned, change(dns(pdb), dns()))
     assert gone[:2] == ("object-pruned", "warning") and "PodDisruptionBudget kube-system/coredns would be deleted" in gone[2]
     release = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": {"name": "coredns", "namespace": "dns"}}
-    (uninstall,) = rules_found(helmrelease_pruned, memory.change(tmp_path, [release], [], removals=[_removal(release)]))
+    (uninstall,) = rules_found(helmrelease_pruned, change(dns(release), dns()))
     assert uninstall[:2] == ("helmrelease-pruned", "error") and "uninstalls release" in uninstall[2]
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "dns"}}
     held = {**cm, "metadata": {"name": "corp", "namespace": "dns"}}
-    (ns,) = rules_found(namespace_pruned, memory.change(tmp_path, [namespace, held], [held], removals=[_removal(namespace)]))
+    (ns,) = rules_found(namespace_pruned, change(dns(namespace, held), dns(held)))
     assert ns[:2] == ("namespace-pruned", "error") and "ConfigMap dns/corp" in ns[2]
 
 
-def test_build_failed_through_check(tmp_path: Path) -> None:
-    broken = memory.change(tmp_path, [], [], head_error="accumulating resources: 'missing.yaml' not found",
-                           issues=[BuildIssue(memory.ROOT, None, "accumulating resources: 'missing.yaml' not found")])
-    (found,) = rules_found(build_failed, broken)
+def test_build_failed_through_check() -> None:
+    missing = "accumulating resources: 'missing.yaml' not found"
+    (found,) = rules_found(build_failed, change(dns(), dns(error=missing)))
     assert found[:2] == ("build-failed", "error") and "does not build at head" in found[2]
-    both = memory.change(tmp_path, [], [], issues=[BuildIssue(memory.ROOT, "x not found", "x not found")])
+    both = change(dns(error="x not found"), dns(error="x not found"))
     assert [f[:2] for f in rules_found(build_failed, both)] == [("build-failed", "warning")]

@@ -138,29 +138,33 @@ def merge_results(paths: list[Path], merges: Mapping[str, ShardMerge]) -> GuardR
     if judging and all(part.coverage.nothing for part in judging):  # as one run over the fleet: bad input
         raise Nothing.of_all([part.coverage.nothing for part in judging if part.coverage.nothing]).error()
     stats: dict[str, int] = {}
-    cov = Coverage(roots_how=first.coverage.roots_how)
+    not_judged: list[tuple[KsRef, str, str, int]] = []
+    unresolved: list[tuple[KsRef, str]] = []
+    empty: list[str] = []
+    operator: list[tuple[str, str, KsRef, str]] = []
+    identity: list[str] = []
+    how = first.coverage.roots_how
     findings: list[Finding] = []
     for part in parts:
         for key, value in part.stats.items():
             stats[key] = stats.get(key, 0) + value
-        cov.not_judged += part.coverage.not_judged
-        cov.unresolved += part.coverage.unresolved
-        cov.empty_clusters += part.coverage.empty_clusters
-        cov.operator += [e for e in part.coverage.operator if e not in cov.operator]
-        cov.identity += [e for e in part.coverage.identity if e not in cov.identity]
+        not_judged += part.coverage.not_judged
+        unresolved += part.coverage.unresolved
+        empty += part.coverage.empty_clusters
+        operator += [e for e in part.coverage.operator if e not in operator]
+        identity += [e for e in part.coverage.identity if e not in identity]
         if part.coverage.roots_how != "bootstrap":
-            cov.roots_how = part.coverage.roots_how
+            how = part.coverage.roots_how
         findings += part.findings
-    # the orders one unsharded run gives (coverage.measure walks sorted Kustomizations and clusters)
-    cov.not_judged.sort(key=lambda e: e[0])
-    cov.unresolved.sort(key=lambda e: e[0])
     # unreached: the files no shard's clusters read that hold Kustomizations (which the shard
     # their path hashes to says)
     unread = set.intersection(*(set(part.coverage.unread) for part in parts))
-    cov.unreached = sorted({p for part in parts for p in part.coverage.holding} & unread)
-    cov.unread, cov.holding = sorted(unread), list(cov.unreached)
+    unreached = sorted({p for part in parts for p in part.coverage.holding} & unread)
+    # the orders one unsharded run gives (coverage.measure walks sorted Kustomizations and clusters)
+    cov = Coverage(not_judged=sorted(not_judged, key=lambda e: e[0]), unreached=unreached, unread=sorted(unread),
+                   holding=list(unreached), unresolved=sorted(unresolved, key=lambda e: e[0]),
+                   empty_clusters=sorted(empty), roots_how=how, operator=operator, identity=identity)
     stats["unreached"] = len(cov.unreached)
-    cov.empty_clusters.sort()
     # a rule that names what the whole fleet builds from says it once, over every shard's clusters
     for rule, merge in sorted(merges.items()):
         findings = [f for f in findings if f.rule != rule] + merge([f for f in findings if f.rule == rule])

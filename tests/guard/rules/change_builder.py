@@ -3,21 +3,29 @@
 A rule is a function of a `Change` (gen/guard/change.py); the pipeline tests build a git
 repository and run Flux's build through the helper to make one. These build it from values, in
 milliseconds: one cluster, whose root `flux-system` applies the Kustomizations given, each with
-the objects its build applies. What Flux deletes, orphans or moves is judged by the guard's own
-code (gen/guard/diff.py compute_removals); only where things are written is said here, not read
-from files (`written`, else each Kustomization's file, line 1).
+the objects its build applies. What Flux deletes, orphans or moves, and which builds fail, is
+judged by the guard's own code (gen/guard/diff.py compute_removals); where things are written is
+said here, not read from files (`written`, else each Kustomization's file, line 1). The
+revisions' files, for the rules that read them (`.sourceignore`, an error's folder), are given as
+text (`files`) and served from memory, as git's blobs are (gen/guard/repo/revision.py Tree).
 """
 
 from __future__ import annotations
 
+import hashlib
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from gen.finding import Finding
 from gen.guard import RULES
 from gen.guard.change import Change, Where
 from gen.guard.diff import compute_removals
+from gen.guard.flux.charts import RefChart
+from gen.guard.flux.moves import Move
+from gen.guard.flux.platform_facts import ClusterFacts
 from gen.guard.helm.release_upgrades import HelmLayer, Rendered, Upgrade
 from gen.guard.model import FLUX_GROUP, Build, FluxKs, KsRef, Node, ObjKey, Revision
 from gen.guard.repo.revision import Tree
@@ -26,6 +34,7 @@ from gen.guard.unjudged import Unjudged, judged_reads
 CLUSTER = "clusters/prod/flux-system/gotk-sync.yaml"
 ROOT = KsRef(CLUSTER, "flux-system", "flux-system")
 SOURCE = ("GitRepository", "flux-system", "flux-system")
+NOWHERE = Path("/nonexistent/in-memory")  # a tree's root: its files are in memory, never on disk
 
 
 def obj(kind: str, name: str, namespace: str = "kube-system", api: str = "v1", **fields: Any) -> dict[str, Any]:
@@ -80,17 +89,55 @@ def _build(label: str, name: str, objects: list[dict[str, Any]], error: str | No
                  fingerprint=f"{label}:{name}:{len(objects)}")
 
 
+class _InMemory:
+    """A revision's files as git's blobs (gen/guard/repo/revision.py Files), from text."""
+
+    def __init__(self, files: Mapping[str, str]) -> None:
+        self.by_blob = {_blob(text): text.encode() for text in files.values()}
+
+    def unpack(self) -> None:
+        raise AssertionError("an in-memory revision is never put on disk")
+
+    def place(self, paths: list[str]) -> None:
+        self.unpack()
+
+    def blob(self, blob: str) -> bytes:
+        return self.by_blob[blob]
+
+    def close(self) -> None:
+        pass
+
+
+def _blob(text: str) -> str:
+    data = text.encode()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # git's blob id
+
+
+def tree(label: str, files: Mapping[str, str]) -> Tree:
+    """One revision holding these files (path -> text), read from memory."""
+    entries: dict[str, set[str]] = {"": set()}
+    for path in files:
+        child = path
+        while child:
+            parent = posixpath.dirname(child)
+            entries.setdefault(parent, set()).add(posixpath.basename(child))
+            child = parent
+    return Tree(label, NOWHERE, {p: _blob(t) for p, t in files.items()}, entries, checkout=_InMemory(files))
+
+
 class Written:
     """Where things are written (gen/guard/change.py Anchors), as the test says: an object at
     `where[key]`, else at its Kustomization's file, line 1."""
 
-    def __init__(self, revisions: Mapping[str, Revision], where: Mapping[ObjKey, tuple[str, int]]) -> None:
+    def __init__(self, revisions: Mapping[str, Revision], where: Mapping[ObjKey, tuple[str, int]],
+                 trees: Mapping[str, Tree]) -> None:
         self._revisions = revisions
         self._where = where
+        self._trees = trees
 
     @property
     def trees(self) -> Mapping[str, Tree]:
-        return {}  # no files: a rule that reads them needs a pipeline test
+        return self._trees
 
     def invariant_anchor(self, ks: KsRef, key: ObjKey, field: str = "") -> tuple[str, int]:
         if key in self._where:
@@ -107,10 +154,17 @@ class Written:
 
 
 def change(base: Iterable[Ks], head: Iterable[Ks], *, changed: Iterable[str] = (), unjudged: Iterable[Unjudged] = (),
-           helm: HelmLayer | None = None, written: Mapping[ObjKey, tuple[str, int]] | None = None) -> Change:
-    """The change from `base` to `head` of the one cluster, judged as the guard judges it."""
+           helm: HelmLayer | None = None, written: Mapping[ObjKey, tuple[str, int]] | None = None,
+           platform: str | None = None, files: Mapping[str, Mapping[str, str]] | None = None,
+           moves: Iterable[Move] = (), ref_charts: Mapping[str, dict[tuple[str, ObjKey], list[RefChart]]] | None = None,
+           ) -> Change:
+    """The change from `base` to `head` of the one cluster, judged as the guard judges it.
+
+    `platform`: what the cluster runs by fact; `files`: "base"/"head" -> path -> text of the
+    revision's files; `moves` and `ref_charts`: what gen/guard/flux/moves.py and charts.py found."""
     revisions = {"base": revision("base", base), "head": revision("head", head)}
-    anchors = Written(revisions, written or {})
+    trees = {label: tree(label, (files or {}).get(label, {})) for label in revisions}
+    anchors = Written(revisions, written or {}, trees)
     removals, issues = compute_removals(revisions["base"], revisions["head"])
     anchored = []
     for r in removals:  # where the locator would anchor it: here, where the test says, else its Kustomization
@@ -119,9 +173,9 @@ def change(base: Iterable[Ks], head: Iterable[Ks], *, changed: Iterable[str] = (
                                 details={**r.details, "cause": "it left the build"}))
     items = list(unjudged)
     return Change(revisions["base"], revisions["head"], anchored, issues, anchors, fleet_roots=1,
-                  changed=frozenset(changed), unjudged=items,
+                  facts={CLUSTER: ClusterFacts(CLUSTER, platform, None)}, changed=frozenset(changed), unjudged=items,
                   judged_reads=judged_reads(revisions["base"], revisions["head"], {u.ks.cluster for u in items}),
-                  helm=helm or HelmLayer())
+                  ref_charts=dict(ref_charts or {}), helm=helm or HelmLayer(), moves=list(moves))
 
 
 def upgrade(release: str, base: Iterable[dict[str, Any]], head: Iterable[dict[str, Any]], *, by: str = "apps",
