@@ -16,7 +16,6 @@ build that reported nothing) is built on the revision written whole, as before.
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 from collections.abc import Iterable
 
@@ -27,23 +26,28 @@ Look = tuple[str, str]  # gen/guard/build/engine.py's: (kind, artifact path)
 
 
 class Below:
-    """The files below a folder of one artifact, by bisection of its sorted paths (computed once)."""
+    """The files below a folder of one artifact, found through its folder index: a build's
+    folders are small, and a fleet's whole list of paths is never sorted or scanned for them."""
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
-        self._sorted: list[str] | None = None
 
     def files(self, folder: str) -> list[str]:
-        if folder in self.tree.blobs:
+        tree = self.tree
+        if folder in tree.blobs:
             return [folder]
-        if self._sorted is None:
-            self._sorted = sorted(self.tree.blobs)
-        if not folder:
-            return list(self._sorted)
-        lead = folder + "/"
-        start = bisect.bisect_left(self._sorted, lead)
-        end = bisect.bisect_left(self._sorted, folder + "0")  # "0" sorts right after "/"
-        return self._sorted[start:end]
+        out: list[str] = []
+        stack = [folder] if tree.is_dir(folder) else []
+        while stack:
+            at = stack.pop()
+            lead = at + "/" if at else ""
+            for name in tree.entries.get(at, ()):
+                path = lead + name
+                if path in tree.blobs:
+                    out.append(path)
+                elif path in tree.entries:
+                    stack.append(path)
+        return out
 
 
 def partial_checkout(tree: Tree) -> Checkout | None:
