@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.guard.build import seen as seenmod
+from gen.guard.build import placement, seen as seenmod
 from gen.guard.build.engine import Engine, Job, Outcome
 from gen.guard.repo.checkout import Checkout, load_tree
 from gen.guard.repo.revision import Tree
@@ -161,3 +161,39 @@ def test_a_revision_with_a_symlink_is_built_whole(repo: Path, tmp_path: Path, ba
     part = _build(engine, tree, OVERLAY, tuple(earlier.looks))
     assert part.error is None
     assert isinstance(tree.checkout, Checkout) and tree.checkout.unpacked
+
+
+def test_a_restored_cache_judges_a_new_base_as_the_whole_revision_does(flux_repo: object, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline: a cache left by judging another change of the same base (as CI restores it)
+    gives head's build of ./platform the files base's read; head moves the ConfigMap into a
+    `../shared` base it adds, so the build reads files nobody recorded. The verdict (nothing pruned)
+    is the one of a run that puts every revision on disk whole; the first, partial build failed
+    (../shared not on disk)."""
+    from gen.guard import GuardOptions, run_guard
+    from tests.guard.conftest import configmap as flux_configmap, flux_ks, kustomization as flux_kustomization, summary
+
+    base = {
+        "clusters/prod/platform.yaml": flux_ks("platform", "./platform"),
+        "platform/kustomization.yaml": flux_kustomization("coredns-custom.yaml"),
+        "platform/coredns-custom.yaml": flux_configmap("coredns-custom"),
+        "docs/readme.yaml": flux_configmap("unrelated"),
+    }
+    head: dict[str, str | None] = {
+        "platform/kustomization.yaml": flux_kustomization("../shared"),
+        "platform/coredns-custom.yaml": None,
+        "shared/kustomization.yaml": flux_kustomization("coredns-custom.yaml"),
+        "shared/coredns-custom.yaml": flux_configmap("coredns-custom"),
+    }
+    root = flux_repo(base, head)  # type: ignore[operator]
+    git(root, "checkout", "-q", "-b", "other", "base")
+    build_tree(root, {"platform/coredns-custom.yaml": flux_configmap("coredns-custom", data="errors.override: errors")})
+    git(root, "commit", "-q", "-am", "another change")
+    git(root, "checkout", "-q", "main")
+    restored = tmp_path / "restored"
+    run_guard(GuardOptions(repo=root, base="base", head="other", cache_dir=restored))
+    with_cache = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=restored))
+    monkeypatch.setattr(placement, "partial_checkout", lambda tree: None)  # every revision whole, as before
+    whole = run_guard(GuardOptions(repo=root, base="base", head="HEAD", cache_dir=None))
+    assert summary(with_cache.findings) == summary(whole.findings)
+    assert not [f for f in whole.findings if f.rule == "configmap-pruned"]
