@@ -47,6 +47,7 @@ class Checkout:
         self.stamp = 0  # counts what was put on disk: a file placed at stamp n was there for builds sent after
         self.unpacked_at: int | None = None
         self._lock = threading.RLock()  # the engine's feeding thread and the run's own place files
+        self._asking = threading.Lock()  # the open `git cat-file --batch` answers one blob at a time
         self._reader: subprocess.Popen[bytes] | None = None
         self._placed: dict[str, int] = {}  # repository path -> its stamp
         self._made: dict[str, int] = {}  # repository folder ("" the root) -> the stamp it was made at
@@ -154,7 +155,12 @@ class Checkout:
 
     def blob(self, blob: str) -> bytes:
         """The bytes of one blob: from the stream of the manifests once many are asked, else from a
-        `git cat-file --batch` kept open for the run."""
+        `git cat-file --batch` kept open for the run (one question at a time: the engine's feeding
+        thread places files while the run reads others)."""
+        with self._asking:
+            return self._blob(blob)
+
+    def _blob(self, blob: str) -> bytes:
         if self._pending:
             self._singles += 1
             if self._singles > _SINGLES:
