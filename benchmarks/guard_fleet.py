@@ -17,6 +17,7 @@ the real CLI (`python -m gen guard`) as a subprocess, sampling the RSS of its wh
                        listing, its builds and its index are new; base's are kept);
   3c. profile:         with --profile, the warm one-file run once more in one process under
                        cProfile, imports included: its top entries by own and cumulative time;
+                       with --profile-restored, the restored-cache run the same way;
   4. sharded:          run 1 as four `--shard K/4 --result` runs, each with its own empty cache (four
                        CI machines), then `guard-merge`: the slowest shard + the merge against run 1;
   5. flate:            when a `flate` binary is on PATH, its changed-only diff of the one touched
@@ -29,6 +30,7 @@ PYTHONDONTWRITEBYTECODE=1 an editable checkout would recompile every module in e
 (benchmarks/startup.py measures the start-up on its own).
 
 Usage: python3 benchmarks/guard_fleet.py [--clusters 200|1000] [--skip-heavy] [--skip-sharded] [--repeat N] [--profile]
+       [--profile-restored]
 Targets: one-file warm <= 0.40 s at 200 clusters and <= 0.70 s at 1,000, restored cache <= 0.60 s
 and <= 1.0 s, each at or below flate's warm one-cluster diff in the same run; one-file cold
 <= 1.5 s at 200 and <= 3 s at 1,000; full cold at 1,000 clusters <= 40 s within 1 GiB.
@@ -233,6 +235,8 @@ def main() -> None:
     ap.add_argument("--skip-sharded", action="store_true", help="skip the four --shard runs (four full cold runs)")
     ap.add_argument("--profile", action="store_true", help="profile the warm one-file run in one process (cProfile) "
                     "and print its top entries")
+    ap.add_argument("--profile-restored", action="store_true", help="profile the restored-cache one-file run the "
+                    "same way (the cache filled by judging another change first)")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="time the one-file runs (guard and flate, cold and warm) N times each and compare medians "
                          "(a shared 2-core VM's speed moves by a fifth from minute to minute)")
@@ -273,6 +277,11 @@ def main() -> None:
                       [timed("one-file change, warm cache", [*guard, "--head", "one-file"], env) for _ in range(n)])
         fresh = median("one-file, restored cache", [other_run() for _ in range(n)])
         if args.profile:
+            profile([*guard[3:], "--head", "one-file"], env)
+        if args.profile_restored:
+            shutil.rmtree(cache, ignore_errors=True)
+            timed("another change, cold cache", [*guard, "--head", "other"], env)
+            print("profile of the one-file run, restored cache:", flush=True)
             profile([*guard[3:], "--head", "one-file"], env)
         if not args.skip_sharded:
             sharded(Path(tmp), guard, env, full)

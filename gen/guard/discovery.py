@@ -25,7 +25,7 @@ from gen.guard.flux import bootstraps, resourcesets, roots as rootsmod
 from gen.guard.flux.applied import applied_before, written_in
 from gen.guard.build.cache import BuildCache
 from gen.guard.build.index import ClusterLooks, look_key, outside_reads
-from gen.guard.build.engine import Engine, Job, binary_id
+from gen.guard.build.engine import Engine, Job, Look, binary_id
 from gen.guard.flux.fluxspec import is_flux_kustomization, parse_ks
 from gen.guard.build import seen as seenmod
 from gen.guard.build.inputs import Resolver
@@ -174,13 +174,24 @@ class Discovery:
                                   outcome.error or ("build failed" if outcome.objects is None else None), what)
         return [out[job.key] for job in jobs]
 
+    def _looked(self, key: str) -> tuple[Look, ...] | None:
+        """What earlier builds with this key looked at (this run's, the cache's): a build expected to
+        read the same is sent with only that on disk (gen/guard/build/placement.py); None when none."""
+        looks = {(kind, path) for build in self.made.get(key, ()) for kind, path, _ in build.seen}
+        for variant in self.cache.peek(key) or ():
+            try:
+                looks.update((str(kind), str(path)) for kind, path, _ in variant["seen"])
+            except (KeyError, TypeError, ValueError):
+                continue  # not a variant this version wrote
+        return tuple(sorted(looks)) or None
+
     def _build(self, requests: dict[str, tuple[Tree, FluxKs, Vars]]) -> None:
         """Build what no earlier build serves, one batch; each result kept with what it saw."""
         jobs: list[Job] = []
         for key, (tree, ks, variables) in requests.items():
             if self._known(key, tree) is None:
                 jobs.append(Job(key, tree, ks.path, _for_flux(ks, variables), variables.objects(ks.ref.namespace),
-                                ks.ref.cluster))
+                                ks.ref.cluster, self._looked(key)))
         by_key = {job.key: job for job in jobs}
         for key, outcome in self.engine.run(jobs):
             tree = by_key[key].tree

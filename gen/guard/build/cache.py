@@ -96,6 +96,13 @@ class BuildCache:
         return None
 
     def get(self, fingerprint: str) -> list[dict[str, Any]] | None:
+        data = self.peek(fingerprint)
+        if data is not None:
+            self.hits += 1
+        return data
+
+    def peek(self, fingerprint: str) -> list[dict[str, Any]] | None:
+        """`get` without counting a hit: what a build that is not served read before."""
         if self.directory is None:
             return None
         entry = self._added.get(fingerprint) or self._kept(fingerprint)
@@ -107,7 +114,6 @@ class BuildCache:
             return None
         if not isinstance(data, list):
             return None
-        self.hits += 1
         return data
 
     def put(self, fingerprint: str, objects: list[dict[str, Any]]) -> None:

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from gen.errors import ToolError
+from gen.guard.build import placement
 from gen.guard.flux.secrets import key_given, key_id
+from gen.guard.repo.checkout import Checkout
 from gen.guard.repo.revision import Tree
 from gen.helperbuild import BUILD_PROTOCOL
 from gen.tools import HELPER_BUILD_HINT, helper_binary
@@ -34,6 +36,51 @@ Look = tuple[str, str]  # (kind, path): file, stat, list, tree or out; the path 
 _IDENTITIES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> what the helper said, and which binary
 # the ELF note Go writes its build ID in (namesz 4, descsz, type 4, "Go"), near the start of the file
 _GO_NOTE = re.compile(rb"\x04\x00\x00\x00(.{4})\x04\x00\x00\x00Go\x00\x00", re.DOTALL)
+
+
+_ROUNDS = 4  # builds of one job placed in part; the last round places its artifact whole
+
+
+class _Placing:
+    """What one `run` put on disk for each job, and whether each build saw its whole artifact."""
+
+    def __init__(self) -> None:
+        self.more: dict[str, set[str]] = {}  # job key -> artifact files it missed in an earlier round
+        self.whole: set[str] = set()  # job keys built on the whole artifact from now on
+        self._sent: dict[str, tuple[Checkout, int]] = {}  # job key -> its checkout and stamp when sent in part
+        self._below: dict[int, placement.Below] = {}  # per artifact (by identity)
+
+    def below(self, tree: Tree) -> placement.Below:
+        found = self._below.get(id(tree))
+        if found is None or found.tree is not tree:
+            found = self._below[id(tree)] = placement.Below(tree)
+        return found
+
+    def place(self, job: Job) -> Path:
+        """The job's artifact root, with what the build is expected to read on disk (the whole
+        artifact where it cannot be placed in part)."""
+        checkout = placement.partial_checkout(job.tree) if job.expect is not None and job.key not in self.whole else None
+        if checkout is None:
+            self._sent.pop(job.key, None)
+            return job.tree.on_disk()
+        assert job.expect is not None
+        files = placement.expected(self.below(job.tree), job.path, job.expect) | self.more.get(job.key, set())
+        job.tree.place(sorted(files))
+        checkout.make_folder(job.tree.prefix)  # the artifact root is a folder, even with no file on disk
+        self._sent[job.key] = (checkout, checkout.stamp + 1)
+        return job.tree.root
+
+    def missed(self, job: Job, outcome: Outcome) -> set[str] | None:
+        """None when the build saw what its whole artifact shows (it was placed whole, or every
+        look agrees); else the artifact files to add (empty: place it whole)."""
+        sent = self._sent.get(job.key)
+        if sent is None:
+            return None
+        checkout, stamp = sent
+        if not outcome.looks:  # a build that reported no look cannot be vouched for
+            return set()
+        missing = placement.unseen(self.below(job.tree), checkout, outcome.looks, stamp)
+        return missing or None
 
 
 def binary_id(path: Path) -> str:
@@ -66,6 +113,10 @@ class Job:
     kustomization: dict[str, Any]  # the Flux Kustomization as Flux's generator reads it
     objects: tuple[dict[str, Any], ...] = ()  # ConfigMaps/Secrets postBuild.substituteFrom may name
     cluster: str = ""  # for progress reports
+    # what earlier builds of the same key looked at: the build is sent with those files on disk and
+    # sent again until it saw what the whole artifact shows (gen/guard/build/placement.py); None:
+    # the artifact whole on disk
+    expect: tuple[Look, ...] | None = None
 
 
 @dataclass
@@ -82,6 +133,7 @@ class Engine:
         self.parallel = parallel or max(1, min(os.cpu_count() or 1, 8))
         self.helper = helper_binary(build=True)
         self.builds = 0
+        self.resent = 0  # builds sent again because they saw less than their whole artifact
         self._known: tuple[str, int, int] | None = None
         self._asking: subprocess.Popen[str] | None = None
         self._identity: str | None = None
@@ -154,9 +206,35 @@ class Engine:
                             "with Flux's own code through it, and judges nothing without it",
                             hint=BUILD_HINT)
         self.builds += len(jobs)
-        return self._stream(jobs, self.helper)
+        return self._rounds(jobs, self.helper)
 
-    def _stream(self, jobs: list[Job], helper: Path) -> Iterator[tuple[str, Outcome]]:
+    def _rounds(self, jobs: list[Job], helper: Path) -> Iterator[tuple[str, Outcome]]:
+        """Build the jobs; one that saw less than its whole artifact (placed in part) is built again
+        with what it missed on disk, until it saw what the whole artifact shows, or, past
+        `_ROUNDS`, on the whole artifact. Only an outcome of a build that saw exactly that is given."""
+        placing = _Placing()
+        pending = jobs
+        for round_ in range(_ROUNDS + 1):
+            by_key = {job.key: job for job in pending}
+            again: list[Job] = []
+            for key, outcome in self._stream(pending, helper, placing):
+                job = by_key[key]
+                missed = placing.missed(job, outcome)
+                if missed is None:
+                    yield key, outcome
+                    continue
+                if round_ >= _ROUNDS - 1 or not missed:
+                    placing.whole.add(key)  # next round on the whole artifact: it sees it all
+                else:
+                    placing.more.setdefault(key, set()).update(missed)
+                again.append(job)
+            if not again:
+                return
+            self.resent += len(again)
+            pending = again
+        raise AssertionError("a build on its whole artifact is never sent again")
+
+    def _stream(self, jobs: list[Job], helper: Path, placing: _Placing) -> Iterator[tuple[str, Outcome]]:
         """One helper for the jobs, overlapped with this process's own work: a thread puts each
         job's artifact on disk and sends it while the workers build the ones before, and each
         result is read as it is printed."""
@@ -169,7 +247,7 @@ class Engine:
                 raise ToolError(f"cannot run {helper}: {err}") from err
             assert proc.stdin is not None and proc.stdout is not None
             failed: list[BaseException] = []
-            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed), daemon=True,
+            feeder = threading.Thread(target=self._feed, args=(jobs, proc.stdin, failed, placing), daemon=True,
                                       name="coredns-gen-helper feed")
             feeder.start()
             left = {job.key for job in jobs}
@@ -203,11 +281,12 @@ class Engine:
                 raise ToolError(f"{helper} returned no result for {len(left)} builds",
                                 stderr=errors.read().decode(errors="replace"))
 
-    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException]) -> None:
-        """Put each job's artifact on disk (once per artifact) and send the job."""
+    def _feed(self, jobs: list[Job], into: IO[bytes], failed: list[BaseException], placing: _Placing) -> None:
+        """Put each job's artifact on disk (what it is expected to read, else the whole artifact,
+        once per artifact) and send the job."""
         try:
             for job in jobs:
-                root = job.tree.on_disk()
+                root = placing.place(job)
                 request = {"id": job.key, "root": str(root), "dir": str(root / job.path) if job.path else str(root),
                            "kustomization": job.kustomization, "objects": list(job.objects)}
                 into.write(json.dumps(request, separators=(",", ":")).encode() + b"\n")

@@ -1,9 +1,13 @@
 """A revision's files: read from git, and put on disk only when a build needs them.
 
 Files are read by blob id, the manifests in one `git cat-file --batch` stream when the revision
-is listed. A revision is written whole for its first build (kustomize may read any file of the
-artifact); an artifact that leaves files out (an ignore rule, a symlink) takes only its own files
-(gen/guard/flux/views.py), and an ArtifactGenerator copy the files it copies.
+is listed. A build whose reads a run already knows (gen/guard/build/placement.py) takes only the
+files it is expected to read, and is built again with more until it saw what the whole revision
+shows it; any other build has the revision written whole (kustomize may read any file of the
+artifact). An artifact that leaves files out (an ignore rule, a symlink) takes only its own files
+(gen/guard/flux/views.py), and an ArtifactGenerator copy the files it copies. Each file and
+folder keeps the moment (`stamp`) it was put there, so a build is judged against what was on disk
+when it was sent, however many builds run beside it.
 Every file is written byte for byte as git holds it, as Flux's clone has it. A run whose builds
 are all cached writes nothing of a fleet's thousands of files. The user's checkout, index and
 refs are never modified (a `git worktree` would write to .git).
@@ -40,8 +44,13 @@ class Checkout:
         self.dest = dest
         self.tree = tree
         self.unpacked = False
+        self.stamp = 0  # counts what was put on disk: a file placed at stamp n was there for builds sent after
+        self.unpacked_at: int | None = None
+        self._lock = threading.RLock()  # the engine's feeding thread and the run's own place files
+        self._asking = threading.Lock()  # the open `git cat-file --batch` answers one blob at a time
         self._reader: subprocess.Popen[bytes] | None = None
-        self._placed: set[str] = set()
+        self._placed: dict[str, int] = {}  # repository path -> its stamp
+        self._made: dict[str, int] = {}  # repository folder ("" the root) -> the stamp it was made at
         self._dest = str(dest)
         self._folders: set[str] = set()  # folders under dest made already
         self._pending: list[str] = []  # manifests read in one stream once many are asked (`prefetch`)
@@ -51,6 +60,10 @@ class Checkout:
         """Every file of the revision under `dest`, byte for byte as git holds it: not `git
         archive`, which applies the repository's own export-ignore and export-subst attributes
         (Flux's clone does not). A symlink is made only where its target stays inside."""
+        with self._lock:
+            self._unpack()
+
+    def _unpack(self) -> None:
         if self.unpacked:
             return
         paths_of: dict[str, list[str]] = {}
@@ -71,6 +84,8 @@ class Checkout:
                 os.symlink(target_text, self.dest / path)
         self.dest.mkdir(parents=True, exist_ok=True)
         self.unpacked = True
+        self.stamp += 1
+        self.unpacked_at = self.stamp
 
     def prefetch(self, blobs: list[str]) -> None:
         """Read these blobs in one stream (a pipe round trip per file costs ~0.1 ms) once more than
@@ -87,9 +102,40 @@ class Checkout:
         if any(p in self.tree.links for p in new):
             self.unpack()
             return
-        for path in new:
-            self._write(path, self.tree.read(path))
-            self._placed.add(path)
+        with self._lock:
+            for path in new:
+                self._write(path, self.tree.read(path))
+            self.stamp += 1  # after the writes: a build sent meanwhile does not count them as seen
+            for path in new:
+                self._placed[path] = self.stamp
+                self.made(posixpath.dirname(path))
+
+    def made(self, folder: str) -> None:
+        """Record `folder` and the folders above it as on disk from now (writing a file made them)."""
+        while folder not in self._made:
+            self._made[folder] = self.stamp
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+
+    def make_folder(self, folder: str) -> None:
+        """Make a folder of the revision under `dest` (an artifact's root, which must exist to be built)."""
+        if self.unpacked or folder in self._made:
+            return
+        with self._lock:
+            os.makedirs(os.path.join(self._dest, folder), exist_ok=True)
+            self.stamp += 1
+            self.made(folder)
+
+    def file_before(self, path: str, stamp: int) -> bool:
+        """Whether the file was on disk, whole, before `stamp`."""
+        at = self._placed.get(path)
+        return (at is not None and at < stamp) or (self.unpacked_at is not None and self.unpacked_at < stamp)
+
+    def folder_before(self, folder: str, stamp: int) -> bool:
+        """Whether the folder was on disk before `stamp`."""
+        at = self._made.get(folder)
+        return (at is not None and at < stamp) or (self.unpacked_at is not None and self.unpacked_at < stamp)
 
     def _write(self, path: str, data: bytes) -> None:
         """One file under `dest`, with plain os calls: a fleet's cold run writes thousands, and a
@@ -109,7 +155,12 @@ class Checkout:
 
     def blob(self, blob: str) -> bytes:
         """The bytes of one blob: from the stream of the manifests once many are asked, else from a
-        `git cat-file --batch` kept open for the run."""
+        `git cat-file --batch` kept open for the run (one question at a time: the engine's feeding
+        thread places files while the run reads others)."""
+        with self._asking:
+            return self._blob(blob)
+
+    def _blob(self, blob: str) -> bytes:
         if self._pending:
             self._singles += 1
             if self._singles > _SINGLES:
