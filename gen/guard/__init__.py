@@ -291,7 +291,7 @@ def _change(opts: GuardOptions, run: _Run, fleet: Fleet, reached: reach.Reach, e
                                           list(fleet.candidates.get(label, ())),
                                           discovery.repo_values[label], functools.partial(discovery.view, label),
                                           functools.partial(discovery.build_variants, label)))
-    blind = same_value_at_both(blind, trees, changed)
+    blind = same_value_at_both(blind, revisions, trees, changed)
     revisions = _with_placeholders(revisions, blind)
     # the last build is done: the revisions' files are read from git from here on (a copied
     # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)

@@ -199,7 +199,8 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
     return out
 
 
-def same_value_at_both(blind: tuple[Blind, ...], trees: dict[str, Tree], changed: frozenset[str]) -> tuple[Blind, ...]:
+def same_value_at_both(blind: tuple[Blind, ...], revisions: dict[str, Revision], trees: dict[str, Tree],
+                       changed: frozenset[str]) -> tuple[Blind, ...]:
     """`blind`, with a Kustomization judged where its placeholders reach only plain objects'
     identities (`${SECRET_DOMAIN}-production`) and the variables have one value at both revisions.
 
@@ -207,8 +208,10 @@ def same_value_at_both(blind: tuple[Blind, ...], trees: dict[str, Tree], changed
     the same unknown value at both revisions is the same object at both, kept, and one that leaves
     the build is deleted whatever the value. The value is the same when the change touches none of
     the sources it comes from: the same sources are unread at both revisions (the other revision
-    judged, or reached alike), and no changed file names any of them (a SOPS Secret's file, an ExternalSecret
-    that makes it, a generator: a re-encrypted file may hold another value). Both revisions are then
+    judged, or reached alike), each is the same object in the cluster's builds at both revisions (a
+    secretGenerator's encrypted input edited is another ciphertext), and no changed file names any
+    of them (a SOPS Secret's file, an ExternalSecret that makes it: a re-encrypted file may hold
+    another value). Both revisions are then
     judged from their first builds with placeholders, where one placeholder stands for one value.
     A variable that reaches a Flux object, a HelmRelease's release, the data another Kustomization
     substitutes or what the build reads still leaves it unjudged: those decide other builds."""
@@ -218,11 +221,20 @@ def same_value_at_both(blind: tuple[Blind, ...], trees: dict[str, Tree], changed
         other = spots.get(("base" if spot.label == "head" else "head", spot.ks))
         if spot.judged or other is None or spot.identities_only is None or spot.unread != other.unread \
                 or (not other.judged and other.identities_only is None) \
-                or _names_any(trees, changed, {u.name.split("/", 1)[1] for u in spot.unread}):
+                or _names_any(trees, changed, {u.name.split("/", 1)[1] for u in spot.unread}) \
+                or any(_held(revisions["base"], spot.ks, u) != _held(revisions["head"], spot.ks, u) for u in spot.unread):
             out.append(spot)
             continue
         out.append(replace(spot, reaches=(), folders=(), judged_with=spot.identities_only))
     return tuple(out)
+
+
+def _held(revision: Revision, ks: KsRef, source: Unread) -> list[str]:
+    """The unread source as the cluster's builds at `revision` hold it (each object as JSON, sorted)."""
+    namespace, name = source.name.split("/", 1)
+    return sorted(json.dumps(obj, sort_keys=True) for ref, node in revision.nodes.items() if ref.cluster == ks.cluster
+                  for key, obj in node.build.objects.items()
+                  if (key.group, key.kind, key.namespace, key.name) == ("", source.kind, namespace, name))
 
 
 def _names_any(trees: dict[str, Tree], changed: frozenset[str], names: set[str]) -> bool:
