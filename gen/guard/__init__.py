@@ -77,7 +77,7 @@ from gen.guard.flux.moves import Move, find_moves
 from gen.guard.flux.platform_facts import cluster_facts
 from gen.guard.flux.placeholders import shown_finding
 from gen.guard.flux.secrets import secrets_note
-from gen.guard.flux.unread import Blind, blind_spots, exact_note, placeholder_note
+from gen.guard.flux.unread import Blind, blind_spots, exact_note, placeholder_note, same_value_at_both
 from gen.guard.model import KsRef, ObjKey, Revision
 from gen.guard.report.progress import Report, ReportingEngine
 from gen.guard.repo.checkout import Sweep, load_tree
@@ -291,6 +291,7 @@ def _change(opts: GuardOptions, run: _Run, fleet: Fleet, reached: reach.Reach, e
                                           list(fleet.candidates.get(label, ())),
                                           discovery.repo_values[label], functools.partial(discovery.view, label),
                                           functools.partial(discovery.build_variants, label)))
+    blind = same_value_at_both(blind, revisions, trees, changed)
     revisions = _with_placeholders(revisions, blind)
     # the last build is done: the revisions' files are read from git from here on (a copied
     # ExternalArtifact view reads its own folder, which stays until the scratch dir goes)

@@ -242,7 +242,8 @@ class Discovery:
                                               external=True, why_external=item.why, view="")
                     continue
                 if (label, item.ks.ref) in probes:
-                    wave.extend((label, child) for child in self._not_judged(nodes, item, key, tree))
+                    wave.extend((label, child) for child in self._not_judged(label, nodes, item, key, tree, knows,
+                                                                             questions))
                     continue
                 build = self._known(key, tree)
                 assert build is not None, "every requested build was made"
@@ -253,19 +254,22 @@ class Discovery:
                 nodes[item.ks.ref] = Node(item.ks, build, item.parent, item.root, item.file,
                                           children=[child.ref for child in children], view=item.view or "",
                                           unresolved=variables.unresolved)
+                root_view = item.root_view if item.parent is not None else item.view
                 for child in children:
-                    view: str | None
-                    root_view = item.root_view if item.parent is not None else item.view
-                    if child.source == item.root_source and root_view is not None:
-                        view, why = root_view, ""  # the bootstrap's own source: known without asking
-                    else:
-                        got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
-                        questions.append(Question(label, item.root.cluster, (child.source, item.root_source), got))
-                        view, why = got.view, got.reason
+                    view, why = self._delivered(label, item, child, root_view, knows, questions)
                     wave.append((label, Item(child, item.ks.ref, item.root, item.root_source, None, view, why,
                                              root_view)))
         return {label: Revision(label, refs[label], nodes, [i.ks.ref for i in starts.get(label, [])])
                 for label, nodes in reached.items()}
+
+    def _delivered(self, label: str, item: Item, child: FluxKs, root_view: str | None, knows: Knowledge,
+                   questions: list[Question]) -> tuple[str | None, str]:
+        """The view `child`'s own sourceRef delivers in `item`'s cluster, or why it is not this repository."""
+        if child.source == item.root_source and root_view is not None:
+            return root_view, ""  # the bootstrap's own source: known without asking
+        got = self.sources[label].deliver(child.source, item.root_source, knows.sources)
+        questions.append(Question(label, item.root.cluster, (child.source, item.root_source), got))
+        return got.view, got.reason
 
     def _probe_view(self, label: str, item: Item) -> str | None:
         """The view to build a Kustomization that is not judged in, when its source is a
@@ -277,10 +281,20 @@ class Discovery:
             return None
         return self.sources[label].git_view(None)
 
-    def _not_judged(self, nodes: dict[KsRef, Node], item: Item, key: str, tree: Tree) -> list[Item]:
+    def _not_judged(self, label: str, nodes: dict[KsRef, Node], item: Item, key: str, tree: Tree,
+                    knows: Knowledge, questions: list[Question]) -> list[Item]:
         """Record a probed Kustomization as not judged, with only what its build read (never what it
-        applies: nothing of it is judged), and its children, not judged either: those its build
-        applies, or, when it fails here, those written in what it read and under its folder."""
+        applies: nothing of it is judged), and its children: those its build applies, or, when it
+        fails here, those written in what it read and under its folder.
+
+        A child whose own sourceRef the cluster delivers as this repository (the bootstrap's
+        GitRepository) is judged like any other: its spec is what this repository's files say
+        (the probe builds them here), and what it builds is this repository's. Whether it exists
+        at all depends on the probed source being this repository; judging one that may not exist
+        can only add findings, and leaving it unjudged refused every change to what it reads, the
+        same files its judged original reads (a same-owner GitRepository whose folder holds this
+        repository's own Kustomizations, copied under another namespace). A child of another
+        source stays unjudged, named by its nearest probed parent."""
         build = self._known(key, tree)
         assert build is not None, "every requested build was made"
         if build.error is None:
@@ -294,8 +308,9 @@ class Discovery:
                                   why_external=item.why, view="")
         out = []
         for child, file in children:
-            out.append(Item(child, item.ks.ref, item.root, item.root_source, file, None, _not_judged_parent(item),
-                            item.root_view))
+            view, _ = self._delivered(label, item, child, item.root_view, knows, questions)
+            out.append(Item(child, item.ks.ref, item.root, item.root_source, file, view,
+                            "" if view is not None else _not_judged_parent(item), item.root_view))
         return out
 
     def _children(self, build: Build, parent: KsRef) -> list[FluxKs]:

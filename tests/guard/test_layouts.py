@@ -451,6 +451,56 @@ def test_a_git_repository_of_another_repo_is_not_judged(flux_repo, guard):
     assert errors(guard(root, allow=("ks:flux-system/platform",))) == []
 
 
+# A same-owner GitRepository may be this repository renamed: the guard builds its folder here to learn
+# what it reads. LukeEvansTech/talos-cluster dbc7e8a122 (kubernetes/apps/home/shelly-fleet/app/fleet-sync.yaml):
+# its folder holds this repository's own Kustomizations, which the real parent's `namespace:` rewrites and
+# the probe's build does not, so each appears twice, the copy under its written namespace.
+SAME_OWNER = {
+    "clusters/prod/apps.yaml": flux_ks("apps", "./apps"),
+    "apps/kustomization.yaml": kustomization("dns", "sync.yaml", extra="namespace: dns"),
+    "apps/dns/kustomization.yaml": kustomization("ks.yaml"),
+    "apps/dns/ks.yaml": """
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: dns-app, namespace: flux-system}
+        spec:
+          interval: 1h
+          path: ./apps/dns/app
+          prune: true
+          sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+    """,
+    "apps/dns/app/kustomization.yaml": kustomization("coredns-custom.yaml"),
+    "apps/dns/app/coredns-custom.yaml": configmap("coredns-custom"),
+    "apps/sync.yaml": """
+        apiVersion: source.toolkit.fluxcd.io/v1
+        kind: GitRepository
+        metadata: {name: other}
+        spec: {interval: 1m, url: "https://github.com/acme/other"}
+        ---
+        apiVersion: kustomize.toolkit.fluxcd.io/v1
+        kind: Kustomization
+        metadata: {name: sync}
+        spec: {interval: 1h, path: ./apps/dns, prune: true, sourceRef: {kind: GitRepository, name: other}}
+    """,
+}
+
+
+def test_a_copy_of_a_judged_kustomization_in_a_same_owner_repository_is_judged_not_refused(flux_repo, guard):
+    """The copy (flux-system/dns-app, applied by the probed dns/sync) reads this repository's
+    coredns-custom.yaml through the cluster's own GitRepository: it is judged, and a harmless edit
+    of that file passes; before, the copy counted as a second Kustomization not judged: refused."""
+    edit = {"apps/dns/app/coredns-custom.yaml": configmap("coredns-custom", annotations="team: dns")}
+    result = guard(_with_remote(flux_repo(SAME_OWNER, edit), "git@github.com:acme/fleet"))
+    assert errors(result) == []
+    assert [f.details["kustomization"] for f in by_rule(result.findings, "not-judged")] == ["dns/sync"]
+
+
+def test_a_prune_through_a_copy_in_a_same_owner_repository_is_still_refused(flux_repo, guard):
+    drop = {"apps/dns/app/kustomization.yaml": kustomization()}
+    result = guard(_with_remote(flux_repo(SAME_OWNER, drop), "git@github.com:acme/fleet"))
+    assert sorted(set(errors(result))) == CUSTOM_PRUNED
+
+
 # -- a placeholder bootstrap and per-cluster ArtifactGenerators (fluxcd/flux2-kustomize-helm-example) --
 def _cluster(name: str) -> dict[str, str]:
     return {

@@ -1,8 +1,8 @@
 """not-judged-touched refuses a change to what a Kustomization that is built but not judged reads,
 not to every file under its folder (each case a real git repository built by Flux's own code).
 
-`apps` substitutes from a SOPS Secret, and the Secret's variable reaches an object's namespace, so
-`apps` is not judged. Its builds at base and head read `apps/cortex/kustomization.yaml` and
+`apps` substitutes from a SOPS Secret, and the Secret's variable reaches Flux's prune marker on an
+object (what Flux deletes depends on its value), so `apps` is not judged. Its builds at base and head read `apps/cortex/kustomization.yaml` and
 `apps/cortex/app.yaml` only: deleting a folder its kustomization.yaml never listed, or editing a
 `helmrelease.yaml` that nothing lists, cannot change what Flux applies or deletes through it.
 Before, both were refused because the files lie under its `spec.path` (gavinmcfall/home-ops
@@ -34,6 +34,7 @@ HELMRELEASE = """
       chart:
         spec: {chart: mem0, version: "%s", sourceRef: {kind: HelmRepository, name: charts}}
 """
+MARKER = "kustomize.toolkit.fluxcd.io/prune: ${SECRET_NS}"
 # `apps` has no kustomization.yaml: Flux's generator lists what is under it, so what the build saw
 # (and its fingerprint) changes with any file there, while `apps/cortex/kustomization.yaml` decides
 # what it reads (as gavinmcfall/home-ops's kubernetes/apps)
@@ -41,7 +42,7 @@ APPS = {
     "clusters/prod/apps.yaml": flux_ks("apps", "./apps", extra=SUBSTITUTE),
     "clusters/prod/secrets.yaml": SOPS_SECRET,
     "apps/cortex/kustomization.yaml": kustomization("app.yaml"),
-    "apps/cortex/app.yaml": configmap("app-settings", namespace="${SECRET_NS}"),  # the variable reaches an identity
+    "apps/cortex/app.yaml": configmap("app-settings", namespace="apps", annotations=MARKER),  # the variable decides pruning
     "apps/cortex/mem0/ks.yaml": flux_ks("mem0", "./apps/cortex/mem0/app"),
     "apps/cortex/mem0/app/kustomization.yaml": kustomization("helmrelease.yaml"),
     "apps/cortex/mem0/app/helmrelease.yaml": HELMRELEASE % "1.0.0",
@@ -65,7 +66,7 @@ def test_an_orphan_helmrelease_listed_nowhere_is_not_refused(flux_repo, guard):
 
 def test_a_file_its_build_reads_is_still_refused(flux_repo, guard):
     """The parent is built but not judged: a change to what it reads is refused as before."""
-    result = guard(flux_repo(APPS, {"apps/cortex/app.yaml": configmap("app-settings", namespace="${SECRET_NS}",
+    result = guard(flux_repo(APPS, {"apps/cortex/app.yaml": configmap("app-settings", namespace="apps", annotations=MARKER,
                                                                        data="log.override: log # x")}))
     [finding] = by_rule(result.findings, "not-judged-touched")
     assert finding.file == "apps/cortex/app.yaml" and finding.details["kustomization"] == "flux-system/apps"

@@ -132,8 +132,12 @@ def test_the_same_secret_value_encrypted_again_changes_nothing(flux_repo, guard,
 def test_a_secret_applied_without_spec_decryption_is_refused_as_the_controller_refuses_it(flux_repo, guard, helper,
                                                                                           age_key):
     """kustomize-controller refuses to apply a SOPS-encrypted Secret its Kustomization does not
-    decrypt: the cluster never holds its values, so the key changes nothing and the fix says so."""
-    result = guard(flux_repo(_files(sealed(helper, age_key, SECRET_DOMAIN=canary()), decrypting=False), EDIT))
+    decrypt: the cluster never holds its values, so the key changes nothing and the fix says so (the
+    Secret is sealed again in the same change: its value may differ at head, and the namespace it
+    reaches with it; one left unchanged is the same value at both revisions, and judged)."""
+    resealed = {"clusters/prod/cluster-secrets.sops.yaml": sealed(helper, age_key, SECRET_DOMAIN=canary())}
+    result = guard(flux_repo(_files(sealed(helper, age_key, SECRET_DOMAIN=canary()), decrypting=False),
+                             {**EDIT, **resealed}))
     [finding] = by_rule(result.findings, "not-judged-touched")
     assert ("Secret flux-system/cluster-secrets (SOPS-encrypted, and applied without spec.decryption by "
             "Kustomization flux-system/flux-system)") in finding.message
@@ -146,7 +150,9 @@ def test_without_a_key_the_placeholders_decide_as_before(flux_repo, guard, helpe
                                          check=True).stdout.split()
     monkeypatch.delenv("SOPS_AGE_KEY", raising=False)
     monkeypatch.delenv("SOPS_AGE_KEY_FILE", raising=False)
-    result = guard(flux_repo(_files(sealed(helper, recipient, SECRET_DOMAIN=canary())), EDIT))
+    resealed = {"clusters/prod/cluster-secrets.sops.yaml": sealed(helper, recipient, SECRET_DOMAIN=canary())}
+    # resealed in the same change: its value may differ at head (an unchanged one is one value at both)
+    result = guard(flux_repo(_files(sealed(helper, recipient, SECRET_DOMAIN=canary())), {**EDIT, **resealed}))
     [finding] = by_rule(result.findings, "not-judged-touched")
     assert "${SECRET_DOMAIN} reaches the identity (apiVersion, kind, namespace, name) of ConfigMap" in finding.message
     assert "or give the guard the CI's age key (SOPS_AGE_KEY or SOPS_AGE_KEY_FILE)" in finding.hint

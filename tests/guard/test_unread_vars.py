@@ -72,11 +72,39 @@ def test_a_prune_under_a_kustomization_judged_with_placeholders_is_refused(flux_
     assert "zz-cgvar" not in repr([f.as_dict() for f in [*result.findings, *result.views]])
 
 
-def test_a_variable_that_reaches_a_namespace_is_not_judged_and_a_change_to_it_refused(flux_repo, guard):
+def _namespaced_app() -> dict[str, str]:
     files = _files(FROM_BOTH, "${SECRET_DOMAIN}")
     files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "app.yaml")
     files["platform/app.yaml"] = configmap("app", namespace="apps-${SECRET_DOMAIN}")
-    result = guard(flux_repo(files, _edit("${SECRET_DOMAIN}")))
+    return files
+
+
+REENCRYPTED = {"clusters/prod/vars.yaml": "---\n".join((
+    configmap("cluster-settings", namespace="flux-system", data="CLUSTER_NAME: prod"),
+    SOPS_SECRET.replace("data:abc", "data:xyz")))}
+
+
+def test_a_variable_of_an_unchanged_secret_in_a_namespace_is_one_value_at_both_revisions(flux_repo, guard):
+    """dcplaya/home-ops e85e6ac016: a chart bump beside Certificate `${SECRET_DOMAIN}-production`,
+    whose SOPS Secret the change does not touch, was refused. The variable has the same value at base
+    and head: the ConfigMap in `apps-${SECRET_DOMAIN}` is the same object at both, kept: judged."""
+    result = guard(flux_repo(_namespaced_app(), _edit("${SECRET_DOMAIN}")))
+    assert [f.rule for f in result.findings if f.severity.value == "error"] == []
+
+
+def test_an_object_named_by_an_unchanged_secret_that_leaves_the_build_is_deleted(flux_repo, guard):
+    """Judged, not passed: whatever the value, the object leaves the build and Flux deletes it."""
+    head = {"platform/kustomization.yaml": kustomization("coredns-custom.yaml")}
+    result = guard(flux_repo(_namespaced_app(), head))
+    errors = [(f.rule, f.message) for f in result.findings if f.severity.value == "error"]
+    assert [rule for rule, _ in errors] == ["configmap-pruned"], errors
+    assert "apps-${SECRET_DOMAIN}/app" in errors[0][1] and "zz-cgvar" not in errors[0][1]
+
+
+def test_a_variable_that_reaches_a_namespace_is_not_judged_when_its_secret_changes(flux_repo, guard):
+    """The SOPS Secret is re-encrypted in the same change: its value may differ at head, and the
+    namespace with it."""
+    result = guard(flux_repo(_namespaced_app(), {**_edit("${SECRET_DOMAIN}"), **REENCRYPTED}))
     [finding] = [f for f in result.findings if f.severity.value == "error"]
     assert finding.rule == "not-judged-touched" and finding.file == "platform/coredns-custom.yaml"
     assert finding.details["kustomization"] == "flux-system/platform"
@@ -179,7 +207,10 @@ def test_a_missing_configmap_that_is_not_optional_fails_closed_where_its_variabl
     files = _files(platform, "${ANYTHING:=x}")
     files["platform/kustomization.yaml"] = kustomization("coredns-custom.yaml", "app.yaml")
     files["platform/app.yaml"] = configmap("app-${ANYTHING:=x}", namespace="default")
-    result = guard(flux_repo(files, _edit("${ANYTHING:=x}")))
+    # the change also edits what makes it (an ExternalSecret no build here applies): its value may change
+    made = {"secrets/made-by-hand.yaml": "kind: ExternalSecret\nmetadata: {name: made-by-hand}\nspec: {refreshInterval: %s}\n"}
+    files["secrets/made-by-hand.yaml"] = made["secrets/made-by-hand.yaml"] % "1h"
+    result = guard(flux_repo(files, {**_edit("${ANYTHING:=x}"), "secrets/made-by-hand.yaml": made["secrets/made-by-hand.yaml"] % "2h"}))
     [finding] = by_rule(result.findings, "not-judged-touched")
     assert "ConfigMap flux-system/made-by-hand (not in this repository)" in finding.message
     assert "${ANYTHING} reaches the identity" in finding.message  # a variable with a default may still be set by it

@@ -17,8 +17,10 @@ postBuild: what it builds), of a HelmRelease that name its release and chart, of
 Flux Operator object, the data of a ConfigMap or Secret a Kustomization of the cluster substitutes
 from, and the files the build read. When they agree, the variable only feeds values
 (`calibre.${SECRET_DOMAIN}`): the Kustomization is judged on the first build, and findings and the
-Corefile view show the placeholder as `${SECRET_DOMAIN}`. Where a placeholder reaches one of them,
-the Kustomization is not judged (gen/guard/unjudged.py): a change to what it reads is refused by
+Corefile view show the placeholder as `${SECRET_DOMAIN}`. Where a placeholder reaches only plain objects' identities
+and the change touches none of the unread sources, the variable has one value at both revisions: it
+is judged from its first build with placeholders at both (same_value_at_both). Elsewhere, where a
+placeholder reaches one of them, the Kustomization is not judged (gen/guard/unjudged.py): a change to what it reads is refused by
 not-judged-touched, naming the variable, the field, the source and how to make it readable.
 """
 
@@ -93,6 +95,9 @@ class Blind:
     judged_with: Build | None = field(default=None, compare=False)
     # folders whose files it may read besides what its builds read (a child's spec.path a variable reaches)
     folders: tuple[str, ...] = ()
+    # where the placeholders reach only the identities of plain objects (no Flux object, no file read):
+    # its first build with placeholders, which judges it when the value is the same at both revisions
+    identities_only: Build | None = field(default=None, compare=False)
 
     @property
     def exact(self) -> bool:
@@ -187,8 +192,72 @@ def blind_spots(revision: Revision, other: Revision, candidates: list[Candidate]
             out.append(Blind(revision.label, ref, unread, used, judged_with=judged))
             continue
         reaches, folders = _reaches(sorted(first - second), used)
-        out.append(Blind(revision.label, ref, unread, used, reaches=reaches, folders=folders))
+        plain = _identities_only(first ^ second)
+        out.append(Blind(revision.label, ref, unread, used, reaches=reaches, folders=folders,
+                         identities_only=replace(node.build, objects=one.objects, operator=one.operator,
+                                                 generated=one.generated) if plain else None))
     return out
+
+
+def same_value_at_both(blind: tuple[Blind, ...], revisions: dict[str, Revision], trees: dict[str, Tree],
+                       changed: frozenset[str]) -> tuple[Blind, ...]:
+    """`blind`, with a Kustomization judged where its placeholders reach only plain objects'
+    identities (`${SECRET_DOMAIN}-production`) and the variables have one value at both revisions.
+
+    What Flux deletes is what base's build applied and head's does not: an object whose name holds
+    the same unknown value at both revisions is the same object at both, kept, and one that leaves
+    the build is deleted whatever the value. The value is the same when the change touches none of
+    the sources it comes from: the same sources are unread at both revisions (the other revision
+    judged, or reached alike), each is the same object in the cluster's builds at both revisions (a
+    secretGenerator's encrypted input edited is another ciphertext), and no changed file names any
+    of them (a SOPS Secret's file, an ExternalSecret that makes it: a re-encrypted file may hold
+    another value). Both revisions are then
+    judged from their first builds with placeholders, where one placeholder stands for one value.
+    A variable that reaches a Flux object, a HelmRelease's release, the data another Kustomization
+    substitutes or what the build reads still leaves it unjudged: those decide other builds."""
+    spots = {(spot.label, spot.ks): spot for spot in blind}
+    out = []
+    for spot in blind:
+        other = spots.get(("base" if spot.label == "head" else "head", spot.ks))
+        if spot.judged or other is None or spot.identities_only is None or spot.unread != other.unread \
+                or (not other.judged and other.identities_only is None) \
+                or _names_any(trees, changed, {u.name.split("/", 1)[1] for u in spot.unread}) \
+                or any(_held(revisions["base"], spot.ks, u) != _held(revisions["head"], spot.ks, u) for u in spot.unread):
+            out.append(spot)
+            continue
+        out.append(replace(spot, reaches=(), folders=(), judged_with=spot.identities_only))
+    return tuple(out)
+
+
+def _held(revision: Revision, ks: KsRef, source: Unread) -> list[str]:
+    """The unread source as the cluster's builds at `revision` hold it (each object as JSON, sorted)."""
+    namespace, name = source.name.split("/", 1)
+    return sorted(json.dumps(obj, sort_keys=True) for ref, node in revision.nodes.items() if ref.cluster == ks.cluster
+                  for key, obj in node.build.objects.items()
+                  if (key.group, key.kind, key.namespace, key.name) == ("", source.kind, namespace, name))
+
+
+def _names_any(trees: dict[str, Tree], changed: frozenset[str], names: set[str]) -> bool:
+    """Whether a changed file, at either revision, holds any of `names`."""
+    wanted = [name.encode() for name in names]
+    for tree in trees.values():
+        for path in changed:
+            if tree.is_file(path) and any(name in tree.read(path) for name in wanted):
+                return True
+    return False
+
+
+def _identities_only(differ: frozenset[Field]) -> bool:
+    """Whether the two builds with placeholders differ only in plain objects whose identity holds a
+    placeholder: no Flux, Helm or source object, and the same files read."""
+    for who, _, _ in differ:
+        if not who or not variables_in(who):
+            return False
+        api = who.split(" ", 1)[0]
+        group = api.split("/", 1)[0] if "/" in api else ""
+        if group in (FLUX_GROUP, HELM_GROUP, *_SPEC_GROUPS):
+            return False
+    return True
 
 
 _Source = tuple[str, str, "dict[str, str] | Unread"]  # kind, name, its data or why it cannot be read

@@ -17,7 +17,7 @@ input provider that is not in git, changes what the operator applies and prunes,
 
 PASS: the change touches no file an unjudged Kustomization may read; or `--allow ks:<ns>/<name>`.
 PASS: `deletionPolicy: Orphan` is added to a Kustomization whose source is another repository.
-PASS: `apps` is built but not judged (a variable of a SOPS Secret reaches a namespace) and the change
+PASS: `apps` is built but not judged (a variable of a SOPS Secret reaches a prune marker) and the change
       deletes `apps/old/` or edits `apps/x/helmrelease.yaml`, which no kustomization file lists.
 FAIL: Kustomization `dns` needs a remote base (no network here) and the change drops
       `coredns-custom.yaml` from `dns/kustomization.yaml` -> error at that file.
