@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 # A test that asks for one of these runs a real part end to end (a git repository, the guard's
 # build helper, real kustomize or CoreDNS): it is a pipeline test, left out of the fast loop
-# `python3 -m pytest -m "not pipeline and not slow"` (README.md, Development). A test that
+# `python3 -m pytest -n auto -m "not pipeline and not slow"` (README.md, Development). A test that
 # reaches a real part otherwise (its own `git` calls, the CLI in a subprocess) says so itself
 # with `pytestmark = pytest.mark.pipeline`.
 PIPELINE_FIXTURES = frozenset({"flux_repo", "guard", "git_bin", "batch_bin", "kustomize_argv", "coredns_bin"})
