@@ -28,7 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 # A test that asks for one of these runs a real part end to end (a git repository, the guard's
 # build helper, real kustomize or CoreDNS): it is a pipeline test, left out of the fast loop
-# `python3 -m pytest -m "not pipeline and not slow"` (README.md, Development). A test that
+# `python3 -m pytest -n auto -m "not pipeline and not slow"` (README.md, Development). A test that
 # reaches a real part otherwise (its own `git` calls, the CLI in a subprocess) says so itself
 # with `pytestmark = pytest.mark.pipeline`.
 PIPELINE_FIXTURES = frozenset({"flux_repo", "guard", "git_bin", "batch_bin", "kustomize_argv", "coredns_bin"})
@@ -42,6 +42,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if PIPELINE_FIXTURES & set(getattr(item, "fixturenames", ())) or \
                 any(mark.name in REAL_PART_MARKS for mark in item.iter_markers()):
             item.add_marker(pytest.mark.pipeline)
+    # The `slow` tests first, each group in its own order (the sort is stable): under pytest-xdist
+    # (README.md's `-n auto`, `--dist worksteal` in pyproject.toml) a long test that starts last
+    # keeps the whole run waiting on one worker; started first, the other workers take the
+    # short tests around it. Every test is independent of the others, so order proves nothing.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture

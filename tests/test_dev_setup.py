@@ -48,7 +48,7 @@ def _readme_test_command() -> str:
 
 def test_ci_runs_the_readme_test_command_verbatim_in_a_new_virtual_environment() -> None:
     command = _readme_test_command()
-    assert command == "scripts/setup-dev && python3 -m pytest"
+    assert command == "scripts/setup-dev && python3 -m pytest -n auto"
     ci = (REPO_ROOT / ".ci/run").read_text(encoding="utf-8")
     lines = [line.strip() for line in ci.splitlines() if not line.lstrip().startswith("#")]
     run = next(i for i, line in enumerate(lines) if command in line)
