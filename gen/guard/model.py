@@ -20,13 +20,14 @@ HELM_GROUP = "helm.toolkit.fluxcd.io"  # a HelmRelease's API group
 # IfNotPresentValue): what deleteObjects leaves in place (DeleteOptions.Exclusions), what
 # Apply skips (ApplyOptions.ExclusionSelector) and what it creates but never patches
 # (ApplyOptions.IfNotPresentSelector). fluxcd/pkg/ssa matches them with utils.AnyInMetadata.
+# tools/markercheck holds them, and tests/data/flux-markers/cases.json, against that code.
 ORPHANING = {
     f"{FLUX_GROUP}/prune": "disabled",
     f"{FLUX_GROUP}/reconcile": "disabled",
-    f"{FLUX_GROUP}/ssa": "ignore",
+    f"{FLUX_GROUP}/ssa": "Ignore",
 }
-APPLY_EXCLUDED = {f"{FLUX_GROUP}/reconcile": "disabled", f"{FLUX_GROUP}/ssa": "ignore"}
-APPLY_IF_NOT_PRESENT = {f"{FLUX_GROUP}/ssa": "ifnotpresent"}
+APPLY_EXCLUDED = {f"{FLUX_GROUP}/reconcile": "disabled", f"{FLUX_GROUP}/ssa": "Ignore"}
+APPLY_IF_NOT_PRESENT = {f"{FLUX_GROUP}/ssa": "IfNotPresent"}
 
 
 class ObjKey(NamedTuple):

@@ -2,16 +2,23 @@
 
 kustomize-controller hands its selectors to ssa (gen/guard/model.py cites where it builds them);
 ssa looks at the labels and the annotations each on their own, ignores an empty value and
-compares case-insensitively. Objects built in memory: no git, no helper.
+compares case-insensitively. Objects built in memory: no git, no helper. The table of
+tests/data/flux-markers/cases.json is held against kustomize-controller's constants and ssa's
+AnyInMetadata themselves by tools/markercheck (scripts/check runs it), and the model to it here.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gen.guard.model import APPLY_EXCLUDED, APPLY_IF_NOT_PRESENT, ORPHANING, apply_skipped, orphaning_marker
+from gen.guard.model import APPLY_EXCLUDED, APPLY_IF_NOT_PRESENT, ORPHANING, any_in_metadata, apply_skipped, \
+    orphaning_marker
+
+TABLE = json.loads((Path(__file__).resolve().parents[1] / "data" / "flux-markers" / "cases.json").read_text())
 
 PRUNE = "kustomize.toolkit.fluxcd.io/prune"
 SSA = "kustomize.toolkit.fluxcd.io/ssa"
@@ -28,10 +35,20 @@ def obj(annotations: dict[str, Any] | None = None, labels: dict[str, Any] | None
 
 
 def test_the_selectors_are_kustomize_controllers() -> None:
-    """deleteObjects' Exclusions, Apply's ExclusionSelector and IfNotPresentSelector (v1.10.1)."""
-    assert ORPHANING == {PRUNE: "disabled", RECONCILE: "disabled", SSA: "ignore"}
-    assert APPLY_EXCLUDED == {RECONCILE: "disabled", SSA: "ignore"}
-    assert APPLY_IF_NOT_PRESENT == {SSA: "ifnotpresent"}
+    """deleteObjects' Exclusions, Apply's ExclusionSelector and IfNotPresentSelector (v1.10.1), as
+    the table tools/markercheck holds to the controller's constants has them."""
+    assert {"orphaning": ORPHANING, "apply_excluded": APPLY_EXCLUDED,
+            "apply_if_not_present": APPLY_IF_NOT_PRESENT} == TABLE["selectors"]
+
+
+@pytest.mark.parametrize("case", TABLE["cases"], ids=[c["name"] for c in TABLE["cases"]])
+def test_each_table_case_matches_as_ssa_matches_it(case: dict[str, Any]) -> None:
+    """The model matches each object of the table as ssa's AnyInMetadata does (tools/markercheck)."""
+    meta: dict[str, Any] = {"name": "coredns", "namespace": "kube-system"}
+    meta.update({k: case[k] for k in ("labels", "annotations") if k in case})
+    matched = sorted(name for name, selector in TABLE["selectors"].items()
+                     if any_in_metadata({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}, selector))
+    assert matched == sorted(case["matches"])
 
 
 def test_a_label_counts_even_when_an_annotation_of_the_same_key_says_otherwise() -> None:
